@@ -1,0 +1,96 @@
+// memcap/core/rng.hpp — portable, counter-based random streams.
+//
+// Every random draw in memcap comes from a stream named by the things it
+// depends on, never from thread ids or global state:
+//
+//     Rng rng = Rng::stream("task", task.canonical(), n, d, seed);
+//
+// The parts are hashed (FNV-1a over a typed byte encoding, then splitmix64)
+// into a 64-bit key for a Random123 Philox4x32-10 engine whose counter starts
+// at zero. Normal and uniform variates come from Boost.Random's distributions,
+// whose algorithms are fixed (unlike std::normal_distribution, which differs
+// between standard libraries), so a stream gives the same numbers on every
+// platform, thread count and MPI rank.
+#pragma once
+
+#include <Random123/conventional/Engine.hpp>
+#include <Random123/philox.h>
+
+#include <boost/random/normal_distribution.hpp>
+#include <boost/random/uniform_01.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+namespace memcap {
+
+/// Hashes a sequence of strings and integers into a 64-bit stream key.
+class StreamKey {
+public:
+    StreamKey& add(std::string_view text) {
+        mix_byte('s');
+        for (unsigned char c : text) mix_byte(c);
+        mix_byte(0);
+        return *this;
+    }
+    template <class Int, std::enable_if_t<std::is_integral_v<Int>, int> = 0>
+    StreamKey& add(Int value) {
+        mix_byte('i');
+        auto v = static_cast<std::uint64_t>(static_cast<std::int64_t>(value));
+        for (int i = 0; i < 8; ++i) mix_byte(static_cast<unsigned char>(v >> (8 * i)));
+        return *this;
+    }
+    std::uint64_t value() const {
+        std::uint64_t z = h_ + 0x9e3779b97f4a7c15ULL;  // splitmix64 finaliser
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+
+private:
+    void mix_byte(unsigned char c) { h_ = (h_ ^ c) * 0x100000001b3ULL; }
+    std::uint64_t h_ = 0xcbf29ce484222325ULL;
+};
+
+/// One independent random stream. Cheap to create; not thread-safe to share.
+class Rng {
+public:
+    using Engine = r123::Engine<r123::Philox4x32>;
+
+    explicit Rng(std::uint64_t key) {
+        Engine::ukey_type uk = {{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)}};
+        engine_.seed(uk);
+    }
+
+    /// The stream named by `parts` (strings and integers, in order).
+    template <class... Parts>
+    static Rng stream(const Parts&... parts) {
+        StreamKey k;
+        (k.add(parts), ...);
+        return Rng(k.value());
+    }
+
+    double normal() { return normal_(engine_); }
+    double uniform() { return boost::random::uniform_01<double>()(engine_); }
+    /// Uniform integer in [0, n).
+    std::int64_t below(std::int64_t n) {
+        return boost::random::uniform_int_distribution<std::int64_t>(0, n - 1)(engine_);
+    }
+
+    /// Fills `m` with N(0, sd²) entries in storage order.
+    template <class Derived>
+    void fill_normal(Eigen::DenseBase<Derived>& m, double sd = 1.0) {
+        auto* p = m.derived().data();
+        for (Eigen::Index i = 0; i < m.size(); ++i) p[i] = static_cast<typename Derived::Scalar>(sd * normal());
+    }
+
+private:
+    Engine engine_;
+    boost::random::normal_distribution<double> normal_;
+};
+
+}  // namespace memcap

@@ -1,0 +1,207 @@
+// memcap/core/spec.cpp — parsing, binding and printing spec strings (see spec.hpp).
+#include "core/spec.hpp"
+
+#include "core/error.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
+
+namespace memcap {
+namespace {
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+    return out;
+}
+
+bool is_name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+bool is_value_char(char c) { return is_name_char(c) || c == '.' || c == '+'; }
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+std::string range_text(const ParamInfo& p) {
+    std::string out;
+    if (std::isfinite(p.min)) out += (p.min_open ? " > " : " >= ") + format_real(p.min);
+    if (std::isfinite(p.max)) out += (out.empty() ? "" : ",") + std::string(p.max_open ? " < " : " <= ") + format_real(p.max);
+    return out;
+}
+
+}  // namespace
+
+std::string format_real(double x) {
+    if (x == 0.0) return "0";  // folds -0 into 0 so canonical specs compare equal
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, x);
+    return std::string(buf, res.ptr);
+}
+
+double parse_real(const std::string& text, const std::string& what) {
+    double value = 0.0;
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    if (!text.empty() && *first == '+') ++first;
+    auto res = std::from_chars(first, last, value);
+    if (text.empty() || res.ec == std::errc::invalid_argument || res.ptr != last)
+        throw UsageError(what + ": " + quoted(text) + " is not a number");
+    if (res.ec == std::errc::result_out_of_range || !std::isfinite(value))
+        throw UsageError(what + ": " + quoted(text) + " is not a finite number");
+    return value;
+}
+
+std::int64_t parse_int(const std::string& text, const std::string& what) {
+    std::int64_t value = 0;
+    const char* first = text.data();
+    const char* last = text.data() + text.size();
+    if (!text.empty() && *first == '+') ++first;
+    auto res = std::from_chars(first, last, value);
+    if (res.ec == std::errc::result_out_of_range)
+        throw UsageError(what + ": " + quoted(text) + " does not fit in 64 bits");
+    if (text.empty() || res.ec != std::errc() || res.ptr != last)
+        throw UsageError(what + ": " + quoted(text) + " is not an integer");
+    return value;
+}
+
+std::string ParamInfo::describe() const {
+    std::string kind;
+    switch (type) {
+        case ParamType::Real: kind = "real" + range_text(*this); break;
+        case ParamType::Int: kind = "integer" + range_text(*this); break;
+        case ParamType::Choice: kind = join(choices, "|"); break;
+    }
+    return key + "=" + default_value + " (" + kind + ")" + (help.empty() ? "" : ": " + help);
+}
+
+ParamInfo real_param(std::string key, std::string def, std::string help, double min, bool min_open, double max,
+                     bool max_open) {
+    ParamInfo p;
+    p.key = std::move(key);
+    p.type = ParamType::Real;
+    p.default_value = std::move(def);
+    p.help = std::move(help);
+    p.min = min;
+    p.min_open = min_open;
+    p.max = max;
+    p.max_open = max_open;
+    return p;
+}
+
+ParamInfo int_param(std::string key, std::string def, std::string help, double min, double max) {
+    ParamInfo p = real_param(std::move(key), std::move(def), std::move(help), min, false, max);
+    p.type = ParamType::Int;
+    return p;
+}
+
+ParamInfo choice_param(std::string key, std::vector<std::string> choices, std::string help) {
+    ParamInfo p;
+    p.key = std::move(key);
+    p.type = ParamType::Choice;
+    p.default_value = choices.front();
+    p.choices = std::move(choices);
+    p.help = std::move(help);
+    return p;
+}
+
+double Spec::real(const std::string& key) const { return parse_real(text(key), name_ + ":" + key); }
+
+std::int64_t Spec::integer(const std::string& key) const { return parse_int(text(key), name_ + ":" + key); }
+
+bool Spec::has(const std::string& key) const {
+    return std::any_of(values_.begin(), values_.end(), [&](const auto& kv) { return kv.first == key; });
+}
+
+const std::string& Spec::text(const std::string& key) const {
+    for (const auto& kv : values_)
+        if (kv.first == key) return kv.second;
+    throw std::logic_error("spec " + name_ + " has no parameter '" + key + "'");  // a bug, not bad input
+}
+
+std::string Spec::canonical() const {
+    std::string out = name_;
+    for (std::size_t i = 0; i < values_.size(); ++i) out += (i ? "," : ":") + values_[i].first + "=" + values_[i].second;
+    return out;
+}
+
+Spec Spec::with(const std::string& key, const std::string& value) const {
+    Spec copy = *this;
+    for (auto& kv : copy.values_)
+        if (kv.first == key) kv.second = value;
+    return copy;
+}
+
+RawSpec split_spec(const std::string& text, const std::string& kind) {
+    const std::string where = kind + " spec " + quoted(text);
+    RawSpec raw;
+    const auto colon = text.find(':');
+    raw.name = text.substr(0, colon);
+    if (raw.name.empty()) throw UsageError(where + ": missing " + kind + " name before ':'");
+    if (!std::all_of(raw.name.begin(), raw.name.end(), is_name_char))
+        throw UsageError(where + ": name " + quoted(raw.name) + " may use only letters, digits, '_' and '-'");
+    if (colon == std::string::npos) return raw;
+
+    const std::string rest = text.substr(colon + 1);
+    if (rest.empty()) throw UsageError(where + ": nothing after ':' (write key=value pairs or drop the ':')");
+    std::set<std::string> seen;
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = rest.find(',', start);
+        const std::string item = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (item.empty()) throw UsageError(where + ": empty key=value pair (stray ',')");
+        const auto eq = item.find('=');
+        if (eq == std::string::npos) throw UsageError(where + ": " + quoted(item) + " is not key=value");
+        std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+        if (key.empty()) throw UsageError(where + ": missing key before '=' in " + quoted(item));
+        if (value.empty()) throw UsageError(where + ": missing value for key " + quoted(key));
+        if (!std::all_of(key.begin(), key.end(), is_name_char))
+            throw UsageError(where + ": key " + quoted(key) + " may use only letters, digits, '_' and '-'");
+        if (!std::all_of(value.begin(), value.end(), is_value_char))
+            throw UsageError(where + ": value " + quoted(value) + " of key " + quoted(key) + " has a character outside [A-Za-z0-9_.+-]");
+        if (!seen.insert(key).second) throw UsageError(where + ": key " + quoted(key) + " given twice");
+        raw.pairs.emplace_back(std::move(key), std::move(value));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return raw;
+}
+
+Spec bind_spec(const Schema& schema, const RawSpec& raw) {
+    std::vector<std::string> accepted;
+    for (const auto& p : schema.params) accepted.push_back(p.key);
+    for (const auto& kv : raw.pairs) {
+        if (std::find(accepted.begin(), accepted.end(), kv.first) == accepted.end())
+            throw UsageError(schema.kind + " '" + schema.name + "': unknown key " + quoted(kv.first) + " (accepted: " +
+                             (accepted.empty() ? std::string("none") : join(accepted, ", ")) + ")");
+    }
+    std::vector<std::pair<std::string, std::string>> values;
+    for (const auto& p : schema.params) {
+        std::string value = p.default_value;
+        for (const auto& kv : raw.pairs)
+            if (kv.first == p.key) value = kv.second;
+        const std::string what = schema.kind + " '" + schema.name + "': " + p.key;
+        if (p.type == ParamType::Choice) {
+            if (std::find(p.choices.begin(), p.choices.end(), value) == p.choices.end())
+                throw UsageError(what + "=" + value + " is not one of " + join(p.choices, ", "));
+        } else {
+            double x;
+            if (p.type == ParamType::Int) {
+                x = static_cast<double>(parse_int(value, what));
+                value = std::to_string(parse_int(value, what));
+            } else {
+                x = parse_real(value, what);
+                value = format_real(x);
+            }
+            const bool low = p.min_open ? !(x > p.min) : !(x >= p.min);
+            const bool high = p.max_open ? !(x < p.max) : !(x <= p.max);
+            if (low || high) throw UsageError(what + "=" + value + " is out of range (must be" + range_text(p) + ")");
+        }
+        values.emplace_back(p.key, value);
+    }
+    return Spec(schema.name, std::move(values));
+}
+
+}  // namespace memcap

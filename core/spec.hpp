@@ -1,0 +1,102 @@
+// memcap/core/spec.hpp — spec strings `name[:key=value,...]`.
+//
+// Backends and tasks are named by spec strings such as `delta:beta=0.5` or
+// `assoc_recall:queries=32,noise=0.12`. One generic parser splits the text;
+// a Schema (a registry entry's name and declared parameters) binds it: every
+// key must be declared, every value must parse and lie in range, and every
+// missing key takes its default. Spec::canonical() prints the name with every
+// parameter in declaration order and numbers in shortest round-trip form, so
+//
+//     parse("delta:beta=0.50")  ->  "delta:beta=0.5"
+//     parse(canonical(s)) == s  for every valid spec s.
+//
+// Every error is a UsageError whose one line names the bad key or value and
+// lists what is accepted.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace memcap {
+
+enum class ParamType { Real, Int, Choice };
+
+struct ParamInfo {
+    std::string key;
+    ParamType type = ParamType::Real;
+    std::string default_value;
+    std::string help;
+    double min = -std::numeric_limits<double>::infinity();
+    double max = std::numeric_limits<double>::infinity();
+    bool min_open = false;  // true: value must be > min (else >= min)
+    bool max_open = false;  // true: value must be < max (else <= max)
+    std::vector<std::string> choices;  // for ParamType::Choice
+
+    /// "beta=16 (real > 0)": the form `memcap list` prints.
+    std::string describe() const;
+};
+
+/// Declaring parameters in a registry table: a real in [min, max] (open ends
+/// when *_open), an integer in [min, max], or a choice (default: the first).
+ParamInfo real_param(std::string key, std::string def, std::string help, double min,
+                     bool min_open = false, double max = std::numeric_limits<double>::infinity(),
+                     bool max_open = false);
+ParamInfo int_param(std::string key, std::string def, std::string help, double min,
+                    double max = std::numeric_limits<double>::infinity());
+ParamInfo choice_param(std::string key, std::vector<std::string> choices, std::string help);
+
+/// What a spec string is checked against: a registry entry's name and parameters.
+struct Schema {
+    std::string kind;  // "memory" or "task", for messages
+    std::string name;
+    std::vector<ParamInfo> params;
+};
+
+/// A bound spec: the schema's name and one canonical value per declared parameter.
+class Spec {
+public:
+    Spec() = default;
+    Spec(std::string name, std::vector<std::pair<std::string, std::string>> values)
+        : name_(std::move(name)), values_(std::move(values)) {}
+
+    const std::string& name() const { return name_; }
+    double real(const std::string& key) const;
+    std::int64_t integer(const std::string& key) const;
+    const std::string& text(const std::string& key) const;
+    bool has(const std::string& key) const;
+    /// The canonical spec string: `name:k1=v1,k2=v2` (just `name` without parameters).
+    std::string canonical() const;
+    /// A copy with one value replaced (the value is stored as given; callers pass canonical text).
+    Spec with(const std::string& key, const std::string& value) const;
+
+    bool operator==(const Spec& other) const { return name_ == other.name_ && values_ == other.values_; }
+
+private:
+    std::string name_;
+    std::vector<std::pair<std::string, std::string>> values_;
+};
+
+/// The syntactic parts of a spec string, before binding to a schema.
+struct RawSpec {
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> pairs;
+};
+
+/// Splits `text` into name and key=value pairs; throws UsageError on malformed text.
+RawSpec split_spec(const std::string& text, const std::string& kind);
+
+/// Binds a raw spec to its schema: checks keys and values, fills defaults.
+Spec bind_spec(const Schema& schema, const RawSpec& raw);
+
+/// Shortest text that parses back to exactly `x` ("16", "0.5", "1e-05").
+std::string format_real(double x);
+
+/// Strict number parsing for user input: the whole string must be a finite number.
+/// `what` names the option or key in the error message.
+double parse_real(const std::string& text, const std::string& what);
+std::int64_t parse_int(const std::string& text, const std::string& what);
+
+}  // namespace memcap

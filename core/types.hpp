@@ -1,0 +1,33 @@
+// memcap/core/types.hpp — the matrix types and the one layout rule.
+//
+// Layout: a batch of m vectors of dimension d is an m × d row-major matrix,
+// so component j of vector i is x[i * d + j]. Keys, values, queries, reads and
+// candidate sets all use this layout. Parameters take sized views
+// (Eigen::Ref), never raw pointers.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <cstdint>
+
+namespace memcap {
+
+using Vec = Eigen::VectorXf;
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+using VecRef = Eigen::Ref<Vec>;
+using ConstVecRef = Eigen::Ref<const Vec>;
+using MatRef = Eigen::Ref<RowMat>;
+using ConstMatRef = Eigen::Ref<const RowMat>;
+/// A flat, read-only view of a memory's state (the probe readout's input).
+using ConstStateView = Eigen::Map<const Vec>;
+
+/// Normalises every row of `m` to unit Euclidean length (rows of zeros stay zero).
+inline void normalise_rows(MatRef m) {
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+        const float norm = m.row(i).norm();
+        if (norm > 0.0f) m.row(i) /= norm;
+    }
+}
+
+}  // namespace memcap

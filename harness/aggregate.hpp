@@ -1,0 +1,33 @@
+// memcap/harness/aggregate.hpp — summarising per-seed rows over seeds.
+//
+// Reads a results CSV (kCsvHeader) and writes one row per group
+// (memory_spec, task_spec, readout, budget_floats, d, n, slot) in order of
+// first appearance: number of seeds, mean accuracy over seeds, its standard
+// deviation across seeds, and a 95% interval mean ± t₀.₉₇₅(S−1) · sd / √S.
+// Queries sharing one memory are correlated, so the spread is taken across
+// seeds, not from the binomial count of queries.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace memcap {
+
+struct GroupSummary {
+    std::string memory_spec, task_spec, readout, budget_floats, slot;
+    std::string d, n;
+    std::int64_t state_floats = 0;
+    std::int64_t seeds = 0, errors = 0, queries = 0;
+    double mean = 0, sd = 0, ci_lo = 0, ci_hi = 0, chance = 0, dist_mean = 0;
+};
+
+extern const char* const kSummaryHeader;
+
+/// Reads a results CSV; UsageError when it is missing, unreadable or not memcap output.
+std::vector<GroupSummary> summarise_csv(const std::string& path);
+std::string summary_csv(const std::vector<GroupSummary>& groups);
+/// A Markdown table of mean accuracy (%) with one row per memory and budget and
+/// one column per n, for each slot-free task.
+std::string summary_markdown(const std::vector<GroupSummary>& groups);
+
+}  // namespace memcap

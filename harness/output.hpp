@@ -1,0 +1,35 @@
+// memcap/harness/output.hpp — writing result files without leaving half of one.
+//
+// AtomicFile writes to `<path>.tmp.<pid>` beside the target and renames it
+// over the target on commit(); if destroyed uncommitted (an error, an
+// exception) it removes the temporary, so a failed run leaves no file behind
+// and never changes an existing one. Every write is checked: a full disk or an
+// unwritable directory is a UsageError naming the path.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace memcap {
+
+class AtomicFile {
+public:
+    explicit AtomicFile(std::string path);
+    ~AtomicFile();
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+
+    void write(const std::string& text);
+    /// Flushes, syncs and renames the temporary over the target.
+    void commit();
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_, tmp_;
+    std::FILE* file_ = nullptr;
+};
+
+/// Throws UsageError unless a file could be created at `path` (its directory exists and is writable).
+void check_writable(const std::string& path);
+
+}  // namespace memcap

@@ -1,0 +1,56 @@
+// memcap/harness/progress.cpp — see progress.hpp.
+#include "harness/progress.hpp"
+
+#include <cstdio>
+
+#include <unistd.h>
+
+namespace memcap {
+
+Progress::Progress(std::int64_t total, std::string label, bool enabled)
+    : total_(total), label_(std::move(label)), enabled_(enabled && total > 0), tty_(::isatty(2) != 0),
+      start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+
+void Progress::tick(std::int64_t done_now) {
+    if (!enabled_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ += done_now;
+    const auto now = std::chrono::steady_clock::now();
+    if (tty_) {
+        if (now - last_draw_ > std::chrono::milliseconds(100) || done_ == total_) draw(false), last_draw_ = now;
+    } else {
+        // a plain line per 10% of the cells, once the run has lasted a second
+        const std::int64_t step = done_ * 10 / total_;
+        if (step != last_step_ && done_ < total_ && now - start_ > std::chrono::seconds(1))
+            draw(false), last_step_ = step;
+    }
+}
+
+void Progress::finish() {
+    if (!enabled_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (tty_ || last_step_ >= 0) draw(true);
+}
+
+void Progress::draw(bool final_line) {
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double rate = secs > 0 ? static_cast<double>(done_) / secs : 0.0;
+    const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : 0.0;
+    if (tty_) {
+        constexpr int width = 30;
+        const int filled = static_cast<int>(width * done_ / total_);
+        std::fprintf(stderr, "\r%s [%s%s] %lld/%lld cells  %.1f/s  %s %.0fs ", label_.c_str(),
+                     std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                     std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), static_cast<long long>(done_),
+                     static_cast<long long>(total_), rate, final_line ? "took" : "ETA", final_line ? secs : eta);
+        if (final_line) std::fputc('\n', stderr);
+    } else {
+        std::fprintf(stderr, "%s: %lld/%lld cells (%.0f%%), %.1f/s, %s %.0fs\n", label_.c_str(),
+                     static_cast<long long>(done_), static_cast<long long>(total_),
+                     100.0 * static_cast<double>(done_) / static_cast<double>(total_), rate,
+                     final_line ? "took" : "ETA", final_line ? secs : eta);
+    }
+    std::fflush(stderr);
+}
+
+}  // namespace memcap

@@ -1,0 +1,58 @@
+// memcap/harness/readout.cpp — see readout.hpp.
+#include "harness/readout.hpp"
+
+#include <algorithm>
+
+namespace memcap {
+
+const std::vector<std::string>& readout_names() {
+    static const std::vector<std::string> names = {"native"};
+    return names;
+}
+
+void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot) {
+    // argmin_j ‖r − c_j‖² = argmin_j (‖c_j‖² − 2 r·c_j); ties go to the lower index.
+    const RowMat dots = reads * e.candidates.transpose();
+    const Vec sq = e.candidates.rowwise().squaredNorm();
+    for (Eigen::Index i = 0; i < reads.rows(); ++i) {
+        Eigen::Index best = 0;
+        float best_score = sq(0) - 2.0f * dots(i, 0);
+        for (Eigen::Index j = 1; j < dots.cols(); ++j) {
+            const float s = sq(j) - 2.0f * dots(i, j);
+            if (s < best_score) best_score = s, best = j;
+        }
+        const int slot = e.slot[static_cast<std::size_t>(i)];
+        if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
+        SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
+        s.slot = slot;
+        const int target = e.target[static_cast<std::size_t>(i)];
+        s.queries += 1;
+        s.correct += (best == target);
+        s.target_dist_sum += static_cast<double>((reads.row(i) - e.candidates.row(target)).norm());
+    }
+}
+
+CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell) {
+    CellOutcome out;
+    std::vector<SlotScore> by_slot;
+    for (std::int64_t index = 0; index < task.test_episodes(cell); ++index) {
+        const Episode e = task.episode(cell, Split::Test, index);
+        memory.reset();
+        memory.write_batch(e.keys, e.values);
+        RowMat reads(e.queries.rows(), e.candidates.cols());
+        memory.read_batch(e.queries, reads);
+        if (!reads.allFinite()) {
+            out.ok = false;
+            out.message = "non-finite read in episode " + std::to_string(index);
+            return out;
+        }
+        score_reads(e, reads, by_slot);
+        out.state_floats = std::max(out.state_floats, memory.state_floats());
+    }
+    for (const auto& s : by_slot)
+        if (s.queries > 0) out.slots.push_back(s);
+    out.param_floats = memory.param_floats();
+    return out;
+}
+
+}  // namespace memcap

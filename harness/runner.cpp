@@ -1,0 +1,72 @@
+// memcap/harness/runner.cpp — see runner.hpp.
+#include "harness/runner.hpp"
+
+#include "harness/progress.hpp"
+#include "memories/registry.hpp"
+#include "tasks/registry.hpp"
+
+#include <omp.h>
+
+#include <set>
+
+namespace memcap {
+
+std::vector<CellSpec> expand_grid(const std::vector<Spec>& memories, const std::vector<Spec>& tasks,
+                                  const std::vector<std::optional<std::int64_t>>& budgets,
+                                  const std::vector<std::int64_t>& ns, std::int64_t seeds, int d,
+                                  const std::string& readout) {
+    std::vector<CellSpec> cells;
+    for (const auto& task : tasks)
+        for (const auto& memory : memories)
+            for (const auto& budget : budgets)
+                for (const auto n : ns)
+                    for (std::int64_t seed = 0; seed < seeds; ++seed)
+                        cells.push_back({memory, task, readout, budget, d, n, static_cast<std::uint64_t>(seed)});
+    return cells;
+}
+
+void check_buildable(const std::vector<CellSpec>& cells) {
+    std::set<std::string> checked;
+    for (const auto& c : cells) {
+        const std::string key = c.memory.canonical() + "|" + c.task.canonical() + "|" +
+                                std::to_string(c.budget_floats.value_or(-1)) + "|" + std::to_string(c.d);
+        if (!checked.insert(key).second) continue;
+        const auto task = make_task(c.task);
+        MemoryShape shape = task->shape(TaskCell{c.n, c.d, c.seed});
+        shape.budget_floats = c.budget_floats;
+        make_memory(c.memory, shape, c.seed);  // throws UsageError naming the problem
+    }
+}
+
+void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
+               const std::function<void(std::size_t, const std::string&)>& emit) {
+    const auto count = static_cast<std::int64_t>(cells.size());
+    std::vector<std::string> rows(cells.size());
+    std::vector<char> done(cells.size(), 0);
+    Progress bar(count, "memcap", progress);
+    std::size_t next_emit = 0;
+    auto flush_ready = [&] {
+        while (next_emit < cells.size() && done[next_emit]) {
+            emit(next_emit, rows[next_emit]);
+            rows[next_emit].clear();
+            rows[next_emit].shrink_to_fit();
+            ++next_emit;
+        }
+    };
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::int64_t i = 0; i < count; ++i) {
+        const auto idx = static_cast<std::size_t>(i);
+        std::string text = csv_rows(cells[idx], run_cell(cells[idx]));
+#pragma omp critical(memcap_rows)
+        {
+            rows[idx] = std::move(text);
+            done[idx] = 1;
+            if (omp_get_thread_num() == 0) flush_ready();
+        }
+        bar.tick();
+    }
+    flush_ready();
+    bar.finish();
+}
+
+}  // namespace memcap

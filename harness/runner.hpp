@@ -1,0 +1,32 @@
+// memcap/harness/runner.hpp — computing many cells on every core.
+//
+// Cells are computed in parallel (OpenMP, dynamic schedule; Eigen stays
+// single-threaded inside a cell) and their rows are emitted in cell order, so
+// the output is byte-identical at any thread count.
+#pragma once
+
+#include "harness/cell.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace memcap {
+
+/// The grid `memcap run` builds: tasks × memories × budgets × n × seeds, in that nesting order.
+std::vector<CellSpec> expand_grid(const std::vector<Spec>& memories, const std::vector<Spec>& tasks,
+                                  const std::vector<std::optional<std::int64_t>>& budgets,
+                                  const std::vector<std::int64_t>& ns, std::int64_t seeds, int d,
+                                  const std::string& readout);
+
+/// Throws UsageError if any (memory, budget, task) in `cells` cannot be built,
+/// e.g. a budget below the backend's minimum, before any work is done.
+void check_buildable(const std::vector<CellSpec>& cells);
+
+/// Computes every cell with `threads` threads and calls `emit(i, rows)` for
+/// i = 0, 1, 2, ... in order (on the calling thread, as soon as cell i and all
+/// before it are done). Shows progress on stderr when `progress` is true.
+void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
+               const std::function<void(std::size_t, const std::string&)>& emit);
+
+}  // namespace memcap

@@ -1,0 +1,51 @@
+// memcap/memories/feature_map.hpp — fixed feature maps φ for the grid memories.
+//
+// A grid memory of d_v × d_φ floats needs keys of d_φ features. When the
+// budget gives exactly d_φ = d_k columns, φ is the identity. Otherwise φ is a
+// fixed (never trained) map chosen by the backend's `phi` parameter:
+//
+//   proj  φ(x) = P x, P a d_φ × d_k matrix with N(0, 1/d_φ) entries (a
+//         Johnson–Lindenstrauss projection: inner products are kept on
+//         average). It is linear, so the feature space has rank min(d_φ, d_k):
+//         above d_φ = d_k a bigger grid cannot lower the crosstalk.
+//   dpfp  Deterministic parameter-free projection (Schlag, Irie & Schmidhuber
+//         2021, "Linear Transformers Are Secretly Fast Weight Programmers",
+//         §4.2): r = [relu(y), relu(−y)] ∈ R^{2m}, φ_{i+2m(j−1)} = r_i · r_{(i+j) mod 2m},
+//         j = 1..ν, so d_φ = 2mν. Here y = x when m = d_k and y = P x (as in
+//         proj, to m dimensions) otherwise, with m = floor(d_φ_max / 2ν).
+//         Non-linear, so capacity keeps growing with the budget.
+//
+// Layout: apply() maps an n × d_k batch (row per vector) to n × dim().
+#pragma once
+
+#include "core/rng.hpp"
+#include "core/types.hpp"
+
+#include <string>
+
+namespace memcap {
+
+class FeatureMap {
+public:
+    /// kind: "proj" or "dpfp"; max_dim: the most features the budget allows; nu: DPFP's ν.
+    FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng);
+
+    /// Smallest max_dim this kind accepts (proj: 1; dpfp: 2ν).
+    static std::int64_t min_dim(const std::string& kind, int nu) { return kind == "dpfp" ? 2 * nu : 1; }
+
+    int dim() const { return dim_; }
+    bool identity() const { return identity_; }
+    std::int64_t param_floats() const { return proj_.size(); }
+    void apply(ConstMatRef x, MatRef phi) const;
+
+private:
+    bool dpfp_ = false;
+    bool identity_ = false;
+    int nu_ = 1;
+    int d_in_ = 0;
+    int m_ = 0;  // dimension after the projection (before DPFP)
+    int dim_ = 0;
+    RowMat proj_;  // m × d_in, empty when the projection is the identity
+};
+
+}  // namespace memcap

@@ -1,0 +1,68 @@
+// memcap/memories/memory.hpp — the interface every memory backend implements.
+//
+// A Memory stores (key, value) pairs written one at a time, in order, and
+// answers reads with a value-sized vector. Keys and queries have dimension
+// d_key, values and reads d_value (MemoryShape). Batches follow the layout of
+// core/types.hpp: row i of `keys` is the i-th key.
+//
+// Required: reset, write, read, state_floats, state.
+// Optional: write_batch / read_batch (default: a loop over write / read);
+// override them when a batched form is faster, e.g. one GEMM for n writes.
+// A batched write must leave exactly the state that n single writes leave,
+// up to floating-point rounding.
+//
+// `state_floats()` counts the floats of state the memory holds now — what
+// changes as it is written; it never exceeds the budget it was built with.
+// Fixed parameters (projections, rotations, gates) are reported separately by
+// `param_floats()`. `state()` is a flat view of exactly state_floats() floats.
+#pragma once
+
+#include "core/types.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace memcap {
+
+/// The sizes a backend is built for.
+struct MemoryShape {
+    int d_key = 64;
+    int d_value = 64;
+    /// Floats of state the memory may hold; empty = the backend's natural size at d.
+    std::optional<std::int64_t> budget_floats;
+};
+
+class Memory {
+public:
+    virtual ~Memory() = default;
+
+    /// Forgets everything written; the memory is then equal to a freshly built one.
+    virtual void reset() = 0;
+    /// Stores one pair. key: d_key floats, value: d_value floats.
+    virtual void write(ConstVecRef key, ConstVecRef value) = 0;
+    /// Reads with `query` (d_key floats) into `out` (d_value floats).
+    virtual void read(ConstVecRef query, VecRef out) const = 0;
+    /// Floats of state held now (≤ the budget).
+    virtual std::int64_t state_floats() const = 0;
+    /// Flat view of the state, state_floats() floats long.
+    virtual ConstStateView state() const = 0;
+
+    /// Floats of fixed parameters (not state): projections, rotations, gates.
+    virtual std::int64_t param_floats() const { return 0; }
+
+    /// Writes row i of keys/values for i = 0..n-1, in order.
+    virtual void write_batch(ConstMatRef keys, ConstMatRef values) {
+        for (Eigen::Index i = 0; i < keys.rows(); ++i) write(keys.row(i).transpose(), values.row(i).transpose());
+    }
+    /// Reads every row of queries into the same row of out (queries.rows() × d_value).
+    virtual void read_batch(ConstMatRef queries, MatRef out) const {
+        Vec tmp(out.cols());
+        for (Eigen::Index i = 0; i < queries.rows(); ++i) {
+            read(queries.row(i).transpose(), tmp);
+            out.row(i) = tmp.transpose();
+        }
+    }
+};
+
+}  // namespace memcap

@@ -1,0 +1,49 @@
+// memcap/memories/registry.hpp — the table of memory backends.
+//
+// One entry per backend, in one explicit table (registry.cpp): its name, a
+// one-line description, its parameters with defaults, its state_floats
+// formula, its minimum budget, its source paper and its factory. `memcap list`
+// prints this table; the conformance tests and benchmarks iterate over it, so
+// a backend added here is listed, tested and benchmarked with no other change.
+#pragma once
+
+#include "core/rng.hpp"
+#include "core/spec.hpp"
+#include "memories/memory.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace memcap {
+
+struct MemoryEntry {
+    std::string name;
+    std::string description;
+    std::vector<ParamInfo> params;
+    std::string state_formula;  // e.g. "d_v × floor(B / d_v)"
+    std::string paper;
+    /// Smallest budget (floats) the backend `spec` can be built with for this shape.
+    std::function<std::int64_t(const Spec&, const MemoryShape&)> min_budget;
+    /// Builds the backend; `params_rng` supplies its fixed random parameters.
+    std::function<std::unique_ptr<Memory>(const Spec&, const MemoryShape&, Rng& params_rng)> make;
+
+    Schema schema() const { return {"memory", name, params}; }
+};
+
+/// Every backend, in table order.
+const std::vector<MemoryEntry>& memory_registry();
+/// Names of every backend, in table order.
+std::vector<std::string> memory_names();
+/// The entry called `name`; UsageError listing the known names otherwise.
+const MemoryEntry& find_memory(const std::string& name);
+/// Parses and binds a memory spec string (UsageError on any problem).
+Spec parse_memory_spec(const std::string& text);
+
+/// Builds the memory `spec` for `shape`, checking the budget against the backend's
+/// minimum. Its random parameters come from the stream (memory spec, d_key, d_value,
+/// budget, seed), so they never depend on the task or on thread order.
+std::unique_ptr<Memory> make_memory(const Spec& spec, const MemoryShape& shape, std::uint64_t seed);
+
+}  // namespace memcap

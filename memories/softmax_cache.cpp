@@ -1,0 +1,86 @@
+// memcap/memories/softmax_cache.cpp — see softmax_cache.hpp.
+#include "memories/softmax_cache.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace memcap {
+
+SoftmaxCache::SoftmaxCache(const MemoryShape& shape, double beta)
+    : d_key_(shape.d_key), d_value_(shape.d_value), beta_(static_cast<float>(beta)),
+      capacity_(shape.budget_floats ? *shape.budget_floats / (shape.d_key + shape.d_value) : -1) {
+    if (capacity_ > 0) buf_.reserve(static_cast<std::size_t>(capacity_ * row_floats()));
+}
+
+void SoftmaxCache::reset() {
+    stored_ = 0;
+    next_slot_ = 0;
+    buf_.clear();
+}
+
+void SoftmaxCache::write(ConstVecRef key, ConstVecRef value) {
+    std::int64_t slot;
+    if (capacity_ < 0 || stored_ < capacity_) {
+        slot = stored_++;
+        buf_.resize(static_cast<std::size_t>(stored_ * row_floats()));
+    } else {
+        slot = next_slot_;
+        next_slot_ = (next_slot_ + 1) % capacity_;
+    }
+    float* row = buf_.data() + slot * row_floats();
+    std::copy(key.data(), key.data() + d_key_, row);
+    std::copy(value.data(), value.data() + d_value_, row + d_key_);
+}
+
+void SoftmaxCache::write_batch(ConstMatRef keys, ConstMatRef values) {
+    const std::int64_t n = keys.rows();
+    const std::int64_t fresh = capacity_ < 0 ? n : std::min(n, capacity_ - stored_);
+    if (fresh > 0) {  // rows appended without eviction, copied as one block
+        buf_.resize(static_cast<std::size_t>((stored_ + fresh) * row_floats()));
+        Eigen::Map<RowMat> block(buf_.data() + stored_ * row_floats(), fresh, row_floats());
+        block.leftCols(d_key_) = keys.topRows(fresh);
+        block.rightCols(d_value_) = values.topRows(fresh);
+        stored_ += fresh;
+    }
+    for (std::int64_t i = std::max<std::int64_t>(fresh, 0); i < n; ++i)
+        write(keys.row(i).transpose(), values.row(i).transpose());
+}
+
+Vec SoftmaxCache::weights(ConstVecRef query, const std::vector<char>* allowed) const {
+    const auto cache = rows();
+    Vec scores = cache.leftCols(d_key_) * query;  // raw dot products
+    float peak = -std::numeric_limits<float>::infinity();
+    for (Eigen::Index i = 0; i < scores.size(); ++i)
+        if (!allowed || (*allowed)[static_cast<std::size_t>(i)]) peak = std::max(peak, scores(i));
+    if (!std::isfinite(peak)) throw std::invalid_argument("softmax cache: the mask allows no stored pair");
+    for (Eigen::Index i = 0; i < scores.size(); ++i)
+        scores(i) = (!allowed || (*allowed)[static_cast<std::size_t>(i)]) ? std::exp(beta_ * (scores(i) - peak)) : 0.0f;
+    return scores / scores.sum();
+}
+
+void SoftmaxCache::read(ConstVecRef query, VecRef out) const {
+    if (stored_ == 0) {
+        out.setZero();
+        return;
+    }
+    out.noalias() = rows().rightCols(d_value_).transpose() * weights(query);
+}
+
+void SoftmaxCache::read_batch(ConstMatRef queries, MatRef out) const {
+    if (stored_ == 0) {
+        out.setZero();
+        return;
+    }
+    const auto cache = rows();
+    RowMat p = queries * cache.leftCols(d_key_).transpose();  // m × stored raw dot products
+    for (Eigen::Index i = 0; i < p.rows(); ++i) {
+        auto row = p.row(i);
+        row = (beta_ * (row.array() - row.maxCoeff())).exp();
+        row /= row.sum();
+    }
+    out.noalias() = p * cache.rightCols(d_value_);
+}
+
+}  // namespace memcap

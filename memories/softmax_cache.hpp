@@ -1,0 +1,59 @@
+// memcap/memories/softmax_cache.hpp — softmax attention over a FIFO key–value cache.
+//
+// Stores:       the written (key, value) pairs, up to C = floor(B / (d_k + d_v))
+//               of them; when full, the oldest pair is evicted (FIFO). Without a
+//               budget the cache is unbounded and never evicts.
+// Write:        append (k, v).
+// Read:         softmax(β · K q)ᵀ V — β multiplies the raw dot products
+//               (no 1/√d); β = 0 is uniform attention over the stored pairs.
+// state_floats: (number of stored pairs) × (d_k + d_v) ≤ B.
+// Parameters:   beta = 16 (real ≥ 0). Minimum budget: d_k + d_v (one pair).
+// Source:       Bahdanau, Cho & Bengio 2014; Vaswani et al. 2017 ("Attention
+//               Is All You Need"); as a memory, Ramsauer et al. 2020.
+//
+// State layout: row r of the cache is [k | v] (d_k + d_v floats); rows are
+// kept in a ring, so state() is the stored rows in slot order, not write order.
+#pragma once
+
+#include "memories/memory.hpp"
+
+#include <vector>
+
+namespace memcap {
+
+class SoftmaxCache final : public Memory {
+public:
+    SoftmaxCache(const MemoryShape& shape, double beta);
+
+    void reset() override;
+    void write(ConstVecRef key, ConstVecRef value) override;
+    void read(ConstVecRef query, VecRef out) const override;
+    std::int64_t state_floats() const override { return stored_ * row_floats(); }
+    ConstStateView state() const override { return ConstStateView(buf_.data(), state_floats()); }
+
+    void write_batch(ConstMatRef keys, ConstMatRef values) override;
+    void read_batch(ConstMatRef queries, MatRef out) const override;
+
+    /// Attention weights of `query` over the stored pairs (slot order), summing to 1.
+    /// `allowed` (one flag per stored pair) is a structural mask: a masked pair gets
+    /// score −∞ and weight exactly 0. At least one pair must be allowed.
+    Vec weights(ConstVecRef query, const std::vector<char>* allowed = nullptr) const;
+
+    /// Pairs the cache can hold (−1 when unbounded).
+    std::int64_t capacity() const { return capacity_; }
+    std::int64_t stored() const { return stored_; }
+
+private:
+    std::int64_t row_floats() const { return d_key_ + d_value_; }
+    using CacheMap = Eigen::Map<const RowMat>;
+    CacheMap rows() const { return CacheMap(buf_.data(), stored_, row_floats()); }
+
+    int d_key_, d_value_;
+    float beta_;
+    std::int64_t capacity_;      // −1: unbounded
+    std::int64_t stored_ = 0;    // pairs held
+    std::int64_t next_slot_ = 0; // ring position of the next write once full
+    std::vector<float> buf_;
+};
+
+}  // namespace memcap

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs memcap's Debian 12 dependencies that are missing, then configures
+# and builds into ./build (or $MEMCAP_BUILD_DIR). Sourced by quickstart.sh
+# and test.sh; safe to run again (skips apt-get when everything is present).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+packages=(
+    g++ cmake make pkg-config            # toolchain
+    libeigen3-dev                        # Eigen 3.4: matrix kernels
+    libboost-dev libboost-program-options-dev  # Boost.Random / Math headers, command line
+    libbenchmark-dev                     # Google Benchmark: bench/
+    catch2                               # Catch2 v2: tests/
+    librandom123-dev                     # Philox counter-based RNG: portable per-cell streams
+    nlohmann-json3-dev                   # JSON manifests
+    libfftw3-dev                         # FFTs for the holographic memory
+    python3-numpy python3-matplotlib     # plots (scripts/plot.py) with /usr/bin/python3
+)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+build=${MEMCAP_BUILD_DIR:-$root/build}
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release ${MEMCAP_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build" -j "$(nproc)"

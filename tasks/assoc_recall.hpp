@@ -1,0 +1,42 @@
+// memcap/tasks/assoc_recall.hpp — associative recall (essay 004, Part 3).
+//
+// Write n random (key, value) pairs, then query stored keys, drawn with
+// replacement. A read is correct when it is nearest (Euclidean) to the right
+// value among all n stored values; chance is 1/n. Keys and values are N(0, I)
+// vectors normalised to unit length.
+//
+// One episode, n = 3, queries = 2:
+//
+//     write  k0 → v0,  k1 → v1,  k2 → v2
+//     query  k2  → read r; correct if |r − v2| < |r − v0|, |r − v1|
+//     query  k0  → read r; correct if |r − v0| < |r − v1|, |r − v2|
+//
+// Parameters:
+//   queries = 32   reads per episode (targets drawn with replacement)
+//   noise   = 0    σ: the query is unit(k + σ z), z ~ N(0, I) (β sweep: 0.12)
+//   control = none | shuffled_query: each query is replaced by a random unit
+//                  vector, unrelated to any key; accuracy must fall to chance.
+//
+// The pairs, the targets, the noise and the random queries come from separate
+// streams, so changing `queries`, `noise` or `control` leaves the rest of the
+// episode unchanged (paired comparisons across those options).
+#pragma once
+
+#include "tasks/task.hpp"
+
+namespace memcap {
+
+class AssocRecall final : public Task {
+public:
+    explicit AssocRecall(Spec spec);
+
+    double chance(const TaskCell& cell) const override { return 1.0 / static_cast<double>(cell.n); }
+    Episode episode(const TaskCell& cell, Split split, std::int64_t index) const override;
+
+private:
+    std::int64_t queries_;
+    double noise_;
+    bool shuffled_query_;
+};
+
+}  // namespace memcap

@@ -1,0 +1,49 @@
+// memcap/tasks/registry.cpp — the one table of tasks.
+#include "tasks/registry.hpp"
+
+#include "core/error.hpp"
+#include "tasks/assoc_recall.hpp"
+
+namespace memcap {
+namespace {
+
+std::vector<TaskEntry> build_registry() {
+    return {
+        {"assoc_recall", "associative recall: write n random (key, value) pairs, query stored keys",
+         {int_param("queries", "32", "reads per episode, targets drawn with replacement", 1, 1 << 20),
+          real_param("noise", "0", "query noise sigma per entry, then renormalised", 0.0),
+          choice_param("control", {"none", "shuffled_query"}, "shuffled_query: random queries (chance control)")},
+         "number of stored pairs", "essay 004 Part 3",
+         [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<AssocRecall>(s); }},
+    };
+}
+
+}  // namespace
+
+const std::vector<TaskEntry>& task_registry() {
+    static const std::vector<TaskEntry> registry = build_registry();
+    return registry;
+}
+
+std::vector<std::string> task_names() {
+    std::vector<std::string> names;
+    for (const auto& e : task_registry()) names.push_back(e.name);
+    return names;
+}
+
+const TaskEntry& find_task(const std::string& name) {
+    for (const auto& e : task_registry())
+        if (e.name == name) return e;
+    std::string known;
+    for (const auto& n : task_names()) known += (known.empty() ? "" : ", ") + n;
+    throw UsageError("unknown task '" + name + "' (known: " + known + ")");
+}
+
+Spec parse_task_spec(const std::string& text) {
+    const RawSpec raw = split_spec(text, "task");
+    return bind_spec(find_task(raw.name).schema(), raw);
+}
+
+std::unique_ptr<Task> make_task(const Spec& spec) { return find_task(spec.name()).make(spec); }
+
+}  // namespace memcap

@@ -1,0 +1,36 @@
+// memcap/tasks/registry.hpp — the table of tasks.
+//
+// One entry per task (registry.cpp): name, one-line description, parameters
+// with defaults, the meaning of n, and a factory. `memcap list` prints it.
+#pragma once
+
+#include "core/spec.hpp"
+#include "tasks/task.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace memcap {
+
+struct TaskEntry {
+    std::string name;
+    std::string description;
+    std::vector<ParamInfo> params;
+    std::string n_meaning;  // what the cell's n is for this task
+    std::string source;
+    std::function<std::unique_ptr<Task>(const Spec&)> make;
+
+    Schema schema() const { return {"task", name, params}; }
+};
+
+const std::vector<TaskEntry>& task_registry();
+std::vector<std::string> task_names();
+/// The entry called `name`; UsageError listing the known names otherwise.
+const TaskEntry& find_task(const std::string& name);
+/// Parses and binds a task spec string (UsageError on any problem).
+Spec parse_task_spec(const std::string& text);
+std::unique_ptr<Task> make_task(const Spec& spec);
+
+}  // namespace memcap

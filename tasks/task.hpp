@@ -1,0 +1,66 @@
+// memcap/tasks/task.hpp — the interface every task implements.
+//
+// A task generates episodes; a readout (harness/readout.hpp) drives a memory
+// through them and scores it. An episode is: n pairs written in order, then
+// queries, each answered by one read and scored against a candidate set — the
+// read is correct when its nearest candidate (Euclidean) is the target.
+//
+//     keys/values  (n × d_key, n × d_value)   written row by row
+//     queries      (m × d_key)                one read each
+//     candidates   (c × d_value)              the answer set
+//     target[i]    row of candidates that query i should retrieve
+//     slot[i]      lag / position of query i (−1 when the task has no slots)
+//
+// Episode data depends only on (task spec, n, d, seed, split, index) — never
+// on the memory — so every memory sees the same episodes (paired comparison).
+#pragma once
+
+#include "core/spec.hpp"
+#include "core/types.hpp"
+#include "memories/memory.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace memcap {
+
+/// One task cell: the task's size n, vector dimension d and replicate seed.
+struct TaskCell {
+    std::int64_t n = 0;
+    int d = 64;
+    std::uint64_t seed = 0;
+};
+
+/// Test episodes are scored; train episodes are only for fitting a readout (probe).
+enum class Split { Test = 0, Train = 1 };
+
+struct Episode {
+    RowMat keys, values;
+    RowMat queries;
+    RowMat candidates;
+    std::vector<int> target;
+    std::vector<int> slot;
+};
+
+class Task {
+public:
+    explicit Task(Spec spec) : spec_(std::move(spec)) {}
+    virtual ~Task() = default;
+
+    const Spec& spec() const { return spec_; }
+    /// Key and value dimensions the memory is built with (budget set by the harness).
+    virtual MemoryShape shape(const TaskCell& cell) const { return {cell.d, cell.d, {}}; }
+    /// Scored episodes per seed.
+    virtual std::int64_t test_episodes(const TaskCell&) const { return 1; }
+    /// True when queries carry a slot (lag, position) and rows are reported per slot.
+    virtual bool has_slots() const { return false; }
+    /// Accuracy of guessing uniformly among the candidates.
+    virtual double chance(const TaskCell& cell) const = 0;
+    /// Episode `index` of `split` for `cell`.
+    virtual Episode episode(const TaskCell& cell, Split split, std::int64_t index) const = 0;
+
+private:
+    Spec spec_;
+};
+
+}  // namespace memcap

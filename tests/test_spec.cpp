@@ -1,0 +1,70 @@
+// Spec strings: parsing, canonical round trip, and one-line errors.
+#include "core/error.hpp"
+#include "memories/registry.hpp"
+#include "tasks/registry.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace memcap;
+
+TEST_CASE("a bare name fills every default", "[spec]") {
+    REQUIRE(parse_memory_spec("softmax").canonical() == "softmax:beta=16");
+    REQUIRE(parse_memory_spec("linear").canonical() == "linear:phi=proj,nu=1");
+    REQUIRE(parse_task_spec("assoc_recall").canonical() == "assoc_recall:queries=32,noise=0,control=none");
+}
+
+TEST_CASE("numbers are canonicalised and the canonical form round-trips", "[spec]") {
+    REQUIRE(parse_memory_spec("softmax:beta=16.0").canonical() == "softmax:beta=16");
+    REQUIRE(parse_memory_spec("softmax:beta=0.50").canonical() == "softmax:beta=0.5");
+    REQUIRE(parse_memory_spec("softmax:beta=1e-5").canonical() == "softmax:beta=1e-05");
+    REQUIRE(parse_task_spec("assoc_recall:noise=0.12,queries=64").canonical() ==
+            "assoc_recall:queries=64,noise=0.12,control=none");
+    for (const auto& name : memory_names()) {
+        const Spec s = parse_memory_spec(name);
+        CAPTURE(name);
+        REQUIRE(parse_memory_spec(s.canonical()) == s);
+    }
+    for (const auto& name : task_names()) {
+        const Spec s = parse_task_spec(name);
+        REQUIRE(parse_task_spec(s.canonical()) == s);
+    }
+    const Spec odd = parse_memory_spec("softmax:beta=0.1");
+    REQUIRE(parse_memory_spec(odd.canonical()).real("beta") == 0.1);
+}
+
+TEST_CASE("an unknown name or key lists what is accepted", "[spec]") {
+    REQUIRE_THROWS_WITH(parse_memory_spec("nope"), Catch::Contains("unknown memory 'nope'") &&
+                                                       Catch::Contains("softmax") && Catch::Contains("linear"));
+    REQUIRE_THROWS_WITH(parse_task_spec("nope"), Catch::Contains("unknown task 'nope'") &&
+                                                     Catch::Contains("assoc_recall"));
+    REQUIRE_THROWS_WITH(parse_memory_spec("softmax:gamma=1"),
+                        Catch::Contains("unknown key 'gamma'") && Catch::Contains("accepted: beta"));
+    REQUIRE_THROWS_WITH(parse_memory_spec("linear:phi=rff"), Catch::Contains("proj, dpfp"));
+}
+
+TEST_CASE("malformed spec strings are one-line errors", "[spec]") {
+    const char* bad[] = {"softmax:beta",  "softmax:=1",      ":beta=1",        "softmax:beta=1,",
+                         "softmax:",      "softmax:beta=1,beta=2", "softmax:beta=abc", "softmax:beta=nan",
+                         "softmax:beta=inf", "softmax:beta=-1", "softmax:beta=1e999", "soft max",
+                         "linear:nu=0",   "linear:nu=1.5",   "assoc_recall:queries=0"};
+    for (const char* text : bad) {
+        CAPTURE(text);
+        try {
+            const std::string t(text);
+            if (t.rfind("assoc", 0) == 0) parse_task_spec(t);
+            else parse_memory_spec(t);
+            FAIL("accepted a malformed spec");
+        } catch (const UsageError& e) {
+            const std::string msg = e.what();
+            REQUIRE(!msg.empty());
+            REQUIRE(msg.find('\n') == std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("integers are parsed strictly", "[spec]") {
+    REQUIRE(parse_int("42", "x") == 42);
+    REQUIRE_THROWS_WITH(parse_int("99999999999999999999", "--n"), Catch::Contains("64 bits"));
+    REQUIRE_THROWS_WITH(parse_int("4x", "--n"), Catch::Contains("not an integer"));
+    REQUIRE_THROWS_AS(parse_int("", "--n"), UsageError);
+}
