@@ -2,6 +2,7 @@
 //
 //   memcap list                          every backend and task, with parameters
 //   memcap run --memory SPEC --task SPEC --n N... [--budget B...] [--seeds S] [--out FILE]
+//   memcap sweep CONFIG [--out DIR] [--threads T] [--resume] [--dry-run]
 //   memcap aggregate RESULTS.csv [--out FILE] [--markdown FILE]
 //
 // Bad input of any kind is one line on stderr, `memcap: error: ...`, exit 2,
@@ -11,6 +12,7 @@
 #include "harness/aggregate.hpp"
 #include "harness/output.hpp"
 #include "harness/runner.hpp"
+#include "harness/sweep.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -40,6 +42,7 @@ const char* const kUsage =
     "commands:\n"
     "  list        every memory backend and task, with parameters, defaults and state formula\n"
     "  run         run a grid of cells (memories x tasks x budgets x n x seeds) and write CSV\n"
+    "  sweep       run the sweep a config file describes; resumable, MPI-aware (scripts/sweeps/)\n"
     "  aggregate   summarise a results CSV over seeds (mean, sd, 95% interval)\n"
     "\n"
     "`memcap <command> --help` describes a command's options.\n";
@@ -190,6 +193,33 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     return 0;
 }
 
+int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) {
+    po::options_description desc(
+        "memcap sweep CONFIG: every cell the config describes (see scripts/sweeps/ and the README);\n"
+        "writes DIR/NAME.csv for CONFIG NAME.ini, journaling each cell as it finishes");
+    desc.add_options()("help,h", "show this help")
+        ("config", po::value<std::string>(), "the sweep config (INI)")
+        ("out,o", po::value<std::string>()->default_value("."), "directory for NAME.csv, its manifest and journal")
+        ("threads", po::value<std::string>(), "threads (per MPI rank; default: all cores)")
+        ("resume", "finish an interrupted sweep in DIR (a complete one is left as it is)")
+        ("dry-run", "print the cells and an estimate of the work; compute and write nothing")
+        ("quiet,q", "no progress bar");
+    po::positional_options_description pos;
+    pos.add("config", 1);
+    const auto vm = parse(desc, args, &pos);
+    if (vm.count("help")) return std::cout << desc, 0;
+    if (!vm.count("config")) throw UsageError("sweep: give the config file, e.g. scripts/sweeps/smoke.ini");
+    SweepOptions o;
+    o.config_path = vm["config"].as<std::string>();
+    o.out_dir = vm["out"].as<std::string>();
+    if (vm.count("threads")) o.threads = static_cast<int>(positive(vm["threads"].as<std::string>(), "--threads", 4096));
+    o.resume = vm.count("resume") > 0;
+    o.dry_run = vm.count("dry-run") > 0;
+    o.progress = !vm.count("quiet");
+    o.command = cmdline;
+    return run_sweep(o);
+}
+
 int cmd_aggregate(const std::vector<std::string>& args) {
     po::options_description desc(
         "memcap aggregate RESULTS.csv: one row per (memory, task, readout, budget, d, n, slot)\n"
@@ -227,8 +257,9 @@ int main(int argc, char** argv) {
         if (cmd == "--version") return std::cout << "memcap " << MEMCAP_VERSION << "\n", 0;
         if (cmd == "list") return cmd_list(args);
         if (cmd == "run") return cmd_run(args, command_line(argc, argv));
+        if (cmd == "sweep") return cmd_sweep(args, command_line(argc, argv));
         if (cmd == "aggregate") return cmd_aggregate(args);
-        throw UsageError("unknown command '" + cmd + "' (known: list, run, aggregate)");
+        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate)");
     } catch (const UsageError& e) {
         std::cerr << "memcap: error: " << e.what() << "\n";
         return 2;

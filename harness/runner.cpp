@@ -7,6 +7,7 @@
 
 #include <omp.h>
 
+#include <exception>
 #include <set>
 
 namespace memcap {
@@ -67,6 +68,30 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
     }
     flush_ready();
     bar.finish();
+}
+
+void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
+                         const std::atomic<bool>& stop,
+                         const std::function<void(std::size_t, const std::string&)>& done) {
+    const auto count = static_cast<std::int64_t>(order.size());
+    std::exception_ptr failure;  // the first exception from `done` (e.g. a failed write), rethrown below
+    std::atomic<bool> failed{false};
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::int64_t k = 0; k < count; ++k) {
+        if (stop.load() || failed.load()) continue;
+        const std::size_t idx = order[static_cast<std::size_t>(k)];
+        const std::string text = csv_rows(cells[idx], run_cell(cells[idx]));
+#pragma omp critical(memcap_rows)
+        {
+            if (!failed.load()) try {
+                    done(idx, text);
+                } catch (...) {
+                    failure = std::current_exception();
+                    failed = true;
+                }
+        }
+    }
+    if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace memcap

@@ -7,6 +7,7 @@
 
 #include "harness/cell.hpp"
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,5 +29,13 @@ void check_buildable(const std::vector<CellSpec>& cells);
 /// before it are done). Shows progress on stderr when `progress` is true.
 void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
                const std::function<void(std::size_t, const std::string&)>& emit);
+
+/// Computes cells[order[0]], cells[order[1]], ... with `threads` threads
+/// (dynamic schedule) and calls `done(i, rows)` as each cell i finishes, in
+/// completion order, one call at a time. Once `*stop` becomes true no further
+/// cell is started; cells in flight still finish and are reported.
+void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
+                         const std::atomic<bool>& stop,
+                         const std::function<void(std::size_t, const std::string&)>& done);
 
 }  // namespace memcap
