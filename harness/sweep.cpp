@@ -426,7 +426,11 @@ int run_sweep(const SweepOptions& o) {
     try {
         config = load_sweep_config(o.config_path);
         cells = config.cells();
-        check_buildable(cells);
+        try {
+            check_buildable(cells);
+        } catch (const UsageError& e) {
+            throw UsageError("config '" + o.config_path + "': " + e.what());
+        }
     } catch (const UsageError& e) {
         error = e.what();
     }

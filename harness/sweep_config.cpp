@@ -60,7 +60,7 @@ SweepBlock make_block(const std::string& name, const Values& defaults, const Val
     for (const auto& kv : own) v[kv.first] = kv.second;
     auto need = [&](const std::string& key) -> const std::string& {
         const auto it = v.find(key);
-        if (it == v.end()) throw UsageError(where + ": key '" + key + "' is required (in the block or in [sweep])");
+        if (it == v.end()) throw UsageError("key '" + key + "' is required (in the block or in [sweep])");
         return it->second;
     };
     const std::string at = where + ": ";
@@ -228,8 +228,9 @@ SweepConfig load_sweep_config(const std::string& path) {
         for (const auto& c : block_cells(b)) {
             const auto [it, fresh] = seen.emplace(cell_key(c), b.name);
             if (!fresh)
-                throw UsageError(where + ": cell (" + it->first + ") appears twice, in [block " + it->second +
-                                 "] and [block " + b.name + "]");
+                throw UsageError(where + ": cell (" + it->first + ") appears twice, " +
+                                 (it->second == b.name ? "in [block " + b.name + "]"
+                                                       : "in [block " + it->second + "] and [block " + b.name + "]"));
         }
     return config;
 }

@@ -53,10 +53,58 @@ expect_bad "unrecognised option" run --memory softmax --task assoc_recall --n 4 
 expect_bad "unknown command 'runn'" runn
 expect_bad "cannot open" aggregate "$work/missing.csv" --out "$o"
 
+# Sweeps: bad configs and output directories. Nothing may appear in the --out directory.
+expect_bad_sweep() {
+    local needle=$1; shift
+    rm -rf "$work/sw"
+    expect_bad "$needle" sweep "$@" --out "$work/sw" --quiet
+    if [[ -e "$work/sw" ]]; then echo "FAIL (sweep $*): created the output directory"; failures=$((failures + 1)); fi
+}
+cfg() { printf '%s\n' "$@" >"$work/c.ini"; echo "$work/c.ini"; }
+good=('[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = 4')
+expect_bad_sweep "does not exist" "$work/none.ini"
+expect_bad_sweep "is a directory" "$work"
+expect_bad_sweep "has no [block NAME] section" "$(cfg '')"
+expect_bad_sweep "has no [block NAME] section" "$(cfg '[sweep]' 'seeds = 2')"
+expect_bad_sweep "line 1" "$(cfg '[block b' 'n = 4')"
+expect_bad_sweep "duplicate key" "$(cfg "${good[@]}" 'n = 8')"
+expect_bad_sweep "unknown key 'memoriez'" "$(cfg '[block b]' 'memoriez = softmax' 'tasks = assoc_recall' 'n = 4')"
+expect_bad_sweep "unknown section [blocks b]" "$(cfg '[blocks b]' 'memories = softmax')"
+expect_bad_sweep "outside any section" "$(cfg 'seeds = 3' "${good[@]}")"
+expect_bad_sweep "key 'tasks' is required" "$(cfg '[block b]' 'memories = softmax' 'n = 4')"
+expect_bad_sweep "key 'n' has no value" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n =')"
+expect_bad_sweep "unknown memory 'nope'" "$(cfg '[block b]' 'memories = softmax nope' 'tasks = assoc_recall' 'n = 4')"
+expect_bad_sweep "unknown key 'gamma'" "$(cfg '[block b]' 'memories = softmax:gamma=1' 'tasks = assoc_recall' 'n = 4')"
+expect_bad_sweep "n: '0' must be at least 1" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = 0 4')"
+expect_bad_sweep "n: 'four' is not an integer" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = four')"
+expect_bad_sweep "ends below its start" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = 64..4*2')"
+expect_bad_sweep "factor of at least 2" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = 4..64*1')"
+expect_bad_sweep "below its minimum of 128" "$(cfg "${good[@]}" 'budgets = 100')"
+expect_bad_sweep "'nan' is not a finite number" "$(cfg '[block b]' 'memories = softmax:beta=nan' 'tasks = assoc_recall' 'n = 4')"
+expect_bad_sweep "seeds: '0' must be at least 1" "$(cfg "${good[@]}" 'seeds = 0')"
+expect_bad_sweep "give one count" "$(cfg "${good[@]}" 'seeds = 1 2')"
+expect_bad_sweep "unknown readout 'psychic'" "$(cfg "${good[@]}" 'readout = psychic')"
+expect_bad_sweep "appears twice" "$(cfg "${good[@]}" '[block c]' 'memories = softmax:beta=16' 'tasks = assoc_recall' 'n = 2..4')"
+expect_bad_sweep "appears twice" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = 4 4')"
+expect_bad_sweep "give the config file"
+expect_bad_sweep "--threads: '0' must be at least 1" "$(cfg "${good[@]}")" --threads 0
+expect_bad "does not exist" sweep "$(cfg "${good[@]}")" --out "$work/no/such/dir" --quiet
+echo x >"$work/afile"
+expect_bad "is not a directory" sweep "$(cfg "${good[@]}")" --out "$work/afile" --quiet
+# An existing sweep is never overwritten without --resume.
+"$memcap" sweep "$(cfg "${good[@]}")" --out "$work/done" --quiet
+cp "$work/done/c.csv" "$work/c.csv.before"
+expect_bad "already exists; pass --resume" sweep "$(cfg "${good[@]}")" --out "$work/done" --quiet
+cmp -s "$work/c.csv.before" "$work/done/c.csv" || { echo "FAIL: a refused sweep changed the CSV"; failures=$((failures + 1)); }
+expect_bad "differs from the one" sweep "$(cfg "${good[@]}" 'seeds = 2')" --out "$work/done" --resume --quiet
+
 # A read-only directory (skipped as root, who may write anywhere).
 if [[ $(id -u) -ne 0 ]]; then
     mkdir "$work/ro" && chmod 555 "$work/ro"
     expect_bad "not writable" run --memory softmax --task assoc_recall --n 4 --out "$work/ro/out.csv"
+    expect_bad "not writable" sweep "$(cfg "${good[@]}")" --out "$work/ro" --quiet
+    cfg "${good[@]}" >/dev/null && chmod 000 "$work/c.ini"
+    expect_bad "cannot be read" sweep "$work/c.ini" --out "$work/sw" --quiet
 fi
 
 # An existing output is never touched by a failing run.
