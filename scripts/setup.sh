@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs memcap's Debian 12 dependencies that are missing, then configures
-# and builds into ./build (or $MEMCAP_BUILD_DIR). Sourced by quickstart.sh
+# and builds into ./build (or $MEMCAP_BUILD_DIR), with MPI sweeps on
+# (MEMCAP_MPI=OFF in the environment builds without). Run by quickstart.sh
 # and test.sh; safe to run again (skips apt-get when everything is present).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,6 +16,8 @@ packages=(
     nlohmann-json3-dev                   # JSON manifests
     libfftw3-dev                         # FFTs for the holographic memory
     python3-numpy python3-matplotlib     # plots (scripts/plot.py) with /usr/bin/python3
+    libopenmpi-dev openmpi-bin           # MPI sweeps (-DMEMCAP_MPI=ON, tests/sweep_mpi.sh)
+    slurm-wlm munge                      # scripts/slurm/local-cluster-test.sh: a one-node Slurm cluster
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -29,5 +32,5 @@ if ((${#missing[@]})); then
 fi
 
 build=${MEMCAP_BUILD_DIR:-$root/build}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release ${MEMCAP_CMAKE_ARGS:-} >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMEMCAP_MPI="${MEMCAP_MPI:-ON}" ${MEMCAP_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$(nproc)"
