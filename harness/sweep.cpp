@@ -509,7 +509,7 @@ int run_sweep(const SweepOptions& o) {
                 // bigger n first: the long cells start early, so the end of the sweep is not one straggler
                 std::stable_sort(todo.begin(), todo.end(),
                                  [&](std::size_t a, std::size_t b) { return cells[a].n > cells[b].n; });
-                if (o.resume && o.progress)
+                if (o.resume && have_journal && o.progress)
                     std::cerr << "memcap: resuming " << csv_path << ": " << journal->done_count() << " of "
                               << cells.size() << " cells already done\n";
             }
