@@ -33,4 +33,4 @@ fi
 
 build=${MEMCAP_BUILD_DIR:-$root/build}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMEMCAP_MPI="${MEMCAP_MPI:-ON}" ${MEMCAP_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build" -j "$(nproc)"
+cmake --build "$build" -j "${MEMCAP_JOBS:-$(nproc)}"
