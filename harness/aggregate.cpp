@@ -105,7 +105,7 @@ std::string summary_csv(const std::vector<GroupSummary>& groups) {
     for (const auto& g : groups) {
         const bool any = g.seeds > g.errors;
         const bool ci = g.seeds - g.errors > 1;
-        out += csv_field(g.memory_spec) + "," + csv_field(g.task_spec) + "," + g.readout + "," + g.budget_floats + "," +
+        out += csv_field(g.memory_spec) + "," + csv_field(g.task_spec) + "," + csv_field(g.readout) + "," + g.budget_floats + "," +
                (any ? std::to_string(g.state_floats) : "") + "," + g.d + "," + g.n + "," + g.slot + "," +
                std::to_string(g.seeds) + "," + std::to_string(g.errors) + "," + std::to_string(g.queries) + "," +
                (any ? sig(g.mean) : "") + "," + (any ? sig(g.sd) : "") + "," + (ci ? sig(g.ci_lo) : "") + "," +

@@ -2,9 +2,11 @@
 #include "harness/cell.hpp"
 
 #include "core/error.hpp"
+#include "harness/probe.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 namespace memcap {
@@ -19,8 +21,12 @@ CellOutcome run_cell(const CellSpec& c) {
         const TaskCell tc{c.n, c.d, c.seed};
         MemoryShape shape = task->shape(tc);
         shape.budget_floats = c.budget_floats;
+        shape.positional_keys = task->positional_keys();
         auto memory = make_memory(c.memory, shape, c.seed);
-        return native_readout(*memory, *task, tc);
+        const Spec readout = resolve_readout(c.readout, c.memory.name());
+        if (readout.name() == "native") return native_readout(*memory, *task, tc);
+        return probe_readout(*memory, *task, tc,
+                             ProbeOptions{readout.integer("train"), readout.real("ridge")});
     } catch (const std::exception& ex) {  // a failure of this cell, reported in its row
         CellOutcome out;
         out.ok = false;
@@ -70,7 +76,8 @@ std::string format_sig(double x) {
 }  // namespace
 
 std::string csv_rows(const CellSpec& c, const CellOutcome& o) {
-    const std::string lead = csv_field(c.memory.canonical()) + "," + csv_field(c.task.canonical()) + "," + c.readout +
+    const std::string lead = csv_field(c.memory.canonical()) + "," + csv_field(c.task.canonical()) + "," +
+                             csv_field(resolve_readout(c.readout, c.memory.name()).canonical()) +
                              "," + (c.budget_floats ? std::to_string(*c.budget_floats) : std::string()) + ",";
     const std::string where = "," + std::to_string(c.d) + "," + std::to_string(c.n) + "," + std::to_string(c.seed) + ",";
     if (!o.ok) return lead + ",," + where.substr(1) + ",,,,,,error," + csv_field(o.message) + "\n";
@@ -83,7 +90,7 @@ std::string csv_rows(const CellSpec& c, const CellOutcome& o) {
                (s.slot < 0 ? std::string() : std::to_string(s.slot)) + "," + std::to_string(s.queries) + "," +
                std::to_string(s.correct) + "," +
                format_real(static_cast<double>(s.correct) / static_cast<double>(s.queries)) + "," +
-               format_real(chance) + "," + format_sig(s.target_dist_sum / static_cast<double>(s.queries)) + ",ok,\n";
+               format_real(chance) + "," + (std::isnan(s.target_dist_sum) ? std::string() : format_sig(s.target_dist_sum / static_cast<double>(s.queries))) + ",ok,\n";
     }
     return out;
 }

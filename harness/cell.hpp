@@ -22,7 +22,7 @@ namespace memcap {
 struct CellSpec {
     Spec memory;
     Spec task;
-    std::string readout = "native";
+    Spec readout;  // as given (auto, native, probe:...); the CSV shows the resolved one
     std::optional<std::int64_t> budget_floats;  // empty: the backend's natural size
     int d = 64;
     std::int64_t n = 0;

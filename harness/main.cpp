@@ -104,9 +104,11 @@ int cmd_list(const std::vector<std::string>& args) {
         for (const auto& p : t.params) std::cout << "      " << p.describe() << "\n";
         std::cout << "      source: " << t.source << "\n";
     }
-    std::cout << "\nreadouts: ";
-    for (const auto& r : readout_names()) std::cout << r << " ";
-    std::cout << "\n";
+    std::cout << "\nreadouts (--readout spec):\n";
+    for (const auto& r : readout_schemas()) {
+        std::cout << "\n  " << r.name << "\n";
+        for (const auto& p : r.params) std::cout << "      " << p.describe() << "\n";
+    }
     return 0;
 }
 
@@ -124,7 +126,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
          "state budget(s) in floats; 'natural' = the backend's natural size at d (default)")
         ("seeds,s", po::value<std::string>()->default_value("10"), "replicates: seeds 0..S-1")
         ("d", po::value<std::string>()->default_value("64"), "key/value dimension")
-        ("readout", po::value<std::string>()->default_value("native"), "how answers are read: native")
+        ("readout", po::value<std::string>()->default_value("auto"),
+         "auto (native, or the probe for memories without a native read), native, or probe[:train=2000,ridge=1e-06]")
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
         ("threads", po::value<std::string>(), "threads (default: all cores)")
         ("quiet,q", "no progress bar");
@@ -150,9 +153,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     if (budgets.empty()) budgets.push_back(std::nullopt);
     const auto seeds = positive(vm["seeds"].as<std::string>(), "--seeds", 1000000);
     const auto d = static_cast<int>(positive(vm["d"].as<std::string>(), "--d", 1 << 20));
-    const std::string readout = vm["readout"].as<std::string>();
-    if (std::find(readout_names().begin(), readout_names().end(), readout) == readout_names().end())
-        throw UsageError("--readout: unknown readout '" + readout + "' (known: native)");
+    const Spec readout = parse_readout_spec(vm["readout"].as<std::string>());
     const int threads = vm.count("threads")
                             ? static_cast<int>(positive(vm["threads"].as<std::string>(), "--threads", 4096))
                             : omp_get_max_threads();
@@ -180,7 +181,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     manifest["compiler"] = std::string("g++ ") + __VERSION__;
     manifest["config"] = {{"memories", nlohmann::ordered_json::array()}, {"tasks", nlohmann::ordered_json::array()},
                           {"budgets_floats", nlohmann::ordered_json::array()}, {"n", ns},
-                          {"seeds", seeds}, {"d", d}, {"readout", readout}};
+                          {"seeds", seeds}, {"d", d}, {"readout", readout.canonical()}};
     for (const auto& m : memories) manifest["config"]["memories"].push_back(m.canonical());
     for (const auto& t : tasks) manifest["config"]["tasks"].push_back(t.canonical());
     for (const auto& b : budgets) manifest["config"]["budgets_floats"].push_back(b ? nlohmann::ordered_json(*b) : nlohmann::ordered_json());

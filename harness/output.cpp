@@ -31,6 +31,15 @@ void check_writable(const std::string& path) {
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path_, ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+        !std::filesystem::is_directory(status)) {
+        // A device or pipe (/dev/stdout, /dev/full, a FIFO): write through, never rename over it.
+        file_ = std::fopen(path_.c_str(), "wb");
+        if (!file_) throw UsageError("output '" + path_ + "': cannot open: " + std::strerror(errno));
+        return;
+    }
     check_writable(path_);
     tmp_ = path_ + ".tmp." + std::to_string(::getpid());
     file_ = std::fopen(tmp_.c_str(), "wb");
@@ -40,7 +49,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
 AtomicFile::~AtomicFile() {
     if (file_) {
         std::fclose(file_);
-        std::remove(tmp_.c_str());
+        if (!tmp_.empty()) std::remove(tmp_.c_str());
     }
 }
 
@@ -50,10 +59,15 @@ void AtomicFile::write(const std::string& text) {
 }
 
 void AtomicFile::commit() {
-    const bool flushed = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
+    // fsync only for real files: devices and pipes cannot be synced
+    const bool flushed = std::fflush(file_) == 0 && (tmp_.empty() || ::fsync(::fileno(file_)) == 0);
     const int err = errno;
     const bool closed = std::fclose(file_) == 0;
     file_ = nullptr;
+    if (tmp_.empty()) {  // written through to a device or pipe
+        if (!flushed || !closed) throw UsageError("output '" + path_ + "': write failed: " + std::strerror(errno));
+        return;
+    }
     if (!flushed || !closed) {
         std::remove(tmp_.c_str());
         throw UsageError("output '" + path_ + "': write failed: " + std::strerror(flushed ? errno : err));

@@ -4,7 +4,8 @@
 // over the target on commit(); if destroyed uncommitted (an error, an
 // exception) it removes the temporary, so a failed run leaves no file behind
 // and never changes an existing one. Every write is checked: a full disk or an
-// unwritable directory is a UsageError naming the path.
+// unwritable directory is a UsageError naming the path. A target that is a
+// device or pipe (/dev/stdout, a FIFO) is written through, never replaced.
 #pragma once
 
 #include <cstdio>

@@ -1,13 +1,34 @@
 // memcap/harness/readout.cpp — see readout.hpp.
 #include "harness/readout.hpp"
 
+#include "core/error.hpp"
+#include "memories/registry.hpp"
+
 #include <algorithm>
 
 namespace memcap {
 
-const std::vector<std::string>& readout_names() {
-    static const std::vector<std::string> names = {"native"};
-    return names;
+const std::vector<Schema>& readout_schemas() {
+    static const std::vector<Schema> schemas = [] {
+        const std::vector<ParamInfo> probe = {
+            int_param("train", "2000", "training episodes for the least-squares fit", 1, 1e7),
+            real_param("ridge", "1e-06", "ridge, relative to the mean diagonal of the Gram matrix", 0.0)};
+        return std::vector<Schema>{{"readout", "auto", probe}, {"readout", "native", {}}, {"readout", "probe", probe}};
+    }();
+    return schemas;
+}
+
+Spec parse_readout_spec(const std::string& text) {
+    const RawSpec raw = split_spec(text, "readout");
+    for (const auto& schema : readout_schemas())
+        if (schema.name == raw.name) return bind_spec(schema, raw);
+    throw UsageError("unknown readout '" + raw.name + "' (known: auto, native, probe)");
+}
+
+Spec resolve_readout(const Spec& readout, const std::string& memory_name) {
+    if (readout.name() != "auto") return readout;
+    if (find_memory(memory_name).native_read) return parse_readout_spec("native");
+    return parse_readout_spec("probe:train=" + readout.text("train") + ",ridge=" + readout.text("ridge"));
 }
 
 void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot) {

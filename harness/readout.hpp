@@ -1,11 +1,17 @@
 // memcap/harness/readout.hpp — scoring a memory on a task's episodes.
 //
-// `native` drives the memory itself: for each scored episode, reset, write
-// every pair in order (write_batch), answer every query with read_batch, and
-// count a query correct when the read's nearest candidate is its target.
+// Readouts are named by spec strings like memories and tasks:
+//   native                       the memory's own read: for each scored episode,
+//                                reset, write every pair in order (write_batch),
+//                                answer every query with read_batch; a query is
+//                                correct when the read's nearest candidate is its target;
+//   probe:train=2000,ridge=1e-06 a least-squares map from the state (probe.hpp);
+//   auto (default)               native where the backend has a meaningful read,
+//                                the probe otherwise (the rotation RNN).
 // Scores are kept per slot (one entry with slot −1 for slot-free tasks).
 #pragma once
 
+#include "core/spec.hpp"
 #include "memories/memory.hpp"
 #include "tasks/task.hpp"
 
@@ -30,8 +36,12 @@ struct CellOutcome {
     std::string message;  // why the cell failed, when !ok
 };
 
-/// The readouts `--readout` accepts.
-const std::vector<std::string>& readout_names();
+/// The readouts `--readout` accepts, in `memcap list` order.
+const std::vector<Schema>& readout_schemas();
+/// Parses and binds a readout spec string (UsageError listing the known readouts).
+Spec parse_readout_spec(const std::string& text);
+/// The readout actually used for `memory_name`: `auto` becomes native or probe.
+Spec resolve_readout(const Spec& readout, const std::string& memory_name);
 
 /// Scores `memory` on the task's test episodes for `cell` by its own read.
 /// A non-finite read makes the outcome an error (never a silent NaN).

@@ -2,6 +2,7 @@
 #include "harness/runner.hpp"
 
 #include "harness/progress.hpp"
+#include "harness/readout.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -15,7 +16,7 @@ namespace memcap {
 std::vector<CellSpec> expand_grid(const std::vector<Spec>& memories, const std::vector<Spec>& tasks,
                                   const std::vector<std::optional<std::int64_t>>& budgets,
                                   const std::vector<std::int64_t>& ns, std::int64_t seeds, int d,
-                                  const std::string& readout) {
+                                  const Spec& readout) {
     std::vector<CellSpec> cells;
     for (const auto& task : tasks)
         for (const auto& memory : memories)
@@ -29,13 +30,15 @@ std::vector<CellSpec> expand_grid(const std::vector<Spec>& memories, const std::
 void check_buildable(const std::vector<CellSpec>& cells) {
     std::set<std::string> checked;
     for (const auto& c : cells) {
-        const std::string key = c.memory.canonical() + "|" + c.task.canonical() + "|" +
+        const std::string key = c.memory.canonical() + "|" + c.task.canonical() + "|" + c.readout.canonical() + "|" +
                                 std::to_string(c.budget_floats.value_or(-1)) + "|" + std::to_string(c.d);
         if (!checked.insert(key).second) continue;
         const auto task = make_task(c.task);
         MemoryShape shape = task->shape(TaskCell{c.n, c.d, c.seed});
         shape.budget_floats = c.budget_floats;
+        shape.positional_keys = task->positional_keys();
         make_memory(c.memory, shape, c.seed);  // throws UsageError naming the problem
+        resolve_readout(c.readout, c.memory.name());
     }
 }
 

@@ -18,7 +18,7 @@ namespace memcap {
 std::vector<CellSpec> expand_grid(const std::vector<Spec>& memories, const std::vector<Spec>& tasks,
                                   const std::vector<std::optional<std::int64_t>>& budgets,
                                   const std::vector<std::int64_t>& ns, std::int64_t seeds, int d,
-                                  const std::string& readout);
+                                  const Spec& readout);
 
 /// Throws UsageError if any (memory, budget, task) in `cells` cannot be built,
 /// e.g. a budget below the backend's minimum, before any work is done.

@@ -89,10 +89,8 @@ SweepBlock make_block(const std::string& name, const Values& defaults, const Val
             b.ds.clear();
             for (auto x : parse_int_list(v["d"], "d", 1 << 20)) b.ds.push_back(static_cast<int>(x));
         }
-        if (v.count("readout")) b.readouts = words(v["readout"]);
-        for (const auto& r : b.readouts)
-            if (std::find(readout_names().begin(), readout_names().end(), r) == readout_names().end())
-                throw UsageError("readout: unknown readout '" + r + "' (known: " + join(readout_names()) + ")");
+        for (const auto& r : words(v.count("readout") ? v["readout"] : std::string("auto")))
+            b.readouts.push_back(parse_readout_spec(r));
     } catch (const UsageError& e) {
         throw UsageError(at + e.what());
     }
@@ -113,7 +111,7 @@ std::vector<CellSpec> block_cells(const SweepBlock& b) {
 }
 
 std::string cell_key(const CellSpec& c) {
-    return c.memory.canonical() + " " + c.task.canonical() + " readout=" + c.readout +
+    return c.memory.canonical() + " " + c.task.canonical() + " readout=" + c.readout.canonical() +
            " budget=" + (c.budget_floats ? std::to_string(*c.budget_floats) : std::string("natural")) +
            " d=" + std::to_string(c.d) + " n=" + std::to_string(c.n) + " seed=" + std::to_string(c.seed);
 }
@@ -177,7 +175,8 @@ nlohmann::ordered_json SweepConfig::canonical() const {
         j["n"] = b.ns;
         j["seeds"] = b.seeds;
         j["d"] = b.ds;
-        j["readout"] = b.readouts;
+        j["readout"] = J::array();
+        for (const auto& r : b.readouts) j["readout"].push_back(r.canonical());
         blocks_json.push_back(j);
     }
     return J{{"blocks", blocks_json}};

@@ -19,7 +19,7 @@
 //   memories  spec strings (required)          tasks     spec strings (required)
 //   n         task sizes (required)            budgets   floats or `natural` (default natural)
 //   seeds     count S: seeds 0..S-1 (10)       d         dimension(s) (64)
-//   readout   readout name(s) (native)
+//   readout   readout spec(s) (auto)
 // Integer lists take single values and ranges: `A..B` (step 1), `A..B+S`
 // (step S), `A..B*F` (×F while ≤ B).
 //
@@ -47,7 +47,7 @@ struct SweepBlock {
     std::vector<std::int64_t> ns;
     std::int64_t seeds = 10;
     std::vector<int> ds{64};
-    std::vector<std::string> readouts{"native"};
+    std::vector<Spec> readouts;  // default: {auto}
 };
 
 struct SweepConfig {

@@ -1,6 +1,9 @@
 // memcap/memories/feature_map.cpp — see feature_map.hpp.
 #include "memories/feature_map.hpp"
 
+#include <Eigen/QR>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -13,8 +16,19 @@ FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, 
     dim_ = dpfp_ ? 2 * nu * m_ : m_;
     identity_ = (m_ == d_in_);
     if (!identity_) {
-        proj_.resize(m_, d_in_);
-        rng.fill_normal(proj_, 1.0 / std::sqrt(static_cast<double>(m_)));
+        // A random semi-orthogonal map: orthonormal columns when m ≥ d_in (inner
+        // products kept exactly), orthonormal rows scaled by √(d_in/m) when m < d_in
+        // (kept on average, with less spread than a Gaussian map).
+        const int tall = std::max(m_, d_in_), wide = std::min(m_, d_in_);
+        Eigen::MatrixXd g(tall, wide);
+        for (int j = 0; j < wide; ++j)
+            for (int i = 0; i < tall; ++i) g(i, j) = rng.normal();
+        Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
+        Eigen::MatrixXd q = qr.householderQ() * Eigen::MatrixXd::Identity(tall, wide);
+        for (int j = 0; j < wide; ++j)
+            if (qr.matrixQR()(j, j) < 0) q.col(j) = -q.col(j);
+        if (m_ >= d_in_) proj_ = q.cast<float>();
+        else proj_ = (q.transpose() * std::sqrt(static_cast<double>(d_in_) / m_)).cast<float>();
     }
 }
 

@@ -4,10 +4,13 @@
 // budget gives exactly d_φ = d_k columns, φ is the identity. Otherwise φ is a
 // fixed (never trained) map chosen by the backend's `phi` parameter:
 //
-//   proj  φ(x) = P x, P a d_φ × d_k matrix with N(0, 1/d_φ) entries (a
-//         Johnson–Lindenstrauss projection: inner products are kept on
-//         average). It is linear, so the feature space has rank min(d_φ, d_k):
-//         above d_φ = d_k a bigger grid cannot lower the crosstalk.
+//   proj  φ(x) = P x, P a random semi-orthogonal d_φ × d_k matrix (from the QR
+//         of a Gaussian matrix): orthonormal columns when d_φ ≥ d_k, so inner
+//         products are kept exactly; orthonormal rows scaled by √(d_k/d_φ) when
+//         d_φ < d_k, so they are kept on average (a Johnson–Lindenstrauss
+//         projection). It is linear, so the feature space has rank
+//         min(d_φ, d_k): above d_φ = d_k a bigger grid reads exactly like the
+//         d × d one — more floats, no more capacity.
 //   dpfp  Deterministic parameter-free projection (Schlag, Irie & Schmidhuber
 //         2021, "Linear Transformers Are Secretly Fast Weight Programmers",
 //         §4.2): r = [relu(y), relu(−y)] ∈ R^{2m}, φ_{i+2m(j−1)} = r_i · r_{(i+j) mod 2m},

@@ -31,6 +31,10 @@ struct MemoryShape {
     int d_value = 64;
     /// Floats of state the memory may hold; empty = the backend's natural size at d.
     std::optional<std::int64_t> budget_floats;
+    /// True when the task's keys only mark positions (lag recall, copying): a
+    /// memory without content-addressed reads (the rotation RNN) then takes the
+    /// value alone as its input, as in essay 004 Part 1; otherwise the pair.
+    bool positional_keys = false;
 };
 
 class Memory {

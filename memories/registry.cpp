@@ -6,7 +6,11 @@
 #include "memories/registry.hpp"
 
 #include "core/error.hpp"
+#include "memories/delta_grid.hpp"
+#include "memories/hrr.hpp"
 #include "memories/linear_grid.hpp"
+#include "memories/rotation_rnn.hpp"
+#include "memories/selective_state.hpp"
 #include "memories/softmax_cache.hpp"
 
 #include <cmath>
@@ -39,6 +43,40 @@ std::vector<MemoryEntry> build_registry() {
          grid_min_budget,
          [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
              return std::make_unique<LinearGrid>(s, spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
+         }},
+        {"delta", "delta-rule outer-product grid (fast weights that edit)",
+         {real_param("beta", "1", "write strength beta_w", 0.0, true, 2.0), phi_param, nu_param},
+         "d_v x d_phi, as linear", "Schlag, Irie & Schmidhuber 2021",
+         grid_min_budget,
+         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+             return std::make_unique<DeltaGrid>(s, spec.real("beta"), spec.text("phi"),
+                                                static_cast<int>(spec.integer("nu")), rng);
+         }},
+        {"hrr", "holographic reduced representation: circular convolution, unbind by correlation",
+         {},
+         "D = B (d without a budget)", "Plate 1995",
+         [](const Spec&, const MemoryShape&) { return std::int64_t{1}; },
+         [](const Spec&, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+             return std::make_unique<Hrr>(s, rng);
+         }},
+        {"rotation", "decaying rotation RNN s <- rho R s + U x, read by a least-squares probe",
+         {real_param("rho", "0.9", "decay per step", 0.0, false, 1.0, true),
+          choice_param("angles", {"uniform", "haar"}, "rotation angles: i.i.d. uniform, or those of a Haar R (D <= 2048)")},
+         "D = B (d without a budget)", "essay 004 Part 1",
+         [](const Spec&, const MemoryShape&) { return std::int64_t{1}; },
+         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+             return std::make_unique<RotationRnn>(s, spec.real("rho"), spec.text("angles"), rng);
+         },
+         false},
+        {"selective", "selective state model S <- a(x) S + b(x) v phi(k)^T, input-dependent step (Mamba)",
+         {real_param("rho", "1", "decay per full step (1 = none)", 0.0, true, 1.0),
+          choice_param("gate", {"salience", "none"}, "step from the token-class feature v_0, or always 1"),
+          phi_param, nu_param},
+         "d_v x d_phi, as linear", "Gu & Dao 2023 (Mamba); Dao & Gu 2024",
+         grid_min_budget,
+         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+             return std::make_unique<SelectiveState>(s, spec.real("rho"), spec.text("gate") == "salience",
+                                                     spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
          }},
     };
 }

@@ -28,6 +28,9 @@ struct MemoryEntry {
     std::function<std::int64_t(const Spec&, const MemoryShape&)> min_budget;
     /// Builds the backend; `params_rng` supplies its fixed random parameters.
     std::function<std::unique_ptr<Memory>(const Spec&, const MemoryShape&, Rng& params_rng)> make;
+    /// False when read() is not the memory's meaningful read: `--readout auto`
+    /// then scores it through the probe (the rotation RNN).
+    bool native_read = true;
 
     Schema schema() const { return {"memory", name, params}; }
 };

@@ -52,6 +52,8 @@ public:
     virtual MemoryShape shape(const TaskCell& cell) const { return {cell.d, cell.d, {}}; }
     /// Scored episodes per seed.
     virtual std::int64_t test_episodes(const TaskCell&) const { return 1; }
+    /// True when keys only mark positions (see MemoryShape::positional_keys).
+    virtual bool positional_keys() const { return false; }
     /// True when queries carry a slot (lag, position) and rows are reported per slot.
     virtual bool has_slots() const { return false; }
     /// Accuracy of guessing uniformly among the candidates.

@@ -29,11 +29,12 @@ struct Measured {
 };
 
 inline Measured measure(const std::string& memory, const std::string& task, std::int64_t n, int seeds,
-                        std::optional<std::int64_t> budget = std::nullopt, int d = 64) {
+                        std::optional<std::int64_t> budget = std::nullopt, int d = 64,
+                        const std::string& readout = "auto") {
     std::vector<double> acc;
     Measured m;
     for (int seed = 0; seed < seeds; ++seed) {
-        const CellSpec cell{parse_memory_spec(memory), parse_task_spec(task), "native", budget, d, n,
+        const CellSpec cell{parse_memory_spec(memory), parse_task_spec(task), parse_readout_spec(readout), budget, d, n,
                             static_cast<std::uint64_t>(seed)};
         const CellOutcome o = run_cell(cell);
         REQUIRE(o.ok);

@@ -28,7 +28,7 @@ TEST_CASE("shuffled query falls to chance (essay: 24.7% at n = 4, 0.2% at 512)",
 TEST_CASE("a budgeted cache holds floor(B / 2d) pairs and recalls the newest", "[assoc_recall][budget]") {
     // B = 1024 at d = 64 holds 8 pairs; of n = 64 written, the last 8 remain, so
     // queries drawn uniformly are right about 8/64 of the time (plus chance on the rest).
-    const CellSpec cell{parse_memory_spec("softmax"), parse_task_spec("assoc_recall"), "native", 1024, 64, 64, 0};
+    const CellSpec cell{parse_memory_spec("softmax"), parse_task_spec("assoc_recall"), parse_readout_spec("native"), 1024, 64, 64, 0};
     const CellOutcome o = run_cell(cell);
     REQUIRE(o.ok);
     REQUIRE(o.state_floats == 8 * 128);
@@ -38,7 +38,7 @@ TEST_CASE("a budgeted cache holds floor(B / 2d) pairs and recalls the newest", "
 }
 
 TEST_CASE("a budgeted grid stays within its budget and degrades with fewer columns", "[assoc_recall][budget]") {
-    const CellSpec cell{parse_memory_spec("linear"), parse_task_spec("assoc_recall"), "native", 1024, 64, 64, 0};
+    const CellSpec cell{parse_memory_spec("linear"), parse_task_spec("assoc_recall"), parse_readout_spec("native"), 1024, 64, 64, 0};
     const CellOutcome o = run_cell(cell);
     REQUIRE(o.ok);
     REQUIRE(o.state_floats == 1024);
@@ -46,4 +46,29 @@ TEST_CASE("a budgeted grid stays within its budget and degrades with fewer colum
     // n = 64 (test above), this one is below 100% by more than its sampling error.
     const auto m = measure("linear", "assoc_recall", 64, 20, 1024);
     REQUIRE(m.mean + 3.0 * std::sqrt(2.0) * m.se < 1.0);
+}
+
+TEST_CASE("HRR: 98.4% at n = 4, 53.6 at 16, 8.4 at 64, 0.9 at 512", "[essay004][assoc_recall][hrr]") {
+    const auto [n, published] =
+        GENERATE(table<std::int64_t, double>({{4, 0.984}, {16, 0.536}, {64, 0.084}, {512, 0.009}}));
+    CAPTURE(n);
+    require_reproduces(measure("hrr", "assoc_recall", n, 20), published);
+}
+
+TEST_CASE("the delta rule stores exactly while keys are few, then forgets the oldest", "[assoc_recall][delta]") {
+    // With beta = 1 and unit keys, the newest pair is always read back exactly, and
+    // n << d pairs are nearly orthogonal: perfect recall.
+    require_reproduces(measure("delta", "assoc_recall", 8, 20), 1.0);
+    // Far beyond capacity the delta rule keeps roughly the last d pairs, so accuracy
+    // tracks d/n rather than the additive grid's crosstalk curve; at n = 512 it is
+    // well below the grid's 31.6% but well above chance (0.2%).
+    const auto m = measure("delta", "assoc_recall", 512, 20);
+    REQUIRE(m.mean > 0.05);
+    REQUIRE(m.mean < 0.316);
+}
+
+TEST_CASE("the rotation RNN has no content-addressed read: chance on associative recall", "[assoc_recall][rotation]") {
+    const std::int64_t n = GENERATE(16, 64);
+    CAPTURE(n);
+    require_reproduces(measure("rotation", "assoc_recall:queries=32", n, 10), 1.0 / static_cast<double>(n));
 }

@@ -21,7 +21,7 @@ std::string run_to_string(const std::vector<CellSpec>& cells, int threads) {
 
 std::vector<CellSpec> small_grid() {
     return expand_grid({parse_memory_spec("softmax"), parse_memory_spec("linear:phi=dpfp")},
-                       {parse_task_spec("assoc_recall")}, {std::nullopt, 1024}, {8, 64}, 3, 32, "native");
+                       {parse_task_spec("assoc_recall")}, {std::nullopt, 1024}, {8, 64}, 3, 32, parse_readout_spec("native"));
 }
 
 }  // namespace
@@ -45,7 +45,7 @@ TEST_CASE("the CSV is byte-identical at 1 and 2 threads", "[harness][determinism
 }
 
 TEST_CASE("a failed cell is an error row, not a silent number", "[harness][csv]") {
-    CellSpec c{parse_memory_spec("softmax"), parse_task_spec("assoc_recall"), "native", 10, 64, 8, 0};  // budget < 128
+    CellSpec c{parse_memory_spec("softmax"), parse_task_spec("assoc_recall"), parse_readout_spec("native"), 10, 64, 8, 0};  // budget < 128
     const CellOutcome o = run_cell(c);
     REQUIRE_FALSE(o.ok);
     const std::string row = csv_rows(c, o);
@@ -64,7 +64,7 @@ TEST_CASE("quoting round-trips specs that contain commas", "[harness][csv]") {
 
 TEST_CASE("aggregation gives the mean and spread over seeds", "[harness][aggregate]") {
     const auto cells = expand_grid({parse_memory_spec("linear")}, {parse_task_spec("assoc_recall")}, {std::nullopt},
-                                   {256}, 5, 64, "native");
+                                   {256}, 5, 64, parse_readout_spec("native"));
     const std::string path = "aggregate_test_input.csv";
     {
         std::ofstream f(path);

@@ -1,0 +1,35 @@
+// memcap/harness/probe.hpp — the probe readout (SPEC §4): the best linear read of a state.
+//
+// Fits a least-squares linear map from a memory's flat state on independent
+// training episodes (Split::Train), then scores it on the task's test episodes:
+//
+//   tasks with slots (lag recall, copying): features [s, 1] → the one-hot of
+//       the target token, one map per slot, all slots solved together from one
+//       factorisation; the prediction is the arg-max token.
+//   tasks without slots (associative recall): features [s, q, 1] → the target
+//       value vector, one map for every query; the read is scored like a native
+//       read (nearest candidate). A linear map of [s, q] cannot multiply state by
+//       query, so a memory without content-addressing stays near chance here.
+//
+// Solver (Eigen LDLT, double precision): with P features and R training rows,
+// the primal (XᵀX + λI) W = XᵀY when P ≤ R, the dual W = Xᵀ (XXᵀ + λI)⁻¹ Y when
+// the state is wider than the training set; λ = ridge × mean diagonal of the
+// Gram matrix (ridge = 1e-6 by default: ordinary least squares up to rounding
+// when the design has full rank, finite when it does not).
+#pragma once
+
+#include "harness/readout.hpp"
+
+namespace memcap {
+
+struct ProbeOptions {
+    std::int64_t train_episodes = 2000;
+    double ridge = 1e-6;
+};
+
+/// Largest Gram matrix (either side) the probe builds: 8192² doubles = 512 MiB.
+constexpr std::int64_t kProbeMaxGram = 8192;
+
+CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell, const ProbeOptions& options);
+
+}  // namespace memcap

@@ -1,0 +1,104 @@
+// memcap/memories/rotation_rnn.cpp — see rotation_rnn.hpp.
+#include "memories/rotation_rnn.hpp"
+
+#include "core/error.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/QR>
+
+#include <algorithm>
+#include <cmath>
+
+namespace memcap {
+namespace {
+
+// Eigenangles of a Haar-random orthogonal D × D matrix: θ in (0, π) for each
+// conjugate pair, and the real eigenvalues (±1) as signs.
+void haar_angles(int dim, Rng& rng, std::vector<double>& angles, std::vector<float>& signs) {
+    Eigen::MatrixXd g(dim, dim);
+    for (int j = 0; j < dim; ++j)
+        for (int i = 0; i < dim; ++i) g(i, j) = rng.normal();
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
+    Eigen::MatrixXd q = qr.householderQ();
+    const Eigen::MatrixXd r = qr.matrixQR().triangularView<Eigen::Upper>();
+    for (int j = 0; j < dim; ++j)  // Mezzadri's sign fix makes Q exactly Haar
+        if (r(j, j) < 0) q.col(j) = -q.col(j);
+    const Eigen::VectorXcd ev = Eigen::EigenSolver<Eigen::MatrixXd>(q, false).eigenvalues();
+    std::vector<double> pos;
+    for (Eigen::Index i = 0; i < ev.size(); ++i) {
+        const double theta = std::arg(ev(i));
+        if (std::abs(ev(i).imag()) < 1e-9) signs.push_back(ev(i).real() > 0 ? 1.0f : -1.0f);
+        else if (theta > 0) pos.push_back(theta);
+    }
+    std::sort(pos.begin(), pos.end());  // a fixed order, independent of the solver's
+    std::sort(signs.begin(), signs.end());
+    // Rounding can classify a nearly real pair as two reals or vice versa; keep D exact.
+    while (2 * pos.size() + signs.size() > static_cast<std::size_t>(dim)) signs.pop_back();
+    while (2 * pos.size() + signs.size() < static_cast<std::size_t>(dim)) signs.push_back(1.0f);
+    angles = pos;
+}
+
+}  // namespace
+
+RotationRnn::RotationRnn(const MemoryShape& shape, double rho, const std::string& angles, Rng& rng)
+    : dim_(static_cast<int>(shape.budget_floats.value_or(shape.d_value))), d_key_(shape.d_key),
+      d_value_(shape.d_value), value_only_(shape.positional_keys), rho_(static_cast<float>(rho)),
+      state_(Vec::Zero(dim_)) {
+    std::vector<double> theta;
+    if (angles == "haar") {
+        if (dim_ > kMaxHaarDim)
+            throw UsageError("memory 'rotation': angles=haar needs a dense " + std::to_string(dim_) + " x " +
+                             std::to_string(dim_) + " eigendecomposition; it is allowed up to D = " +
+                             std::to_string(kMaxHaarDim) + " (use rotation:angles=uniform)");
+        haar_angles(dim_, rng, theta, sign_);
+    } else {
+        for (int j = 0; j < dim_ / 2; ++j) theta.push_back(2.0 * M_PI * rng.uniform());
+        if (dim_ % 2) sign_.push_back(1.0f);
+    }
+    for (double t : theta) cos_.push_back(static_cast<float>(std::cos(t))), sin_.push_back(static_cast<float>(std::sin(t)));
+
+    const int d_in = value_only_ ? d_value_ : d_key_ + d_value_;
+    if (d_in != dim_) {
+        input_map_.resize(dim_, d_in);
+        rng.fill_normal(input_map_, 1.0 / std::sqrt(static_cast<double>(dim_)));
+    }
+}
+
+void RotationRnn::step(const float* input) {
+    float* s = state_.data();
+    const std::size_t pairs = cos_.size();
+    for (std::size_t j = 0; j < pairs; ++j) {
+        const float a = s[2 * j], b = s[2 * j + 1];
+        s[2 * j] = rho_ * (cos_[j] * a - sin_[j] * b) + input[2 * j];
+        s[2 * j + 1] = rho_ * (sin_[j] * a + cos_[j] * b) + input[2 * j + 1];
+    }
+    for (std::size_t j = 0; j < sign_.size(); ++j) {
+        const std::size_t i = 2 * pairs + j;
+        s[i] = rho_ * sign_[j] * s[i] + input[i];
+    }
+}
+
+void RotationRnn::write(ConstVecRef key, ConstVecRef value) { write_batch(key.transpose(), value.transpose()); }
+
+void RotationRnn::write_batch(ConstMatRef keys, ConstMatRef values) {
+    RowMat x;
+    if (value_only_) x = values;
+    else {
+        x.resize(keys.rows(), d_key_ + d_value_);
+        x.leftCols(d_key_) = keys;
+        x.rightCols(d_value_) = values;
+    }
+    const RowMat inputs = input_map_.size() ? RowMat(x * input_map_.transpose()) : x;  // n × D, one GEMM
+    for (Eigen::Index i = 0; i < inputs.rows(); ++i) step(inputs.row(i).data());
+}
+
+void RotationRnn::read(ConstVecRef, VecRef out) const {
+    if (input_map_.size() == 0) {
+        out = value_only_ ? state_ : state_.tail(d_value_);
+        return;
+    }
+    const int offset = value_only_ ? 0 : d_key_;
+    out.noalias() = input_map_.middleCols(offset, d_value_).transpose() * state_;
+}
+
+}  // namespace memcap

@@ -1,0 +1,67 @@
+// memcap/memories/rotation_rnn.hpp — decaying rotation RNN (essay 004 Part 1).
+//
+// Stores:       one state vector s of D floats (s = 0 after reset).
+// Write:        s ← ρ R s + U x, R orthogonal, ρ the decay; x is the value
+//               (tasks with positional keys: lag recall, copying) or the pair
+//               [k; v] (associative recall).
+// Read:         the probe readout (harness/probe.hpp): a least-squares linear map
+//               from [s, 1] (per slot) or [s, q, 1] (associative recall), fitted
+//               on training episodes. The native read() only decodes the state
+//               through the input map, r = U_vᵀ s (U_v = I when D = d): it
+//               ignores the query, because a linear RNN has no content-addressed
+//               read — on associative recall it stays near chance by design.
+// state_floats: D = B (D = d without a budget).
+// Parameters:   rho = 0.9 (real in [0, 1)), angles = uniform (uniform|haar).
+// Minimum budget: 1 float.
+// Source:       essay 004 Part 1; Elman 1990; the orthogonal-RNN literature.
+//
+// Form. A Haar-random orthogonal R is R = Z T Zᵀ with Z orthogonal and T
+// block-diagonal (2 × 2 rotations by angles θ_j, and ±1 entries). In the basis
+// s' = Zᵀ s the update is s' ← ρ T s' + Zᵀ U x, which costs O(D) per step
+// instead of O(D²). The least-squares readout is invariant to a fixed
+// orthogonal change of basis, and the task's codes are isotropic random
+// vectors, so the map Zᵀ U can be drawn directly (identity when D equals the
+// input dimension, else Gaussian): the results are distributed exactly as
+// with a dense Haar R. `angles=haar` (the essays' reading) takes θ from the
+// eigenvalues of a dense Haar draw (O(D³) once per memory, allowed for
+// D ≤ 2048); `angles=uniform` (the default, any D) draws θ_j i.i.d. uniform
+// on [0, 2π), which lacks the eigenvalue repulsion of a Haar R.
+#pragma once
+
+#include "core/rng.hpp"
+#include "memories/memory.hpp"
+
+#include <string>
+#include <vector>
+
+namespace memcap {
+
+class RotationRnn final : public Memory {
+public:
+    RotationRnn(const MemoryShape& shape, double rho, const std::string& angles, Rng& rng);
+
+    /// Largest D for angles=haar (the dense eigendecomposition is O(D³)).
+    static constexpr std::int64_t kMaxHaarDim = 2048;
+
+    void reset() override { state_.setZero(); }
+    void write(ConstVecRef key, ConstVecRef value) override;
+    void read(ConstVecRef query, VecRef out) const override;
+    std::int64_t state_floats() const override { return state_.size(); }
+    ConstStateView state() const override { return ConstStateView(state_.data(), state_.size()); }
+    std::int64_t param_floats() const override {
+        return static_cast<std::int64_t>(cos_.size() + sin_.size() + sign_.size()) + input_map_.size();
+    }
+    void write_batch(ConstMatRef keys, ConstMatRef values) override;
+
+private:
+    void step(const float* input);  // s ← ρ T s + input (input already mapped, D floats)
+    int dim_, d_key_, d_value_;
+    bool value_only_;
+    float rho_;
+    std::vector<float> cos_, sin_;  // one per 2 × 2 block, acting on s[2j], s[2j+1]
+    std::vector<float> sign_;       // ±1 for the 1 × 1 blocks after the pairs
+    RowMat input_map_;              // D × (d_v or d_k + d_v); empty = identity
+    Vec state_;
+};
+
+}  // namespace memcap

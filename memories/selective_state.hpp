@@ -1,0 +1,60 @@
+// memcap/memories/selective_state.hpp — selective state model (Mamba / gated linear attention form).
+//
+// Stores:       one matrix S of d_v × N floats (S = 0 after reset).
+// Write:        S ← a(x) S + b(x) v φ(k)ᵀ, with an input-dependent step Δ(x):
+//                   b(x) = Δ(x),   a(x) = ρ^Δ(x)
+//               Δ = 1 writes the pair and decays the state by ρ; Δ = 0 leaves S
+//               exactly as it was — the token is skipped. This is the
+//               zero-order-hold discretisation of Mamba (Gu & Dao 2023, eq. 4,
+//               Ā = exp(ΔA), B̄ ≈ ΔB, with A = log ρ) with a scalar decay as in
+//               Mamba-2; Theorem 1 of the Mamba paper is its 1-D case.
+// Read:         S φ(q).
+// state_floats: d_v × d_φ, d_φ as `linear` (floor(B / d_v); d_k without a budget).
+// Parameters:   rho = 1 (real in (0, 1]; 1 = no decay), gate = salience
+//               (salience|none), phi = proj (proj|dpfp), nu = 1.
+//               Minimum budget as `linear`.
+//
+// The gate, computed without training: Δ(x) = 1 − v₀² / ‖v‖² (0 for v = 0),
+// where v₀ is the value's coordinate 0, memcap's token-class feature. The blank
+// (noise) token of selective copying is e₀, so Δ = 0 and it is skipped;
+// content codes have v₀ = 0 there, so Δ = 1. For random unit values (the other
+// tasks) v₀² ≈ 1/d and Δ ≈ 1. gate=none sets Δ = 1 for every write: the same
+// memory without selection (a decaying grid), for ablations.
+//
+// Source:       Gu & Dao 2023, "Mamba: Linear-Time Sequence Modeling with
+//               Selective State Spaces"; Dao & Gu 2024 (Mamba-2 / SSD); Yang et
+//               al. 2024 (gated linear attention).
+//
+// State layout: S row-major, state()[i * d_φ + j] = S(i, j).
+#pragma once
+
+#include "memories/feature_map.hpp"
+#include "memories/memory.hpp"
+
+namespace memcap {
+
+class SelectiveState final : public Memory {
+public:
+    SelectiveState(const MemoryShape& shape, double rho, bool gated, const std::string& phi, int nu, Rng& rng);
+
+    void reset() override { state_.setZero(); }
+    void write(ConstVecRef key, ConstVecRef value) override;
+    void read(ConstVecRef query, VecRef out) const override;
+    std::int64_t state_floats() const override { return state_.size(); }
+    ConstStateView state() const override { return ConstStateView(state_.data(), state_.size()); }
+    std::int64_t param_floats() const override { return phi_.param_floats(); }
+
+    void write_batch(ConstMatRef keys, ConstMatRef values) override;
+    void read_batch(ConstMatRef queries, MatRef out) const override;
+
+    /// The step Δ(v) for one value (see the header comment).
+    float step(const float* value, int d_value) const;
+
+private:
+    double rho_;
+    bool gated_;
+    FeatureMap phi_;
+    RowMat state_;  // d_v × d_φ
+};
+
+}  // namespace memcap
