@@ -88,6 +88,18 @@ public:
         for (Eigen::Index i = 0; i < m.size(); ++i) p[i] = static_cast<typename Derived::Scalar>(sd * normal());
     }
 
+    /// An m × d matrix of N(0, 1) rows normalised to unit length: random unit codes.
+    template <class Mat>
+    Mat unit_rows(Eigen::Index m, Eigen::Index d) {
+        Mat out(m, d);
+        fill_normal(out);
+        for (Eigen::Index i = 0; i < m; ++i) {
+            const auto norm = out.row(i).norm();
+            if (norm > 0) out.row(i) /= norm;
+        }
+        return out;
+    }
+
 private:
     Engine engine_;
     boost::random::normal_distribution<double> normal_;

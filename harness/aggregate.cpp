@@ -30,6 +30,7 @@ struct Acc {
     GroupSummary g;
     std::vector<double> acc;
     double dist_sum = 0;
+    std::int64_t dist_count = 0;  // seeds with a distance (the probe on slot tasks has none)
 };
 
 }  // namespace
@@ -76,7 +77,7 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
         a.g.queries += parse_int(f[10], what + " queries");
         a.acc.push_back(parse_real(f[12], what + " accuracy_frac"));
         a.g.chance = parse_real(f[13], what + " chance_frac");
-        a.dist_sum += parse_real(f[14], what + " target_dist_mean");
+        if (!f[14].empty()) a.dist_sum += parse_real(f[14], what + " target_dist_mean"), ++a.dist_count;
     }
     std::vector<GroupSummary> out;
     for (auto& a : groups) {
@@ -93,7 +94,8 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
                                  : std::numeric_limits<double>::quiet_NaN();
             a.g.ci_lo = std::max(0.0, a.g.mean - t * a.g.sd / std::sqrt(s));
             a.g.ci_hi = std::min(1.0, a.g.mean + t * a.g.sd / std::sqrt(s));
-            a.g.dist_mean = a.dist_sum / s;
+            a.g.dist_mean = a.dist_count ? a.dist_sum / static_cast<double>(a.dist_count)
+                                         : std::numeric_limits<double>::quiet_NaN();
         }
         out.push_back(a.g);
     }
@@ -109,7 +111,7 @@ std::string summary_csv(const std::vector<GroupSummary>& groups) {
                (any ? std::to_string(g.state_floats) : "") + "," + g.d + "," + g.n + "," + g.slot + "," +
                std::to_string(g.seeds) + "," + std::to_string(g.errors) + "," + std::to_string(g.queries) + "," +
                (any ? sig(g.mean) : "") + "," + (any ? sig(g.sd) : "") + "," + (ci ? sig(g.ci_lo) : "") + "," +
-               (ci ? sig(g.ci_hi) : "") + "," + (any ? sig(g.chance) : "") + "," + (any ? sig(g.dist_mean) : "") +
+               (ci ? sig(g.ci_hi) : "") + "," + (any ? sig(g.chance) : "") + "," + (any && !std::isnan(g.dist_mean) ? sig(g.dist_mean) : "") +
                "\n";
     }
     return out;

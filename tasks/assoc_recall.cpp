@@ -3,11 +3,13 @@
 
 #include "core/rng.hpp"
 
+#include <algorithm>
+
 namespace memcap {
 
 AssocRecall::AssocRecall(Spec spec)
     : Task(std::move(spec)), queries_(this->spec().integer("queries")), noise_(this->spec().real("noise")),
-      shuffled_query_(this->spec().text("control") == "shuffled_query") {}
+      control_(this->spec().text("control")) {}
 
 Episode AssocRecall::episode(const TaskCell& c, Split split, std::int64_t index) const {
     const int sp = static_cast<int>(split);
@@ -19,15 +21,19 @@ Episode AssocRecall::episode(const TaskCell& c, Split split, std::int64_t index)
     pairs.fill_normal(e.values);
     normalise_rows(e.keys);
     normalise_rows(e.values);
+    if (control_ == "key_collision")
+        for (std::int64_t i = 1; i < c.n; i += 2) e.keys.row(i) = e.keys.row(i - 1);
     e.candidates = e.values;
 
     Rng targets = Rng::stream("assoc_recall/targets", c.n, c.d, c.seed, sp, index);
     e.target.resize(static_cast<std::size_t>(queries_));
     for (auto& t : e.target) t = static_cast<int>(targets.below(c.n));
+    if (control_ == "key_collision")  // the later-written value of the two under one key
+        for (auto& t : e.target) t = static_cast<int>(std::min<std::int64_t>(t | 1, c.n - 1));
     e.slot.assign(e.target.size(), -1);
 
     e.queries.resize(queries_, c.d);
-    if (shuffled_query_) {
+    if (control_ == "shuffled_query") {
         Rng random = Rng::stream("assoc_recall/random_query", c.n, c.d, c.seed, sp, index);
         random.fill_normal(e.queries);
     } else {
@@ -40,6 +46,21 @@ Episode AssocRecall::episode(const TaskCell& c, Split split, std::int64_t index)
         }
     }
     normalise_rows(e.queries);
+
+    // Interventions on what is written; queries, targets and candidates stay as they are.
+    if (control_ == "key_shuffle" || control_ == "value_shuffle" || control_ == "paired_permutation") {
+        Rng perm = Rng::stream("assoc_recall/permutation", c.n, c.d, c.seed, sp, index);
+        std::vector<Eigen::Index> order(static_cast<std::size_t>(c.n));
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<Eigen::Index>(i);
+        for (std::size_t i = order.size(); i > 1; --i)  // Fisher–Yates
+            std::swap(order[i - 1], order[static_cast<std::size_t>(perm.below(static_cast<std::int64_t>(i)))]);
+        RowMat k = e.keys, v = e.values;
+        for (std::int64_t i = 0; i < c.n; ++i) {
+            const Eigen::Index j = order[static_cast<std::size_t>(i)];
+            if (control_ != "value_shuffle") e.keys.row(i) = k.row(j);
+            if (control_ != "key_shuffle") e.values.row(i) = v.row(j);
+        }
+    }
     return e;
 }
 

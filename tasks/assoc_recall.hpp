@@ -14,8 +14,21 @@
 // Parameters:
 //   queries = 32   reads per episode (targets drawn with replacement)
 //   noise   = 0    σ: the query is unit(k + σ z), z ~ N(0, I) (β sweep: 0.12)
-//   control = none | shuffled_query: each query is replaced by a random unit
-//                  vector, unrelated to any key; accuracy must fall to chance.
+//   control = one of
+//     none               the task as above;
+//     shuffled_query     each query is replaced by a random unit vector unrelated
+//                        to any key: accuracy must fall to chance (1/n);
+//     key_shuffle        the keys are written in a random order against the
+//                        values, (k_π(i), v_i), breaking every pair: chance;
+//     value_shuffle      the same from the other side, (k_i, v_π(i)): chance;
+//     paired_permutation the pairs are written in a random order, (k_π(i), v_π(i)):
+//                        an order-free memory (cache without eviction, grid,
+//                        HRR) reads exactly as with control=none, up to rounding;
+//     key_collision      pairs 2m and 2m+1 share one key with different values;
+//                        the right answer is the later-written value (an
+//                        update). An order-free memory returns a blend of the
+//                        two (distance ≈ 0.71 from each), so it is right about
+//                        half the time; the delta rule overwrites and is right.
 //
 // The pairs, the targets, the noise and the random queries come from separate
 // streams, so changing `queries`, `noise` or `control` leaves the rest of the
@@ -36,7 +49,7 @@ public:
 private:
     std::int64_t queries_;
     double noise_;
-    bool shuffled_query_;
+    std::string control_;
 };
 
 }  // namespace memcap

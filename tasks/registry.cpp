@@ -3,6 +3,8 @@
 
 #include "core/error.hpp"
 #include "tasks/assoc_recall.hpp"
+#include "tasks/selective_copying.hpp"
+#include "tasks/sequence_recall.hpp"
 
 namespace memcap {
 namespace {
@@ -12,9 +14,32 @@ std::vector<TaskEntry> build_registry() {
         {"assoc_recall", "associative recall: write n random (key, value) pairs, query stored keys",
          {int_param("queries", "32", "reads per episode, targets drawn with replacement", 1, 1 << 20),
           real_param("noise", "0", "query noise sigma per entry, then renormalised", 0.0),
-          choice_param("control", {"none", "shuffled_query"}, "shuffled_query: random queries (chance control)")},
+          choice_param("control",
+                       {"none", "shuffled_query", "key_shuffle", "value_shuffle", "paired_permutation", "key_collision"},
+                       "a control or intervention (see tasks/assoc_recall.hpp)")},
          "number of stored pairs", "essay 004 Part 3",
          [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<AssocRecall>(s); }},
+        {"lag_recall", "lag recall: a stream of n tokens, recall the token k steps back (slot = lag k)",
+         {int_param("vocab", "16", "vocabulary size (chance 1/vocab)", 1, 1 << 20),
+          int_param("lags", "60", "lags 1..lags are queried (capped at n)", 1, 1 << 30),
+          int_param("episodes", "1000", "scored episodes per seed", 1, 1e8)},
+         "stream length T (essay: 80)", "essay 004 Part 1",
+         [](const Spec& s) -> std::unique_ptr<Task> {
+             return std::make_unique<SequenceRecall>(s, SequenceRecall::Mode::Lag);
+         }},
+        {"copying", "copying: a stream of n tokens, recall the token at every position (slot = position)",
+         {int_param("vocab", "16", "vocabulary size (chance 1/vocab)", 1, 1 << 20),
+          int_param("episodes", "1000", "scored episodes per seed", 1, 1e8)},
+         "stream length L", "essay 004 Part 1",
+         [](const Spec& s) -> std::unique_ptr<Task> {
+             return std::make_unique<SequenceRecall>(s, SequenceRecall::Mode::Copy);
+         }},
+        {"selective_copying", "selective copying: content tokens among blanks, recall the content in order",
+         {int_param("vocab", "16", "content vocabulary (answers: vocab + the blank)", 1, 1 << 20),
+          int_param("content", "16", "content tokens per stream (<= n)", 1, 1 << 30),
+          int_param("episodes", "1000", "scored episodes per seed", 1, 1e8)},
+         "stream length L", "Gu & Dao 2023 (Mamba) section 3.1",
+         [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<SelectiveCopying>(s); }},
     };
 }
 

@@ -1,0 +1,95 @@
+// Essay 004 Part 1 (lag recall, copying) and selective copying (Mamba §3.1).
+//
+// The essay fits its readout on 2000 sequences and scores it on 1000, for one
+// rotation and one set of codes: its numbers carry the spread of one seed, so
+// they are compared with published_seeds = 1 (tests/support.hpp). The essay's
+// reading: D = 64, 16 words, T = 80, s = 0 at the start, Haar-random R.
+// "About half" is read as within 10 points of 50%.
+#include "support.hpp"
+
+using namespace memcap;
+using namespace memcap::test;
+
+namespace {
+
+constexpr int kSeeds = 5;
+
+void require_about_half(const Measured& m) {
+    INFO("measured " << 100 * m.mean << "%");
+    REQUIRE(std::abs(m.mean - 0.5) <= 0.10);
+}
+
+}  // namespace
+
+TEST_CASE("lag recall, rho = 0.8: lags 1-3 perfect, about half by lag 8, 7.1% at lag 20", "[essay004][lag_recall]") {
+    const auto m = measure_slots(Run{"rotation:rho=0.8,angles=haar", "lag_recall", 80, kSeeds});
+    for (int lag : {1, 2, 3}) {
+        CAPTURE(lag);
+        REQUIRE(m.at(lag).mean >= 0.99);
+    }
+    require_about_half(m.at(8));
+    require_reproduces(m.at(20), 0.071, 1);
+}
+
+TEST_CASE("lag recall, rho = 0.9: 99.3% at lag 1, about half by lag 9, 10.5% at lag 20", "[essay004][lag_recall]") {
+    const auto m = measure_slots(Run{"rotation:rho=0.9,angles=haar", "lag_recall", 80, kSeeds});
+    require_reproduces(m.at(1), 0.993, 1);
+    require_about_half(m.at(9));
+    require_reproduces(m.at(20), 0.105, 1);
+}
+
+TEST_CASE("lag recall, rho = 0.97: 60.1% at lag 1, 24.8% at lag 20", "[essay004][lag_recall]") {
+    const auto m = measure_slots(Run{"rotation:rho=0.97,angles=haar", "lag_recall", 80, kSeeds});
+    require_reproduces(m.at(1), 0.601, 1);
+    require_reproduces(m.at(20), 0.248, 1);
+}
+
+TEST_CASE("uniform and Haar rotation angles read the same within sampling error", "[lag_recall][rotation]") {
+    // The default (angles=uniform, O(D) set-up) against the essays' Haar reading.
+    const auto haar = measure_slots(Run{"rotation:rho=0.9,angles=haar", "lag_recall:episodes=500", 80, kSeeds});
+    const auto uniform = measure_slots(Run{"rotation:rho=0.9", "lag_recall:episodes=500", 80, kSeeds});
+    for (int lag : {1, 5, 9, 20}) {
+        CAPTURE(lag);
+        const double tol = 3.0 * std::sqrt(haar.at(lag).se() * haar.at(lag).se() + uniform.at(lag).se() * uniform.at(lag).se());
+        REQUIRE(std::abs(haar.at(lag).mean - uniform.at(lag).mean) <= tol);
+    }
+}
+
+TEST_CASE("copying, rho = 0.9 and 0.97: 100 at L = 5, 84.5 / 89.6 at 10, about half at 20, 21.0 / 23.3 at 60",
+          "[essay004][copying]") {
+    const auto [rho, at10, at60] = GENERATE(table<std::string, double, double>({{"0.9", 0.845, 0.210}, {"0.97", 0.896, 0.233}}));
+    CAPTURE(rho);
+    const std::string memory = "rotation:angles=haar,rho=" + rho;
+    REQUIRE(measure_slot_mean(Run{memory, "copying", 5, kSeeds}).mean >= 0.99);
+    // Known discrepancy (SPEC §6): at L = 10 the essay reads 1-1.5 points below every
+    // reading known. Measured here: 85.7 (rho 0.9) and 91.2 (rho 0.97) against 84.5 and
+    // 89.6, beyond sampling error at rho 0.97. We assert the offset we see rather than
+    // tune the protocol to the essay: measured above the essay by 0 to 3 points.
+    const Measured at_10 = measure_slot_mean(Run{memory, "copying", 10, kSeeds});
+    INFO("L = 10: measured " << 100 * at_10.mean << "%, essay " << 100 * at10 << "%");
+    REQUIRE(at_10.mean - at10 >= 0.0);
+    REQUIRE(at_10.mean - at10 <= 0.03);
+    require_about_half(measure_slot_mean(Run{memory, "copying", 20, kSeeds}));
+    require_reproduces(measure_slot_mean(Run{memory, "copying", 60, kSeeds}), at60, 1);
+}
+
+TEST_CASE("the position-keyed cache copies exactly at every L", "[essay004][copying]") {
+    const std::int64_t length = GENERATE(5, 10, 20, 40, 60);
+    CAPTURE(length);
+    REQUIRE(measure_slot_mean(Run{"softmax", "copying:episodes=100", length, 3}).mean >= 1.0 - 1e-12);
+}
+
+TEST_CASE("selection: at B = 1024, L = 256, M = 16 the selective model keeps the content, the rotation RNN does not",
+          "[selective_copying]") {
+    // Both read through the probe, the best linear read of each state.
+    const Run selective{"selective", "selective_copying:episodes=300", 256, 3, 1024, 64, "probe:train=1000"};
+    const Run rotation{"rotation", "selective_copying:episodes=300", 256, 3, 1024, 64, "probe:train=1000"};
+    const Measured s = measure_slot_mean(selective), r = measure_slot_mean(rotation);
+    INFO("selective " << 100 * s.mean << "%, rotation " << 100 * r.mean << "%");
+    REQUIRE(s.mean - 3 * s.se() >= 0.9);
+    REQUIRE(r.mean + 3 * r.se() < 0.9);
+    // Without its gate, the same model writes the blanks too.
+    const Run ungated{"selective:gate=none", "selective_copying:episodes=300", 256, 3, 1024};
+    const Run gated{"selective", "selective_copying:episodes=300", 256, 3, 1024};
+    REQUIRE(measure_slot_mean(ungated).mean + 0.2 < measure_slot_mean(gated).mean);
+}
