@@ -38,7 +38,10 @@ std::vector<SqrtDStats> sqrt_d_statistics(const std::vector<int>& dims, int keys
     std::vector<SqrtDStats> out;
     for (int d : dims) {
         Rng rng = Rng::stream("diagnostics/sqrt_d", d, keys, seed);
-        SqrtDStats raw{d, false}, scaled{d, true};
+        SqrtDStats raw, scaled;
+        raw.d = scaled.d = d;
+        scaled.scaled = true;
+        raw.trials = scaled.trials = trials;
         for (int t = 0; t < trials; ++t) {
             Eigen::MatrixXd k(keys, d);
             Eigen::VectorXd q(d);
@@ -47,18 +50,23 @@ std::vector<SqrtDStats> sqrt_d_statistics(const std::vector<int>& dims, int keys
             const Eigen::VectorXd logits = k * q;
             for (SqrtDStats* s : {&raw, &scaled}) {
                 const Eigen::VectorXd p = softmax(s->scaled ? Eigen::VectorXd(logits / std::sqrt(double(d))) : logits);
-                s->max_weight += p.maxCoeff();
                 double h = 0;
                 for (Eigen::Index i = 0; i < p.size(); ++i)
                     if (p(i) > 0) h -= p(i) * std::log(p(i));
-                s->entropy_nats += h;
-                s->grad_proxy += (p.array() * (1.0 - p.array())).sum();
+                const double m = p.maxCoeff(), g = (p.array() * (1.0 - p.array())).sum();
+                s->max_weight += m, s->max_weight_se += m * m;  // second moments, turned into SEs below
+                s->entropy_nats += h, s->entropy_se += h * h;
+                s->grad_proxy += g, s->grad_proxy_se += g * g;
             }
         }
+        const auto finish = [trials](double& mean, double& second) {
+            mean /= trials;
+            second = std::sqrt(std::max(0.0, second / trials - mean * mean) / trials);
+        };
         for (SqrtDStats* s : {&raw, &scaled}) {
-            s->max_weight /= trials;
-            s->entropy_nats /= trials;
-            s->grad_proxy /= trials;
+            finish(s->max_weight, s->max_weight_se);
+            finish(s->entropy_nats, s->entropy_se);
+            finish(s->grad_proxy, s->grad_proxy_se);
             out.push_back(*s);
         }
     }
@@ -87,9 +95,12 @@ InfluenceStats weight_vs_influence(double sigma, int records, int d, double beta
         p.maxCoeff(&top_w);
         influence.maxCoeff(&top_i);
         mismatches += (top_w != top_i);
-        out.spearman_mean += spearman(p, influence);
+        const double rho = spearman(p, influence);
+        out.spearman_mean += rho;
+        out.spearman_se += rho * rho;
     }
     out.spearman_mean /= layers;
+    out.spearman_se = std::sqrt(std::max(0.0, out.spearman_se / layers - out.spearman_mean * out.spearman_mean) / layers);
     out.mismatch_frac = static_cast<double>(mismatches) / layers;
     return out;
 }

@@ -24,14 +24,16 @@ namespace memcap {
 struct SqrtDStats {
     int d = 0;
     bool scaled = false;
-    double max_weight = 0, entropy_nats = 0, grad_proxy = 0;
+    double max_weight = 0, entropy_nats = 0, grad_proxy = 0;     // means over trials
+    double max_weight_se = 0, entropy_se = 0, grad_proxy_se = 0;  // their standard errors
+    int trials = 0;
 };
 
 std::vector<SqrtDStats> sqrt_d_statistics(const std::vector<int>& dims, int keys, int trials, std::uint64_t seed);
 
 struct InfluenceStats {
     double sigma = 0;
-    double spearman_mean = 0;
+    double spearman_mean = 0, spearman_se = 0;
     double mismatch_frac = 0;
     int layers = 0;
 };

@@ -12,6 +12,7 @@
 #include "harness/aggregate.hpp"
 #include "harness/output.hpp"
 #include "harness/runner.hpp"
+#include "harness/reproduce.hpp"
 #include "harness/sweep.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
@@ -43,6 +44,7 @@ const char* const kUsage =
     "  list        every memory backend and task, with parameters, defaults and state formula\n"
     "  run         run a grid of cells (memories x tasks x budgets x n x seeds) and write CSV\n"
     "  sweep       run the sweep a config file describes; resumable, MPI-aware (scripts/sweeps/)\n"
+    "  reproduce   every experiment of essays 000 and 004, with a table of essay vs measured numbers\n"
     "  aggregate   summarise a results CSV over seeds (mean, sd, 95% interval)\n"
     "\n"
     "`memcap <command> --help` describes a command's options.\n";
@@ -247,6 +249,27 @@ int cmd_aggregate(const std::vector<std::string>& args) {
     return 0;
 }
 
+int cmd_reproduce(const std::vector<std::string>& args, const std::string& cmdline) {
+    po::options_description desc(
+        "memcap reproduce: every experiment of essay 004 (Parts 1-4) and essay 000's laboratory at the\n"
+        "essays' protocols; writes reproduce_cells.csv, reproduction.csv and REPRODUCTION.md.\n"
+        "A number that differs is a result, reported in the table (exit status 0)");
+    desc.add_options()("help,h", "show this help")
+        ("out,o", po::value<std::string>()->default_value("reproduce"), "output directory")
+        ("threads", po::value<std::string>(), "threads (default: all cores)")
+        ("quiet,q", "no progress bar");
+    const auto vm = parse(desc, args);
+    if (vm.count("help")) return std::cout << desc, 0;
+    const int threads = vm.count("threads")
+                            ? static_cast<int>(positive(vm["threads"].as<std::string>(), "--threads", 4096))
+                            : omp_get_max_threads();
+    const int differ = reproduce(vm["out"].as<std::string>(), threads, !vm.count("quiet"), cmdline);
+    std::cerr << "memcap reproduce: " << (differ ? std::to_string(differ) + " published number(s) differ"
+                                                 : std::string("every published number agrees"))
+              << "; see " << vm["out"].as<std::string>() << "/REPRODUCTION.md\n";
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -260,6 +283,7 @@ int main(int argc, char** argv) {
         if (cmd == "run") return cmd_run(args, command_line(argc, argv));
         if (cmd == "sweep") return cmd_sweep(args, command_line(argc, argv));
         if (cmd == "aggregate") return cmd_aggregate(args);
+        if (cmd == "reproduce") return cmd_reproduce(args, command_line(argc, argv));
         throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate)");
     } catch (const UsageError& e) {
         std::cerr << "memcap: error: " << e.what() << "\n";

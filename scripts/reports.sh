@@ -9,6 +9,9 @@ mkdir -p "$out"
 memcap=$(cd "$(dirname "$memcap")" && pwd)/$(basename "$memcap")
 cd "$out"  # relative paths only, so manifests carry no machine paths
 
+# Every essay experiment, with the essay-vs-measured table (reproduce/REPRODUCTION.md).
+"$memcap" reproduce --out reproduce --quiet
+
 # Essay 004 Part 3: associative recall at d = 64, 20 seeds x 32 queries, natural sizes.
 "$memcap" run --memory softmax --memory linear --task assoc_recall \
     --n 4 8 16 32 64 128 256 512 --seeds 20 --out "assoc_recall.csv"
