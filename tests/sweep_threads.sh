@@ -13,7 +13,7 @@ cmp "$work/t1/smoke.csv" "$work/t2/smoke.csv"
 [[ -s "$work/t1/smoke.csv.manifest.json" ]] || { echo "FAIL: no manifest"; exit 1; }
 [[ ! -e "$work/t1/smoke.csv.journal" ]] || { echo "FAIL: journal left behind"; exit 1; }
 rows=$(($(wc -l <"$work/t1/smoke.csv") - 1))
-[[ $rows -eq 38 ]] || { echo "FAIL: $rows rows, expected 38"; exit 1; }
+[[ $rows -eq 302 ]] || { echo "FAIL: $rows rows, expected 302"; exit 1; }
 
 # The first block of smoke.ini is this `memcap run` grid: same rows, same order.
 "$memcap" run -m softmax -m linear -t assoc_recall --d 32 --budget 1024 natural --n 4 16 64 --seeds 3 -q >"$work/run.csv"
