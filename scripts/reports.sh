@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
-# Regenerates reports/ from the memcap binary. Every file here is rebuilt byte
-# for byte from the commands below (fixed seeds; no timestamps in outputs).
+# Regenerates reports/ from the memcap binary: the essay reproduction, the
+# default capacity sweep, its summary over seeds, the capacity table, the
+# figures and REPORT.md. Every CSV is rebuilt byte for byte (fixed seeds, no
+# timestamps, cells in a fixed order at any thread count).
 # usage: scripts/reports.sh path/to/memcap [reports-dir]
 set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 memcap=${1:?usage: reports.sh path/to/memcap [reports-dir]}
-out=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/reports}
+out=${2:-$root/reports}
 mkdir -p "$out"
 memcap=$(cd "$(dirname "$memcap")" && pwd)/$(basename "$memcap")
-cd "$out"  # relative paths only, so manifests carry no machine paths
+out=$(cd "$out" && pwd)
+cd "$out"  # relative paths from here on, so manifests carry no machine paths
+config=$(realpath --relative-to="$out" "$root/scripts/sweeps/capacity.ini")
 
-# Every essay experiment, with the essay-vs-measured table (reproduce/REPRODUCTION.md).
-"$memcap" reproduce --out reproduce --quiet
+# 1. Every essay experiment, with the essay-vs-measured table (reproduce/REPRODUCTION.md).
+"$memcap" reproduce --out reproduce
 
-# Essay 004 Part 3: associative recall at d = 64, 20 seeds x 32 queries, natural sizes.
-"$memcap" run --memory softmax --memory linear --task assoc_recall \
-    --n 4 8 16 32 64 128 256 512 --seeds 20 --out "assoc_recall.csv"
-"$memcap" aggregate "assoc_recall.csv" --out "assoc_recall_summary.csv" \
-    --markdown "assoc_recall.md"
-echo "reports written to $out:" >&2
-ls -1 >&2
-cat "assoc_recall.md"
+# 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
+rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal
+start=$(date +%s)
+"$memcap" sweep "$config" --out .
+echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
+
+# 3. Summary over seeds, then the capacity table, figures and REPORT.md.
+"$memcap" aggregate capacity.csv --out capacity_summary.csv
+/usr/bin/python3 "$root/scripts/report.py" .
+echo "reports written to $out" >&2
