@@ -34,9 +34,6 @@ using I = std::int64_t;
 // and, for a read, the reads out.
 double batch_bytes(const MemoryShape& s, I batch) { return kFloat * double(batch) * (s.d_key + s.d_value); }
 
-// Work of a real FFT of size D: the usual 2.5 D log2 D.
-double fft_flops(double dim) { return dim > 1 ? 2.5 * dim * std::log2(dim) : 0.0; }
-
 // The grid memories' feature map: d_phi, its parameter floats, and its FLOPs per row.
 struct GridDims {
     double d_phi, params, phi_flops_per_row;
@@ -95,14 +92,13 @@ KernelCost selective_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I
 }
 
 KernelCost hrr_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch) {
-    const double dim = double(s.budget_floats.value_or(s.d_key)), bins = std::floor(dim / 2) + 1, b = double(batch);
+    // The batch takes the cheaper of its per-item and factored forms (hrr.hpp); so does the model.
+    const double dim = double(s.budget_floats.value_or(s.d_key)), b = double(batch);
     const double key_map = dim == s.d_key ? 0.0 : dim * s.d_key, value_map = dim == s.d_value ? 0.0 : dim * s.d_value;
+    const auto flops = k == Kernel::write_batch ? Hrr::write_flops : Hrr::read_flops;
     KernelCost c;
+    c.flops = std::min(flops(dim, s.d_key, s.d_value, b, false), flops(dim, s.d_key, s.d_value, b, true));
     c.bytes = batch_bytes(s, batch) + kFloat * ((k == Kernel::write_batch ? 2.0 : 1.0) * dim + key_map + value_map);
-    if (k == Kernel::write_batch)  // map k and v in, F k and F v, Σ F k · F v (8 per bin), one inverse, scale and add
-        c.flops = b * (2.0 * (key_map + value_map) + 2.0 * fft_flops(dim) + 8.0 * bins) + fft_flops(dim) + 2.0 * dim;
-    else  // F T once; per query: map in, F q, conj(F q) · F T (6 per bin), inverse, scale, map out
-        c.flops = fft_flops(dim) + b * (2.0 * (key_map + value_map) + 2.0 * fft_flops(dim) + 6.0 * bins + dim);
     return c;
 }
 
