@@ -3,6 +3,7 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -44,8 +45,11 @@ void RealFft::forward(const float* x, std::complex<float>* X) const {
 }
 
 void RealFft::inverse(const std::complex<float>* X, float* x) const {
-    // c2r transforms may overwrite their input: work on a copy.
-    std::vector<std::complex<float>> tmp(X, X + bins());
+    // c2r transforms may overwrite their input: work on a copy, in a buffer kept
+    // per thread (grown, never shrunk), so no call allocates in the steady state.
+    thread_local std::vector<std::complex<float>> tmp;
+    if (tmp.size() < static_cast<std::size_t>(bins())) tmp.resize(static_cast<std::size_t>(bins()));
+    std::copy(X, X + bins(), tmp.begin());
     fftwf_execute_dft_c2r(static_cast<fftwf_plan>(inverse_plan_), reinterpret_cast<fftwf_complex*>(tmp.data()), x);
 }
 

@@ -5,6 +5,8 @@
 // any thread). Plans use FFTW_ESTIMATE: FFTW_MEASURE times candidate
 // algorithms and could pick different ones run to run, changing the bits.
 // Transforms are unnormalised, as in FFTW: inverse(forward(x)) = D · x.
+// Plans are FFTW_UNALIGNED (no SIMD codelets, so the bits do not depend on the
+// CPU or on array alignment); the inverse's scratch copy is a per-thread buffer.
 #pragma once
 
 #include <complex>

@@ -4,6 +4,25 @@
 #include <cmath>
 
 namespace memcap {
+namespace {
+
+double fft_flops(double dim) { return dim > 1 ? 2.5 * dim * std::log2(dim) : 0.0; }
+
+// Re and Im of F m_j for every column j of m (D × d; identity when m is empty).
+void column_spectra(const RealFft& fft, const RowMat& map, int d, Eigen::MatrixXf& re, Eigen::MatrixXf& im) {
+    const int dim = fft.size(), bins = fft.bins();
+    re.resize(bins, d), im.resize(bins, d);
+    Vec column(dim);
+    std::vector<std::complex<float>> spectrum(static_cast<std::size_t>(bins));
+    for (int j = 0; j < d; ++j) {
+        if (map.size() == 0) column.setZero(), column(j) = 1.0f;
+        else column = map.col(j);
+        fft.forward(column.data(), spectrum.data());
+        for (int b = 0; b < bins; ++b) re(b, j) = spectrum[static_cast<std::size_t>(b)].real(), im(b, j) = spectrum[static_cast<std::size_t>(b)].imag();
+    }
+}
+
+}  // namespace
 
 Hrr::Hrr(const MemoryShape& shape, Rng& rng)
     : dim_(static_cast<int>(shape.budget_floats.value_or(shape.d_key))), fft_(dim_), trace_(Vec::Zero(dim_)) {
@@ -16,6 +35,30 @@ Hrr::Hrr(const MemoryShape& shape, Rng& rng)
         value_map_.resize(dim_, shape.d_value);
         rng.fill_normal(value_map_, sd);
     }
+    // The factored batches need the maps' spectra; only worth building when they can win.
+    if (write_flops(dim_, shape.d_key, shape.d_value, 4096, true) < write_flops(dim_, shape.d_key, shape.d_value, 4096, false)) {
+        column_spectra(fft_, key_map_, shape.d_key, key_spec_re_, key_spec_im_);
+        column_spectra(fft_, value_map_, shape.d_value, value_spec_re_, value_spec_im_);
+    }
+}
+
+double Hrr::write_flops(double dim, double d_key, double d_value, double n, bool factored) {
+    const double bins = std::floor(dim / 2) + 1;
+    const double maps = (dim == d_key ? 0.0 : dim * d_key) + (dim == d_value ? 0.0 : dim * d_value);
+    if (!factored)  // per item: map k and v in, F k and F v, Σ F k · F v; then one inverse
+        return n * (2.0 * maps + 2.0 * fft_flops(dim) + 8.0 * bins) + fft_flops(dim) + 2.0 * dim;
+    // G = Kᵀ V; A G (real and imaginary parts); rowsum((A G) · B) as complex products; one inverse
+    return 2.0 * n * d_key * d_value + 4.0 * bins * d_key * d_value + 8.0 * bins * d_value + fft_flops(dim) + 2.0 * dim;
+}
+
+double Hrr::read_flops(double dim, double d_key, double d_value, double n, bool factored) {
+    const double bins = std::floor(dim / 2) + 1;
+    const double key_map = dim == d_key ? 0.0 : dim * d_key, value_map = dim == d_value ? 0.0 : dim * d_value;
+    if (!factored)  // F T once; per query: map in, F q, conj(F q) · F T, inverse, scale, map out
+        return fft_flops(dim) + n * (2.0 * (key_map + value_map) + 2.0 * fft_flops(dim) + 6.0 * bins + dim);
+    // F T; conj(A) · F T; d_k inverse FFTs; W = P_vᵀ Y / D; reads Q Wᵀ
+    return fft_flops(dim) + 6.0 * bins * d_key + d_key * fft_flops(dim) + 2.0 * value_map * d_key + dim * d_key +
+           2.0 * n * d_key * d_value;
 }
 
 RowMat Hrr::map_in(ConstMatRef x, const RowMat& map) const {
@@ -23,9 +66,24 @@ RowMat Hrr::map_in(ConstMatRef x, const RowMat& map) const {
     return x * map.transpose();
 }
 
-void Hrr::write(ConstVecRef key, ConstVecRef value) { write_batch(key.transpose(), value.transpose()); }
+void Hrr::write(ConstVecRef key, ConstVecRef value) { write_per_item(key.transpose(), value.transpose()); }
 
 void Hrr::write_batch(ConstMatRef keys, ConstMatRef values) {
+    const double n = double(keys.rows());
+    if (key_spec_re_.size() && write_flops(dim_, keys.cols(), values.cols(), n, true) <
+                                   write_flops(dim_, keys.cols(), values.cols(), n, false))
+        write_factored(keys, values);
+    else
+        write_per_item(keys, values);
+}
+
+void Hrr::add_spectrum(const std::complex<float>* sum) {
+    Vec bound(dim_);
+    fft_.inverse(sum, bound.data());
+    trace_ += bound / static_cast<float>(dim_);
+}
+
+void Hrr::write_per_item(ConstMatRef keys, ConstMatRef values) {
     const RowMat k = map_in(keys, key_map_), v = map_in(values, value_map_);
     const int bins = fft_.bins();
     Spectrum fk(static_cast<std::size_t>(bins)), fv(fk.size()), sum(fk.size(), {0.0f, 0.0f});
@@ -34,18 +92,36 @@ void Hrr::write_batch(ConstMatRef keys, ConstMatRef values) {
         fft_.forward(v.row(i).data(), fv.data());
         for (int b = 0; b < bins; ++b) sum[static_cast<std::size_t>(b)] += fk[static_cast<std::size_t>(b)] * fv[static_cast<std::size_t>(b)];
     }
-    Vec bound(dim_);
-    fft_.inverse(sum.data(), bound.data());
-    trace_ += bound / static_cast<float>(dim_);
+    add_spectrum(sum.data());
+}
+
+void Hrr::write_factored(ConstMatRef keys, ConstMatRef values) {
+    const Eigen::MatrixXf g = keys.transpose() * values;  // d_k × d_v: Σ_i k_i v_iᵀ
+    const Eigen::MatrixXf h_re = key_spec_re_ * g, h_im = key_spec_im_ * g;  // A G, bins × d_v
+    // Σ_l (A G)_{bl} B_{bl}, complex: (h_re + i h_im)(b_re + i b_im)
+    const Eigen::VectorXf s_re = (h_re.array() * value_spec_re_.array() - h_im.array() * value_spec_im_.array()).rowwise().sum();
+    const Eigen::VectorXf s_im = (h_re.array() * value_spec_im_.array() + h_im.array() * value_spec_re_.array()).rowwise().sum();
+    Spectrum sum(static_cast<std::size_t>(fft_.bins()));
+    for (std::size_t b = 0; b < sum.size(); ++b) sum[b] = {s_re(static_cast<Eigen::Index>(b)), s_im(static_cast<Eigen::Index>(b))};
+    add_spectrum(sum.data());
 }
 
 void Hrr::read(ConstVecRef query, VecRef out) const {
     RowMat o(1, out.size());
-    read_batch(query.transpose(), o);
+    read_per_query(query.transpose(), o);
     out = o.row(0).transpose();
 }
 
 void Hrr::read_batch(ConstMatRef queries, MatRef out) const {
+    const double n = double(queries.rows());
+    if (key_spec_re_.size() && read_flops(dim_, queries.cols(), out.cols(), n, true) <
+                                   read_flops(dim_, queries.cols(), out.cols(), n, false))
+        read_factored(queries, out);
+    else
+        read_per_query(queries, out);
+}
+
+void Hrr::read_per_query(ConstMatRef queries, MatRef out) const {
     const RowMat q = map_in(queries, key_map_);
     const int bins = fft_.bins();
     Spectrum ft(static_cast<std::size_t>(bins)), fq(ft.size());
@@ -59,6 +135,24 @@ void Hrr::read_batch(ConstMatRef queries, MatRef out) const {
     r /= static_cast<float>(dim_);
     if (value_map_.size() == 0) out = r;
     else out.noalias() = r * value_map_;  // P_vᵀ applied to each row
+}
+
+void Hrr::read_factored(ConstMatRef queries, MatRef out) const {
+    const int bins = fft_.bins();
+    const auto d_key = static_cast<int>(queries.cols());
+    Spectrum ft(static_cast<std::size_t>(bins)), x(ft.size());
+    fft_.forward(trace_.data(), ft.data());
+    // Column j of Y = irfft(conj(A e_j) · F T): the read of the unit query e_j, before P_vᵀ and 1/D.
+    RowMat y(d_key, dim_);  // row j = column j of Y
+    for (int j = 0; j < d_key; ++j) {
+        for (int b = 0; b < bins; ++b)
+            x[static_cast<std::size_t>(b)] = std::complex<float>(key_spec_re_(b, j), -key_spec_im_(b, j)) * ft[static_cast<std::size_t>(b)];
+        fft_.inverse(x.data(), y.row(j).data());
+    }
+    y /= static_cast<float>(dim_);
+    // W = P_vᵀ Y (d_v × d_k); reads r_i = W q_i, all at once: out = Q Wᵀ = Q (Yᵀ P_v).
+    if (value_map_.size() == 0) out.noalias() = queries * y;
+    else out.noalias() = queries * (y * value_map_);
 }
 
 }  // namespace memcap

@@ -15,6 +15,15 @@
 //               Transactions on Neural Networks 6(3), 623–641. Essay 004 Part 3.
 //
 // FFTs: FFTW real-to-complex, plans made once per size (fft.hpp).
+//
+// Batches (exact algebra, different rounding; used when it costs fewer FLOPs,
+// see write_flops/read_flops — in practice whenever D ≠ d, never at D = d):
+//   write: F(P_k k) = A k with A = F P_k (bins × d_k, precomputed), so
+//          F Σ_i k'_i ⊛ v'_i = Σ_i (A k_i) · (B v_i) = rowsum((A G) · B), G = Kᵀ V:
+//          one d_k × d_v GEMM over the batch, one (bins × d_k)(d_k × d_v) GEMM,
+//          one inverse FFT — instead of two D-sized maps and two FFTs per item.
+//   read:  the read is linear in q, r = W q with W = P_vᵀ irfft(conj(A) · F T) / D
+//          (d_v × d_k: d_k inverse FFTs and one GEMM), then all reads are Q Wᵀ.
 #pragma once
 
 #include "core/rng.hpp"
@@ -40,12 +49,26 @@ public:
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
     void read_batch(ConstMatRef queries, MatRef out) const override;
 
+    /// FLOPs of a batched write / read of n items of D = dim, per item (factored = false)
+    /// or through the factored form (true). The batch takes the cheaper one; the
+    /// benchmarks' cost model (registry.cpp) declares the same.
+    static double write_flops(double dim, double d_key, double d_value, double n, bool factored);
+    static double read_flops(double dim, double d_key, double d_value, double n, bool factored);
+
 private:
+    void write_per_item(ConstMatRef keys, ConstMatRef values);
+    void write_factored(ConstMatRef keys, ConstMatRef values);
+    void read_per_query(ConstMatRef queries, MatRef out) const;
+    void read_factored(ConstMatRef queries, MatRef out) const;
+    void add_spectrum(const std::complex<float>* sum);  // T += irfft(sum) / D
     using Spectrum = std::vector<std::complex<float>>;
     RowMat map_in(ConstMatRef x, const RowMat& map) const;  // rows into D dims
     int dim_;
     RealFft fft_;
     RowMat key_map_, value_map_;  // D × d_k, D × d_v; empty when D = d
+    // Spectra of the maps' columns, A = F P_k and B = F P_v (P = I when D = d):
+    // real and imaginary parts, bins × d. Derived from the maps, not parameters.
+    Eigen::MatrixXf key_spec_re_, key_spec_im_, value_spec_re_, value_spec_im_;
     Vec trace_;
 };
 

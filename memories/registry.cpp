@@ -1,7 +1,7 @@
 // memcap/memories/registry.cpp — the one table of memory backends.
 //
-// Adding a backend: write memories/<name>.hpp/.cpp, add one entry below, add a
-// row to memories/README.md. `memcap list`, the conformance tests and the
+// Adding a backend: write memories/<name>.hpp/.cpp, add one entry below (with
+// its FLOP-and-byte model, see KernelCost), add a row to memories/README.md. `memcap list`, the conformance tests and the
 // benchmarks pick it up from this table.
 #include "memories/registry.hpp"
 
@@ -13,6 +13,7 @@
 #include "memories/selective_state.hpp"
 #include "memories/softmax_cache.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace memcap {
@@ -25,6 +26,95 @@ std::int64_t grid_min_budget(const Spec& spec, const MemoryShape& s) {
     return FeatureMap::min_dim(spec.text("phi"), static_cast<int>(spec.integer("nu"))) * s.d_value;
 }
 
+// ---- FLOP-and-byte models (bench/, PERFORMANCE.md). f = 4 bytes per float. ----
+constexpr double kFloat = 4.0;
+using I = std::int64_t;
+
+// Bytes every batched call moves: the batch in (keys and values, or queries)
+// and, for a read, the reads out.
+double batch_bytes(const MemoryShape& s, I batch) { return kFloat * double(batch) * (s.d_key + s.d_value); }
+
+// The grid memories' feature map: d_phi, its parameter floats, and its FLOPs per row.
+struct GridDims {
+    double d_phi, params, phi_flops_per_row;
+};
+GridDims grid_dims(const Spec& spec, const MemoryShape& s) {
+    const I max_dim = LinearGrid::feature_budget(s);
+    const bool dpfp = spec.text("phi") == "dpfp";
+    const I nu = spec.integer("nu");
+    const I m = dpfp ? max_dim / (2 * nu) : max_dim;
+    const double proj = (m == s.d_key) ? 0.0 : double(m) * s.d_key;  // the projection's floats
+    GridDims g{double(dpfp ? 2 * nu * m : m), proj, 2.0 * proj};
+    if (dpfp) g.phi_flops_per_row += 2.0 * m + 2.0 * m * nu;  // relus, products
+    return g;
+}
+
+// Σ v φ(k)ᵀ grids (linear, selective): a write is one GEMM, a read is one GEMM.
+KernelCost grid_cost(const Spec& spec, const MemoryShape& s, Kernel k, I batch, double extra_per_row) {
+    const GridDims g = grid_dims(spec, s);
+    const double state = s.d_value * g.d_phi, b = double(batch);
+    KernelCost c;
+    c.flops = b * (g.phi_flops_per_row + extra_per_row + 2.0 * s.d_value * g.d_phi);
+    c.bytes = batch_bytes(s, batch) + kFloat * (g.params + (k == Kernel::write_batch ? 2.0 : 1.0) * state);
+    return c;
+}
+
+KernelCost softmax_cost(const Spec&, const MemoryShape& s, Kernel k, I stored, I batch) {
+    const I capacity = s.budget_floats ? *s.budget_floats / (s.d_key + s.d_value) : -1;
+    KernelCost c;
+    if (k == Kernel::write_batch) {  // copies: the pairs in, the same floats into the cache
+        c.bytes = 2.0 * batch_bytes(s, batch);
+        return c;
+    }
+    const double m = double(capacity < 0 ? stored : std::min(stored, capacity));
+    // scores K q (2 d_k), max, subtract-scale, exp, sum, divide (≈ 5), weighted sum of V (2 d_v)
+    c.flops = double(batch) * m * (2.0 * s.d_key + 5.0 + 2.0 * s.d_value);
+    c.bytes = batch_bytes(s, batch) + kFloat * m * (s.d_key + s.d_value);
+    return c;
+}
+
+KernelCost linear_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batch) {
+    return grid_cost(spec, s, k, batch, 0.0);
+}
+
+KernelCost delta_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batch) {
+    const GridDims g = grid_dims(spec, s);
+    // normalising φ: 2 d_phi + 1 (+ sqrt, divide); a write also does err = v − M φ (2 d_v d_phi + d_v)
+    // and M += (β err) φᵀ (2 d_v d_phi + d_v): a rank-1 update chain, two passes over M per item.
+    const double extra = 3.0 * g.d_phi + 2.0 + (k == Kernel::write_batch ? 2.0 * s.d_value * g.d_phi + 2.0 * s.d_value : 0.0);
+    return grid_cost(spec, s, k, batch, extra);
+}
+
+KernelCost selective_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batch) {
+    const GridDims g = grid_dims(spec, s);
+    // a write also computes the gate (2 d_v + 4) and scales φ's row by its weight (d_phi)
+    return grid_cost(spec, s, k, batch, k == Kernel::write_batch ? 2.0 * s.d_value + 4.0 + g.d_phi : 0.0);
+}
+
+KernelCost hrr_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch) {
+    // The batch takes the cheaper of its per-item and factored forms (hrr.hpp); so does the model.
+    const double dim = double(s.budget_floats.value_or(s.d_key)), b = double(batch);
+    const double key_map = dim == s.d_key ? 0.0 : dim * s.d_key, value_map = dim == s.d_value ? 0.0 : dim * s.d_value;
+    const auto flops = k == Kernel::write_batch ? Hrr::write_flops : Hrr::read_flops;
+    KernelCost c;
+    c.flops = std::min(flops(dim, s.d_key, s.d_value, b, false), flops(dim, s.d_key, s.d_value, b, true));
+    c.bytes = batch_bytes(s, batch) + kFloat * ((k == Kernel::write_batch ? 2.0 : 1.0) * dim + key_map + value_map);
+    return c;
+}
+
+KernelCost rotation_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch) {
+    const double dim = double(s.budget_floats.value_or(s.d_value)), b = double(batch);
+    const double d_in = s.positional_keys ? s.d_value : s.d_key + s.d_value;
+    const double map = dim == d_in ? 0.0 : dim * d_in;
+    KernelCost c;
+    c.bytes = batch_bytes(s, batch) + kFloat * ((k == Kernel::write_batch ? 2.0 : 1.0) * dim + map);
+    if (k == Kernel::write_batch)  // U x (one GEMM), then per step 5 FLOPs per state float (2 × 2 rotation, decay, add)
+        c.flops = b * (2.0 * map + 5.0 * dim);
+    else  // read() decodes U_vᵀ s per query (the native read ignores the query)
+        c.flops = b * 2.0 * dim * s.d_value;
+    return c;
+}
+
 std::vector<MemoryEntry> build_registry() {
     return {
         //  name       what it is (memcap list)
@@ -35,7 +125,8 @@ std::vector<MemoryEntry> build_registry() {
          [](const Spec&, const MemoryShape& s) { return std::int64_t{s.d_key + s.d_value}; },
          [](const Spec& spec, const MemoryShape& s, Rng&) -> std::unique_ptr<Memory> {
              return std::make_unique<SoftmaxCache>(s, spec.real("beta"));
-         }},
+         },
+         softmax_cost},
         {"linear", "linear-attention / fast-weight outer-product grid",
          {phi_param, nu_param},
          "d_v x d_phi, d_phi = floor(B / d_v) (dpfp: rounded down to a multiple of 2 nu); d_k without a budget",
@@ -43,7 +134,8 @@ std::vector<MemoryEntry> build_registry() {
          grid_min_budget,
          [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
              return std::make_unique<LinearGrid>(s, spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
-         }},
+         },
+         linear_cost},
         {"delta", "delta-rule outer-product grid (fast weights that edit)",
          {real_param("beta", "1", "write strength beta_w", 0.0, true, 2.0), phi_param, nu_param},
          "d_v x d_phi, as linear", "Schlag, Irie & Schmidhuber 2021",
@@ -51,14 +143,16 @@ std::vector<MemoryEntry> build_registry() {
          [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
              return std::make_unique<DeltaGrid>(s, spec.real("beta"), spec.text("phi"),
                                                 static_cast<int>(spec.integer("nu")), rng);
-         }},
+         },
+         delta_cost},
         {"hrr", "holographic reduced representation: circular convolution, unbind by correlation",
          {},
          "D = B (d without a budget)", "Plate 1995",
          [](const Spec&, const MemoryShape&) { return std::int64_t{1}; },
          [](const Spec&, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
              return std::make_unique<Hrr>(s, rng);
-         }},
+         },
+         hrr_cost},
         {"rotation", "decaying rotation RNN s <- rho R s + U x, read by a least-squares probe",
          {real_param("rho", "0.9", "decay per step", 0.0, false, 1.0, true),
           choice_param("angles", {"uniform", "haar"}, "rotation angles: i.i.d. uniform, or those of a Haar R (D <= 2048)")},
@@ -67,7 +161,7 @@ std::vector<MemoryEntry> build_registry() {
          [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
              return std::make_unique<RotationRnn>(s, spec.real("rho"), spec.text("angles"), rng);
          },
-         false},
+         rotation_cost, false},
         {"selective", "selective state model S <- a(x) S + b(x) v phi(k)^T, input-dependent step (Mamba)",
          {real_param("rho", "1", "decay per full step (1 = none)", 0.0, true, 1.0),
           choice_param("gate", {"salience", "none"}, "step from the token-class feature v_0, or always 1"),
@@ -77,7 +171,8 @@ std::vector<MemoryEntry> build_registry() {
          [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
              return std::make_unique<SelectiveState>(s, spec.real("rho"), spec.text("gate") == "salience",
                                                      spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
-         }},
+         },
+         selective_cost},
     };
 }
 

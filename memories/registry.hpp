@@ -18,6 +18,25 @@
 
 namespace memcap {
 
+/// Which batched call a cost model describes.
+enum class Kernel { write_batch, read_batch };
+
+/// Declared work of one batched call, for the benchmarks' roofline (bench/,
+/// PERFORMANCE.md): floating-point operations (an exp, a division or a square
+/// root counts as one) and compulsory bytes — inputs read, outputs written,
+/// state read (and written back by a write) and fixed parameters read, each
+/// once; temporaries that a blocked kernel can keep in cache are not counted.
+struct KernelCost {
+    double flops = 0.0;
+    double bytes = 0.0;
+};
+
+/// The cost of `kernel` on the memory `spec` built for `shape`: a write_batch
+/// of `batch` items into a memory that already holds `stored` writes, or a
+/// read_batch of `batch` queries from a memory that holds `stored` writes.
+using CostModel = std::function<KernelCost(const Spec&, const MemoryShape&, Kernel, std::int64_t stored,
+                                           std::int64_t batch)>;
+
 struct MemoryEntry {
     std::string name;
     std::string description;
@@ -28,6 +47,8 @@ struct MemoryEntry {
     std::function<std::int64_t(const Spec&, const MemoryShape&)> min_budget;
     /// Builds the backend; `params_rng` supplies its fixed random parameters.
     std::function<std::unique_ptr<Memory>(const Spec&, const MemoryShape&, Rng& params_rng)> make;
+    /// FLOP-and-byte model of write_batch / read_batch (the benchmarks' roofline).
+    CostModel cost;
     /// False when read() is not the memory's meaningful read: `--readout auto`
     /// then scores it through the probe (the rotation RNN).
     bool native_read = true;

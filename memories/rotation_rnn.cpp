@@ -78,6 +78,21 @@ void RotationRnn::step(const float* input) {
     }
 }
 
+Eigen::MatrixXd RotationRnn::transition() const {
+    Eigen::MatrixXd t = Eigen::MatrixXd::Zero(dim_, dim_);
+    const std::size_t pairs = cos_.size();
+    for (std::size_t j = 0; j < pairs; ++j) {
+        const auto i = static_cast<Eigen::Index>(2 * j);
+        t(i, i) = cos_[j], t(i, i + 1) = -sin_[j];
+        t(i + 1, i) = sin_[j], t(i + 1, i + 1) = cos_[j];
+    }
+    for (std::size_t j = 0; j < sign_.size(); ++j) {
+        const auto i = static_cast<Eigen::Index>(2 * pairs + j);
+        t(i, i) = sign_[j];
+    }
+    return double(rho_) * t;
+}
+
 void RotationRnn::write(ConstVecRef key, ConstVecRef value) { write_batch(key.transpose(), value.transpose()); }
 
 void RotationRnn::write_batch(ConstMatRef keys, ConstMatRef values) {

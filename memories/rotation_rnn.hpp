@@ -53,6 +53,11 @@ public:
     }
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
 
+    /// The dense D × D matrix ρ T that one step applies to the state (ρ times the
+    /// block-diagonal rotation T), so that s ← ρ T s + U x. For tests and
+    /// inspection (tests/test_rotation_form.cpp); the step itself never forms it.
+    Eigen::MatrixXd transition() const;
+
 private:
     void step(const float* input);  // s ← ρ T s + input (input already mapped, D floats)
     int dim_, d_key_, d_value_;

@@ -1,0 +1,187 @@
+// memcap/bench/bench_memories.cpp — micro-benchmarks of every backend, with a roofline.
+//
+// Registered from the memory registry (memories/registry.cpp): for every
+// backend, `<name>/write_batch` (reset, then write n pairs) and
+// `<name>/read_batch` (n queries of a memory holding n pairs), at budgets
+// {1024, 4096, 16384} floats and n ∈ {64, 512, 4096}, d = 64, default
+// parameters. A backend added to the table is benchmarked with no change here.
+//
+// Counters, from the backend's declared FLOP-and-byte model (MemoryEntry::cost):
+//   items     pairs written or queries read per second (items/s)
+//   FLOP      declared FLOPs per second;  bytes  declared compulsory bytes per second
+//   roofline_frac  (the roofline's lower bound on the time) / (measured time),
+//             bound = max(FLOPs / peak, bytes / bandwidth): 1 = at the roofline.
+//
+// The two ceilings are measured by this binary, in this run, before the
+// benchmarks start (median of 5, single thread): `peak` = a 1024³ SGEMM
+// through Eigen (EIGEN_DONT_PARALLELIZE), `bandwidth` = a STREAM triad
+// a = b + s·c over three arrays of 64 MiB (STREAM's convention: 12 bytes per
+// element, write-allocate traffic not counted). They go into the JSON context
+// (`peak_sgemm_gflops`, `triad_gbps`) and are also registered as the
+// benchmarks `ceiling/sgemm` and `ceiling/triad`. All times are the thread's
+// CPU time (the machine is shared; descheduled time is not counted).
+#include "memories/registry.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace memcap;
+
+double thread_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+template <class F>
+double median_seconds(int reps, F&& body) {
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+        const double t0 = thread_seconds();
+        body();
+        t.push_back(thread_seconds() - t0);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+constexpr int kGemmSize = 1024;
+constexpr Eigen::Index kTriadFloats = Eigen::Index{1} << 24;  // 64 MiB per array, 2× the L3
+
+struct GemmOperands {
+    Eigen::MatrixXf a = Eigen::MatrixXf::Random(kGemmSize, kGemmSize), b = Eigen::MatrixXf::Random(kGemmSize, kGemmSize),
+                    c = Eigen::MatrixXf::Zero(kGemmSize, kGemmSize);
+    void run() { c.noalias() = a * b; benchmark::DoNotOptimize(c.data()); }
+    static double flops() { return 2.0 * kGemmSize * double(kGemmSize) * kGemmSize; }
+};
+
+struct TriadOperands {
+    Eigen::ArrayXf a = Eigen::ArrayXf::Zero(kTriadFloats), b = Eigen::ArrayXf::Constant(kTriadFloats, 1.0f),
+                   c = Eigen::ArrayXf::Constant(kTriadFloats, 2.0f);
+    void run() { a = b + 3.0f * c; benchmark::DoNotOptimize(a.data()); }
+    static double bytes() { return 3.0 * sizeof(float) * double(kTriadFloats); }
+};
+
+struct Ceilings {
+    double peak_flops = 0.0;  // FLOP/s
+    double bandwidth = 0.0;   // bytes/s
+};
+Ceilings g_ceilings;
+
+Ceilings measure_ceilings() {
+    Ceilings c;
+    {
+        GemmOperands g;
+        g.run();  // warm-up: packing buffers, page faults
+        c.peak_flops = GemmOperands::flops() / median_seconds(5, [&] { g.run(); });
+    }
+    {
+        TriadOperands t;
+        t.run();
+        c.bandwidth = TriadOperands::bytes() / median_seconds(5, [&] { t.run(); });
+    }
+    return c;
+}
+
+void bm_sgemm(benchmark::State& state) {
+    GemmOperands g;
+    for (auto _ : state) g.run();
+    state.counters["FLOP"] = benchmark::Counter(GemmOperands::flops(), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void bm_triad(benchmark::State& state) {
+    TriadOperands t;
+    for (auto _ : state) t.run();
+    state.counters["bytes"] = benchmark::Counter(TriadOperands::bytes(), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+RowMat unit_rows(Rng& rng, Eigen::Index n, Eigen::Index d) {
+    RowMat m(n, d);
+    rng.fill_normal(m);
+    normalise_rows(m);
+    return m;
+}
+
+void bm_kernel(benchmark::State& state, const MemoryEntry* entry, Kernel kernel) {
+    const std::int64_t budget = state.range(0), n = state.range(1);
+    const Spec spec = parse_memory_spec(entry->name);
+    MemoryShape shape;
+    shape.budget_floats = budget;
+    Rng rng = Rng::stream("bench", entry->name, budget, n);
+    const RowMat keys = unit_rows(rng, n, shape.d_key), values = unit_rows(rng, n, shape.d_value);
+    auto memory = make_memory(spec, shape, 0);
+    const double t0 = thread_seconds();
+    if (kernel == Kernel::write_batch) {
+        for (auto _ : state) {
+            memory->reset();
+            memory->write_batch(keys, values);
+            benchmark::DoNotOptimize(memory->state().data());
+            benchmark::ClobberMemory();
+        }
+    } else {
+        memory->write_batch(keys, values);
+        RowMat out(n, shape.d_value);
+        for (auto _ : state) {
+            memory->read_batch(keys, out);
+            benchmark::DoNotOptimize(out.data());
+            benchmark::ClobberMemory();
+        }
+    }
+    const double seconds_per_call = (thread_seconds() - t0) / double(std::max<benchmark::IterationCount>(state.iterations(), 1));
+    using benchmark::Counter;
+    // Rates print as items=…/s, FLOP=…G/s, bytes=…G/s; in the JSON they are per second.
+    state.counters["items"] = Counter(double(n), Counter::kIsIterationInvariantRate);
+    if (!entry->cost) return;  // no declared model: throughput only
+    const KernelCost cost = entry->cost(spec, shape, kernel, kernel == Kernel::write_batch ? 0 : n, n);
+    state.counters["FLOP"] = Counter(cost.flops, Counter::kIsIterationInvariantRate);
+    state.counters["bytes"] = Counter(cost.bytes, Counter::kIsIterationInvariantRate);
+    state.counters["flops_per_item"] = Counter(cost.flops / double(n));
+    state.counters["bytes_per_item"] = Counter(cost.bytes / double(n));
+    // The roofline's lower bound on the time of one call over the measured time
+    // of one call (the loop above timed with the same clock as the ceilings).
+    const double bound_seconds = std::max(cost.flops / g_ceilings.peak_flops, cost.bytes / g_ceilings.bandwidth);
+    state.counters["roofline_frac"] = Counter(bound_seconds / seconds_per_call);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+    g_ceilings = measure_ceilings();
+    benchmark::AddCustomContext("peak_sgemm_gflops", std::to_string(g_ceilings.peak_flops * 1e-9));
+    benchmark::AddCustomContext("triad_gbps", std::to_string(g_ceilings.bandwidth * 1e-9));
+    benchmark::AddCustomContext("ceilings", "single thread, median of 5, measured at start-up of this run: "
+                                            "SGEMM 1024^3 (Eigen), STREAM triad 3 x 64 MiB");
+#ifdef __AVX2__
+    benchmark::AddCustomContext("isa", "native (AVX2)");
+#else
+    benchmark::AddCustomContext("isa", "baseline x86-64");
+#endif
+    std::fprintf(stderr, "ceilings: SGEMM %.1f GFLOP/s, triad %.1f GB/s (single thread)\n",
+                 g_ceilings.peak_flops * 1e-9, g_ceilings.bandwidth * 1e-9);
+
+    benchmark::RegisterBenchmark("ceiling/sgemm", bm_sgemm);
+    benchmark::RegisterBenchmark("ceiling/triad", bm_triad);
+    for (const MemoryEntry& entry : memory_registry()) {
+        for (Kernel kernel : {Kernel::write_batch, Kernel::read_batch}) {
+            const std::string name = entry.name + (kernel == Kernel::write_batch ? "/write_batch" : "/read_batch");
+            benchmark::RegisterBenchmark(name.c_str(), bm_kernel, &entry, kernel)
+                ->ArgsProduct({{1024, 4096, 16384}, {64, 512, 4096}})
+                ->ArgNames({"budget_floats", "n"});
+        }
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
