@@ -7,6 +7,8 @@
 #include <Eigen/QR>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 #include <cmath>
 
 namespace memcap {
@@ -65,26 +67,35 @@ RotationRnn::RotationRnn(const MemoryShape& shape, double rho, const std::string
 }
 
 void RotationRnn::step(const float* input) {
-    float* s = state_.data();
+    // Block j rotates the pair (s[j], s[P + j]); the halves layout lets the loop vectorise.
     const std::size_t pairs = cos_.size();
+    float* __restrict re = state_.data();
+    float* __restrict im = state_.data() + pairs;
+    const float* __restrict in_re = input;
+    const float* __restrict in_im = input + pairs;
+    const float* __restrict c = cos_.data();
+    const float* __restrict sn = sin_.data();
+    const float rho = rho_;
     for (std::size_t j = 0; j < pairs; ++j) {
-        const float a = s[2 * j], b = s[2 * j + 1];
-        s[2 * j] = rho_ * (cos_[j] * a - sin_[j] * b) + input[2 * j];
-        s[2 * j + 1] = rho_ * (sin_[j] * a + cos_[j] * b) + input[2 * j + 1];
+        const float a = re[j], b = im[j];
+        re[j] = rho * (c[j] * a - sn[j] * b) + in_re[j];
+        im[j] = rho * (sn[j] * a + c[j] * b) + in_im[j];
     }
+    float* s = state_.data();
     for (std::size_t j = 0; j < sign_.size(); ++j) {
         const std::size_t i = 2 * pairs + j;
-        s[i] = rho_ * sign_[j] * s[i] + input[i];
+        s[i] = rho * sign_[j] * s[i] + input[i];
     }
 }
 
 Eigen::MatrixXd RotationRnn::transition() const {
     Eigen::MatrixXd t = Eigen::MatrixXd::Zero(dim_, dim_);
     const std::size_t pairs = cos_.size();
+    const auto p = static_cast<Eigen::Index>(pairs);
     for (std::size_t j = 0; j < pairs; ++j) {
-        const auto i = static_cast<Eigen::Index>(2 * j);
-        t(i, i) = cos_[j], t(i, i + 1) = -sin_[j];
-        t(i + 1, i) = sin_[j], t(i + 1, i + 1) = cos_[j];
+        const auto i = static_cast<Eigen::Index>(j);
+        t(i, i) = cos_[j], t(i, i + p) = -sin_[j];
+        t(i + p, i) = sin_[j], t(i + p, i + p) = cos_[j];
     }
     for (std::size_t j = 0; j < sign_.size(); ++j) {
         const auto i = static_cast<Eigen::Index>(2 * pairs + j);
@@ -103,8 +114,26 @@ void RotationRnn::write_batch(ConstMatRef keys, ConstMatRef values) {
         x.leftCols(d_key_) = keys;
         x.rightCols(d_value_) = values;
     }
-    const RowMat inputs = input_map_.size() ? RowMat(x * input_map_.transpose()) : x;  // n × D, one GEMM
-    for (Eigen::Index i = 0; i < inputs.rows(); ++i) step(inputs.row(i).data());
+    if (input_map_.size() == 0) {
+        for (Eigen::Index i = 0; i < x.rows(); ++i) step(x.row(i).data());
+        return;
+    }
+    // Sequence tasks write a few distinct codes many times: map each distinct input
+    // once (one GEMM over the distinct rows), then every step costs O(D).
+    std::vector<Eigen::Index> which(static_cast<std::size_t>(x.rows()));
+    std::unordered_map<std::string_view, Eigen::Index> seen;
+    const auto row_bytes = static_cast<std::size_t>(x.cols()) * sizeof(float);
+    std::vector<Eigen::Index> distinct;
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+        const std::string_view bytes(reinterpret_cast<const char*>(x.row(i).data()), row_bytes);
+        const auto [it, fresh] = seen.emplace(bytes, static_cast<Eigen::Index>(distinct.size()));
+        if (fresh) distinct.push_back(i);
+        which[static_cast<std::size_t>(i)] = it->second;
+    }
+    RowMat unique(static_cast<Eigen::Index>(distinct.size()), x.cols());
+    for (std::size_t u = 0; u < distinct.size(); ++u) unique.row(static_cast<Eigen::Index>(u)) = x.row(distinct[u]);
+    const RowMat mapped = unique * input_map_.transpose();  // distinct × D
+    for (Eigen::Index i = 0; i < x.rows(); ++i) step(mapped.row(which[static_cast<std::size_t>(i)]).data());
 }
 
 void RotationRnn::read(ConstVecRef, VecRef out) const {

@@ -15,6 +15,10 @@
 // Minimum budget: 1 float.
 // Source:       essay 004 Part 1; Elman 1990; the orthogonal-RNN literature.
 //
+// State layout: with P = floor(D/2) rotation blocks, block j acts on the pair
+// (s[j], s[P + j]) (halves, so the step vectorises); s[2P] is the ±1 entry
+// when D is odd.
+//
 // Form. A Haar-random orthogonal R is R = Z T Zᵀ with Z orthogonal and T
 // block-diagonal (2 × 2 rotations by angles θ_j, and ±1 entries). In the basis
 // s' = Zᵀ s the update is s' ← ρ T s' + Zᵀ U x, which costs O(D) per step
@@ -63,7 +67,7 @@ private:
     int dim_, d_key_, d_value_;
     bool value_only_;
     float rho_;
-    std::vector<float> cos_, sin_;  // one per 2 × 2 block, acting on s[2j], s[2j+1]
+    std::vector<float> cos_, sin_;  // one per 2 × 2 block, acting on s[j], s[P + j] (P blocks)
     std::vector<float> sign_;       // ±1 for the 1 × 1 blocks after the pairs
     RowMat input_map_;              // D × (d_v or d_k + d_v); empty = identity
     Vec state_;
