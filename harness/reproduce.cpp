@@ -346,7 +346,20 @@ int reproduce(const std::string& out_dir, int threads, bool progress, const std:
     for (std::size_t i = 5; i < betas.size(); ++i)
         t.below(p2, "distance to the right value at beta=" + betas[i], 0.01, over_seeds(cells.distance(beta[i]), 0, false), false);
 
-    const auto stats = sqrt_d_statistics({4, 16, 64, 256, 1024}, 64, 2000, 0);
+    // The diagnostics: one job per d and per sigma, in parallel (each has its own stream).
+    const std::vector<int> dims = {4, 16, 64, 256, 1024};
+    const std::vector<std::pair<double, double>> sigmas = {{0.0, 0.02}, {0.5, 0.105}, {1.5, 0.195}};
+    std::vector<std::vector<SqrtDStats>> per_d(dims.size());
+    std::vector<InfluenceStats> influence(sigmas.size());
+    const int jobs = static_cast<int>(dims.size() + sigmas.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int job = 0; job < jobs; ++job) {
+        const auto j = static_cast<std::size_t>(job);
+        if (j < dims.size()) per_d[j] = sqrt_d_statistics({dims[j]}, 64, 2000, 0);
+        else influence[j - dims.size()] = weight_vs_influence(sigmas[j - dims.size()].first, 16, 32, 16.0, 2000, 0);
+    }
+    std::vector<SqrtDStats> stats;
+    for (const auto& v : per_d) stats.insert(stats.end(), v.begin(), v.end());
     const std::string p2d = "sqrt(d) scaling (004 Part 2)";
     for (const auto& s : stats) {
         const std::string at = std::string(s.scaled ? "scaled" : "unscaled") + ", d=" + std::to_string(s.d);
@@ -385,8 +398,9 @@ int reproduce(const std::string& out_dir, int threads, bool progress, const std:
         t.perfect(p1c, "position-keyed cache, L=" + std::to_string(lengths[i]), mean_acc(copy_cache[i]));
 
     const std::string p4 = "weight vs influence (004 Part 4)";
-    for (const auto& [sigma, mismatch] : std::vector<std::pair<double, double>>{{0.0, 0.02}, {0.5, 0.105}, {1.5, 0.195}}) {
-        const auto r = weight_vs_influence(sigma, 16, 32, 16.0, 2000, 0);
+    for (std::size_t i = 0; i < sigmas.size(); ++i) {
+        const auto [sigma, mismatch] = sigmas[i];
+        const InfluenceStats& r = influence[i];
         const std::string at = "sigma=" + num(sigma, 1);
         t.diagnostic(p4, "top weight not most influential, " + at, mismatch, r.mismatch_frac,
                      std::sqrt(mismatch * (1 - mismatch) / r.layers), 0.0005, true);

@@ -10,18 +10,28 @@ SelectiveCopying::SelectiveCopying(Spec spec)
     : Task(std::move(spec)), vocab_(this->spec().integer("vocab")), content_(this->spec().integer("content")),
       episodes_(this->spec().integer("episodes")) {}
 
+const SelectiveCopying::Codes& SelectiveCopying::codes(const TaskCell& c) const {
+    // Drawn once per cell: they depend on (d, seed, vocab, content) only.
+    if (codes_.cell.n != c.n || codes_.cell.d != c.d || codes_.cell.seed != c.seed) {
+        Rng rng = Rng::stream("selective_copying/codes", c.d, c.seed, vocab_, content_);
+        codes_.answers = RowMat::Zero(vocab_ + 1, c.d);
+        codes_.answers.topRightCorner(vocab_, c.d - 1) = rng.unit_rows<RowMat>(vocab_, c.d - 1);
+        codes_.answers(vocab_, 0) = 1.0f;  // the blank, e₀
+        codes_.ordinal = rng.unit_rows<RowMat>(content_ + 1, c.d);  // o_0..o_M
+        codes_.cell = c;
+    }
+    return codes_;
+}
+
 Episode SelectiveCopying::episode(const TaskCell& c, Split split, std::int64_t index) const {
     if (content_ > c.n)
         throw UsageError("task '" + spec().canonical() + "': content=" + std::to_string(content_) +
                          " tokens do not fit in a stream of n=" + std::to_string(c.n));
     if (c.d < 2) throw UsageError("task 'selective_copying' needs d >= 2 (coordinate 0 marks the blank)");
-    Rng codes = Rng::stream("selective_copying/codes", c.d, c.seed, vocab_, content_);
+    const Codes& fixed = codes(c);
     Episode e;
-    e.candidates.resize(vocab_ + 1, c.d);
-    e.candidates.setZero();
-    e.candidates.topRightCorner(vocab_, c.d - 1) = codes.unit_rows<RowMat>(vocab_, c.d - 1);
-    e.candidates(vocab_, 0) = 1.0f;  // the blank, e₀
-    const RowMat ordinal = codes.unit_rows<RowMat>(content_ + 1, c.d);  // o_0..o_M
+    e.candidates = fixed.answers;
+    const RowMat& ordinal = fixed.ordinal;
 
     // Content positions: a uniform M-subset of 0..n−1 (selection sampling, in order).
     Rng draw = Rng::stream("selective_copying/tokens", c.n, c.d, c.seed, vocab_, content_, static_cast<int>(split), index);

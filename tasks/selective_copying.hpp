@@ -41,7 +41,14 @@ public:
     Episode episode(const TaskCell& cell, Split split, std::int64_t index) const override;
 
 private:
+    struct Codes {
+        TaskCell cell{-1, 0, 0};
+        RowMat answers, ordinal;  // vocab + 1 answer codes (the blank last), M + 1 ordinal codes
+    };
+    const Codes& codes(const TaskCell& cell) const;
+
     std::int64_t vocab_, content_, episodes_;
+    mutable Codes codes_;  // the last cell's codes: every episode of a cell shares them
 };
 
 }  // namespace memcap

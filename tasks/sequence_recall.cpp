@@ -11,12 +11,23 @@ SequenceRecall::SequenceRecall(Spec spec, Mode mode)
     : Task(std::move(spec)), mode_(mode), vocab_(this->spec().integer("vocab")),
       lags_(mode == Mode::Lag ? this->spec().integer("lags") : 0), episodes_(this->spec().integer("episodes")) {}
 
+const SequenceRecall::Codes& SequenceRecall::codes(const TaskCell& c) const {
+    // Codes depend on (n, d, seed, vocab) only: the same for every episode of the seed,
+    // so they are drawn once per cell (a Task belongs to one cell and one thread).
+    if (codes_.cell.n != c.n || codes_.cell.d != c.d || codes_.cell.seed != c.seed) {
+        Rng rng = Rng::stream("sequence/codes", c.n, c.d, c.seed, vocab_);
+        codes_.vocabulary = rng.unit_rows<RowMat>(vocab_, c.d);
+        codes_.positions = rng.unit_rows<RowMat>(c.n, c.d);  // position codes p_1..p_n
+        codes_.cell = c;
+    }
+    return codes_;
+}
+
 Episode SequenceRecall::episode(const TaskCell& c, Split split, std::int64_t index) const {
-    // Codes depend on (n, d, seed, vocab) only: the same for every episode of the seed.
-    Rng codes = Rng::stream("sequence/codes", c.n, c.d, c.seed, vocab_);
+    const Codes& fixed = codes(c);
     Episode e;
-    e.candidates = codes.unit_rows<RowMat>(vocab_, c.d);
-    e.keys = codes.unit_rows<RowMat>(c.n, c.d);  // position codes p_1..p_n
+    e.candidates = fixed.vocabulary;
+    e.keys = fixed.positions;
 
     Rng tokens = Rng::stream("sequence/tokens", c.n, c.d, c.seed, vocab_, static_cast<int>(split), index);
     std::vector<int> token(static_cast<std::size_t>(c.n));

@@ -41,8 +41,15 @@ public:
     Episode episode(const TaskCell& cell, Split split, std::int64_t index) const override;
 
 private:
+    struct Codes {
+        TaskCell cell{-1, 0, 0};
+        RowMat vocabulary, positions;
+    };
+    const Codes& codes(const TaskCell& cell) const;
+
     Mode mode_;
     std::int64_t vocab_, lags_, episodes_;
+    mutable Codes codes_;  // the last cell's codes: every episode of a cell shares them
 };
 
 }  // namespace memcap

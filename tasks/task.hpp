@@ -13,6 +13,8 @@
 //
 // Episode data depends only on (task spec, n, d, seed, split, index) — never
 // on the memory — so every memory sees the same episodes (paired comparison).
+// A Task object belongs to one cell and one thread: it may cache what every
+// episode of a cell shares (vocabulary and position codes).
 #pragma once
 
 #include "core/spec.hpp"
