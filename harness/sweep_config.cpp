@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "harness/readout.hpp"
+#include "harness/runner.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -219,6 +220,17 @@ SweepConfig load_sweep_config(const std::string& path) {
     for (const auto& [name, section] : blocks) {
         const std::string at = where + " [block " + name + "]";
         config.blocks.push_back(make_block(name, defaults, section_values(*section, at), at));
+    }
+
+    // Count before expanding: a range or seed count too large is refused, not allocated.
+    std::int64_t total = 0;
+    for (const auto& b : config.blocks) {
+        const auto size = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
+        total += checked_grid_size({size(b.readouts), size(b.ds), size(b.tasks), size(b.memories), size(b.budgets),
+                                    size(b.ns), b.seeds},
+                                   where + " [block " + b.name + "]");
+        if (total > kMaxCells)
+            throw UsageError(where + " has more than " + std::to_string(kMaxCells) + " cells; split it into several sweeps");
     }
 
     // A cell listed twice would give duplicate rows: refuse, naming both places.
