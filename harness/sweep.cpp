@@ -501,7 +501,8 @@ int run_sweep(const SweepOptions& o) {
             } else {
                 fresh = true;
                 AtomicFile mf(manifest_path);
-                mf.write(manifest.dump(2) + "\n");
+                // paths and the command line may hold any bytes: invalid UTF-8 is written as U+FFFD
+                mf.write(manifest.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
                 mf.commit();
                 journal = std::make_unique<Journal>(journal_path, journal_header, cells.size());
             }

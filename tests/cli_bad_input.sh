@@ -192,6 +192,7 @@ expect_bad_sweep "budgets: '-5' must be at least 1" "$(cfg "${good[@]}" 'budgets
 expect_bad_sweep "d: '99999999999999999999' does not fit in 64 bits" "$(cfg "${good[@]}" 'd = 99999999999999999999')"
 expect_bad_sweep "rho=1 is out of range" "$(cfg '[block b]' 'memories = rotation:rho=1' 'tasks = assoc_recall' 'n = 4')"
 expect_bad_sweep "noise: 'inf' is not a finite number" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall:noise=inf' 'n = 4')"
+expect_bad_sweep "a [block NAME] has a NAME that is not printable UTF-8" "$(cfg $'[block r\xe9call]' 'memories = softmax' 'tasks = assoc_recall' 'n = 4')"
 expect_bad_sweep "[block b] has more than 1000000 cells" "$(cfg '[block b]' 'memories = softmax linear' 'tasks = assoc_recall' 'n = 1..1000000' 'seeds = 1000')"
 
 # Unreadable config, unwritable output directory: file modes, honoured even by root (see unprivileged).
@@ -225,6 +226,10 @@ if [[ $(id -u) -eq 0 ]] && mkdir "$work/rofs" && mount -t tmpfs -o size=64k,ro t
 else
     echo "note: not root (or no tmpfs): read-only and full file-system cases checked through /dev/full only"
 fi
+
+# Not bad input: a file name that is not UTF-8 (found by fuzzing: the JSON manifest threw, exit 1).
+"$memcap" run "${g[@]}" --n 4 --seeds 1 --quiet --out "$work/"$'r\xe9sultats.csv' 2>"$work/stderr" ||
+    { echo "FAIL: a non-UTF-8 --out path: $(cat "$work/stderr")"; failures=$((failures + 1)); }
 
 # An existing output is never touched by a failing run.
 echo "precious" >"$work/keep.csv"
