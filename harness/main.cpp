@@ -190,7 +190,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     manifest["cells"] = cells.size();
     manifest["csv_header"] = std::string(kCsvHeader, std::strlen(kCsvHeader) - 1);
     AtomicFile mf(file->path() + ".manifest.json");
-    mf.write(manifest.dump(2) + "\n");
+    mf.write(manifest.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");  // any bytes in paths
     file->commit();
     mf.commit();
     return 0;

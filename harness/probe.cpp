@@ -107,7 +107,10 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
         const MatD pred = t.x * w;
         if (!pred.allFinite()) return failure("probe: non-finite prediction in test episode " + std::to_string(index));
         if (!slots) {
-            score_reads(e, pred.cast<float>(), by_slot);
+            const RowMat reads = pred.cast<float>();
+            if (!reads.allFinite())
+                return failure("probe: prediction beyond float range in test episode " + std::to_string(index));
+            score_reads(e, reads, by_slot);
             continue;
         }
         for (std::size_t i = 0; i < e.target.size(); ++i) {

@@ -5,6 +5,7 @@
 #include "memories/registry.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace memcap {
 
@@ -49,7 +50,11 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         const int target = e.target[static_cast<std::size_t>(i)];
         s.queries += 1;
         s.correct += (best == target);
-        s.target_dist_sum += static_cast<double>((reads.row(i) - e.candidates.row(target)).norm());
+        // ‖r − c‖ in float overflows for |r| beyond ~1e19; redo those in double, so a huge
+        // but finite read gives a huge but finite distance (never a silent inf in the CSV)
+        const float dist = (reads.row(i) - e.candidates.row(target)).norm();
+        s.target_dist_sum += std::isfinite(dist) ? static_cast<double>(dist)
+                                                 : (reads.row(i).cast<double>() - e.candidates.row(target).cast<double>()).norm();
     }
 }
 

@@ -1,6 +1,7 @@
 // memcap/harness/runner.cpp — see runner.hpp.
 #include "harness/runner.hpp"
 
+#include "core/error.hpp"
 #include "harness/progress.hpp"
 #include "harness/readout.hpp"
 #include "memories/registry.hpp"
@@ -13,11 +14,26 @@
 
 namespace memcap {
 
+std::int64_t checked_grid_size(const std::vector<std::int64_t>& sizes, const std::string& what) {
+    std::int64_t total = 1;
+    for (const auto n : sizes) {
+        if (n == 0) return 0;
+        if (total > kMaxCells / n)
+            throw UsageError(what + " has more than " + std::to_string(kMaxCells) +
+                             " cells; split it or use fewer values (seeds, n, budgets, ...)");
+        total *= n;
+    }
+    return total;
+}
+
 std::vector<CellSpec> expand_grid(const std::vector<Spec>& memories, const std::vector<Spec>& tasks,
                                   const std::vector<std::optional<std::int64_t>>& budgets,
                                   const std::vector<std::int64_t>& ns, std::int64_t seeds, int d,
                                   const Spec& readout) {
+    const auto size = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
     std::vector<CellSpec> cells;
+    cells.reserve(static_cast<std::size_t>(checked_grid_size(
+        {size(memories), size(tasks), size(budgets), size(ns), seeds}, "the grid (memories x tasks x budgets x n x seeds)")));
     for (const auto& task : tasks)
         for (const auto& memory : memories)
             for (const auto& budget : budgets)

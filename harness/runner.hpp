@@ -8,11 +8,20 @@
 #include "harness/cell.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace memcap {
+
+/// The most cells one run or sweep may describe: a grid beyond it is a typo
+/// (a range or seed count too large), refused before anything is allocated.
+constexpr std::int64_t kMaxCells = 1000000;
+
+/// The product of `sizes` (a grid's dimensions); UsageError naming `what` when
+/// it exceeds kMaxCells (checked without overflow).
+std::int64_t checked_grid_size(const std::vector<std::int64_t>& sizes, const std::string& what);
 
 /// The grid `memcap run` builds: tasks × memories × budgets × n × seeds, in that nesting order.
 std::vector<CellSpec> expand_grid(const std::vector<Spec>& memories, const std::vector<Spec>& tasks,

@@ -470,6 +470,7 @@ int run_sweep(const SweepOptions& o) {
     std::vector<std::size_t> todo;
     bool complete = false;
     if (root) {
+        bool made_dir = false, fresh = false;  // what this attempt created, to be removed if it fails
         try {
             std::error_code ec;
             if (!fs::exists(dir, ec)) {
@@ -479,6 +480,7 @@ int run_sweep(const SweepOptions& o) {
                 check_writable(dir.string());
                 if (!fs::create_directory(dir, ec))
                     throw UsageError("--out '" + o.out_dir + "': cannot create directory: " + ec.message());
+                made_dir = true;
             } else if (!fs::is_directory(dir, ec)) {
                 throw UsageError("--out '" + o.out_dir + "' is not a directory");
             }
@@ -497,8 +499,10 @@ int run_sweep(const SweepOptions& o) {
                     journal = std::make_unique<Journal>(journal_path, journal_header, cells.size(), note);
                 }
             } else {
+                fresh = true;
                 AtomicFile mf(manifest_path);
-                mf.write(manifest.dump(2) + "\n");
+                // paths and the command line may hold any bytes: invalid UTF-8 is written as U+FFFD
+                mf.write(manifest.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
                 mf.commit();
                 journal = std::make_unique<Journal>(journal_path, journal_header, cells.size());
             }
@@ -515,6 +519,10 @@ int run_sweep(const SweepOptions& o) {
             }
         } catch (const UsageError& e) {
             error = e.what();
+            // A new sweep that could not start (a full disk, say) leaves nothing behind.
+            std::error_code ec;
+            if (fresh) fs::remove(manifest_path, ec), fs::remove(journal_path, ec);
+            if (made_dir) fs::remove(dir, ec);  // only if empty
         }
     }
     if (mpi.agree(error.empty() ? 0 : 1) != 0) {

@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "harness/readout.hpp"
+#include "harness/runner.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -10,9 +11,11 @@
 #include <boost/property_tree/ptree.hpp>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace memcap {
@@ -116,6 +119,48 @@ std::string cell_key(const CellSpec& c) {
            " d=" + std::to_string(c.d) + " n=" + std::to_string(c.n) + " seed=" + std::to_string(c.seed);
 }
 
+/// Each dimension of a block's grid as comparable text, in block_cells' nesting order:
+/// readout, d, task, memory, budget, n.
+std::array<std::vector<std::string>, 6> dimension_keys(const SweepBlock& b) {
+    std::array<std::vector<std::string>, 6> k;
+    for (const auto& r : b.readouts) k[0].push_back(r.canonical());
+    for (const int d : b.ds) k[1].push_back(std::to_string(d));
+    for (const auto& t : b.tasks) k[2].push_back(t.canonical());
+    for (const auto& m : b.memories) k[3].push_back(m.canonical());
+    for (const auto& x : b.budgets) k[4].push_back(x ? std::to_string(*x) : std::string("natural"));
+    for (const auto n : b.ns) k[5].push_back(std::to_string(n));
+    return k;
+}
+
+/// The block's cell at list positions `at` (as in dimension_keys), seed 0.
+CellSpec cell_at(const SweepBlock& b, const std::array<std::size_t, 6>& at) {
+    return {b.memories[at[3]], b.tasks[at[2]], b.readouts[at[0]], b.budgets[at[4]], b.ds[at[1]], b.ns[at[5]], 0};
+}
+
+/// True when `s` is valid UTF-8 without control characters (it goes into JSON manifests).
+bool printable_utf8(const std::string& s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            if (c < 0x20 || c == 0x7f) return false;
+            ++i;
+            continue;
+        }
+        const std::size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+        if (len == 0 || (len == 3 && c >= 0xf0) || i + len > s.size()) return false;
+        std::uint32_t cp = c & (0x7f >> len);
+        for (std::size_t k = 1; k < len; ++k) {
+            const auto cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc & 0xc0) != 0x80) return false;
+            cp = (cp << 6) | (cc & 0x3f);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
 }  // namespace
 
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what, std::int64_t max) {
@@ -210,6 +255,8 @@ SweepConfig load_sweep_config(const std::string& path) {
         if (name == "sweep") {
             defaults = section_values(section, where + " [sweep]");
         } else if (name.rfind("block ", 0) == 0 && name.find_first_not_of(' ', 6) != std::string::npos) {
+            if (!printable_utf8(name))
+                throw UsageError(where + ": a [block NAME] has a NAME that is not printable UTF-8");
             blocks.emplace_back(name.substr(name.find_first_not_of(' ', 6)), &section);
         } else {
             throw UsageError(where + ": unknown section [" + name + "] (accepted: [sweep], [block NAME])");
@@ -221,16 +268,50 @@ SweepConfig load_sweep_config(const std::string& path) {
         config.blocks.push_back(make_block(name, defaults, section_values(*section, at), at));
     }
 
-    // A cell listed twice would give duplicate rows: refuse, naming both places.
-    std::map<std::string, std::string> seen;
-    for (const auto& b : config.blocks)
-        for (const auto& c : block_cells(b)) {
-            const auto [it, fresh] = seen.emplace(cell_key(c), b.name);
-            if (!fresh)
-                throw UsageError(where + ": cell (" + it->first + ") appears twice, " +
-                                 (it->second == b.name ? "in [block " + b.name + "]"
-                                                       : "in [block " + it->second + "] and [block " + b.name + "]"));
+    // Count before expanding: a range or seed count too large is refused, not allocated.
+    std::int64_t total = 0;
+    for (const auto& b : config.blocks) {
+        const auto size = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
+        total += checked_grid_size({size(b.readouts), size(b.ds), size(b.tasks), size(b.memories), size(b.budgets),
+                                    size(b.ns), b.seeds},
+                                   where + " [block " + b.name + "]");
+        if (total > kMaxCells)
+            throw UsageError(where + " has more than " + std::to_string(kMaxCells) + " cells; split it into several sweeps");
+    }
+
+    // A cell listed twice would give duplicate rows: refuse, naming both places. Checked per
+    // dimension, without expanding the grids: a block repeats a cell iff one of its lists
+    // repeats a value; two blocks share a cell iff every list of one meets the other's
+    // (both start at seed 0).
+    for (std::size_t j = 0; j < config.blocks.size(); ++j) {
+        const SweepBlock& b = config.blocks[j];
+        const auto keys = dimension_keys(b);
+        for (std::size_t dim = 0; dim < keys.size(); ++dim) {
+            std::set<std::string> seen;
+            for (std::size_t i = 0; i < keys[dim].size(); ++i)
+                if (!seen.insert(keys[dim][i]).second) {
+                    std::array<std::size_t, 6> at{};
+                    at[dim] = i;
+                    throw UsageError(where + ": cell (" + cell_key(cell_at(b, at)) + ") appears twice, in [block " +
+                                     b.name + "]");
+                }
         }
+        for (std::size_t a = 0; a < j; ++a) {
+            const auto earlier = dimension_keys(config.blocks[a]);
+            std::array<std::size_t, 6> at{};
+            bool shared = true;
+            for (std::size_t dim = 0; dim < keys.size() && shared; ++dim) {
+                const std::set<std::string> theirs(earlier[dim].begin(), earlier[dim].end());
+                const auto it = std::find_if(keys[dim].begin(), keys[dim].end(),
+                                             [&](const std::string& k) { return theirs.count(k) > 0; });
+                shared = it != keys[dim].end();
+                at[dim] = static_cast<std::size_t>(it - keys[dim].begin());
+            }
+            if (shared)
+                throw UsageError(where + ": cell (" + cell_key(cell_at(b, at)) + ") appears twice, in [block " +
+                                 config.blocks[a].name + "] and [block " + b.name + "]");
+        }
+    }
     return config;
 }
 

@@ -18,6 +18,7 @@ packages=(
     python3-numpy python3-matplotlib     # plots (scripts/plot.py) with /usr/bin/python3
     libopenmpi-dev openmpi-bin           # MPI sweeps (-DMEMCAP_MPI=ON, tests/sweep_mpi.sh)
     slurm-wlm munge                      # scripts/slurm/local-cluster-test.sh: a one-node Slurm cluster
+    clang libclang-rt-14-dev libomp-dev  # scripts/fuzz.sh: libFuzzer + sanitizers, OpenMP for clang
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,21 +5,41 @@
 set -u
 memcap=$1
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+mounted=()
+trap 'for m in "${mounted[@]}"; do umount "$m"; done; rm -rf "$work"' EXIT
 failures=0
+prefix=()  # a command to run memcap under (see unprivileged)
+
+# Every file under $work (path, size, mtime) except the captured stdout/stderr:
+# a refused command must leave this listing unchanged.
+snapshot() { find "$work" -mindepth 1 ! -name stdout ! -name stderr -printf '%p %y %s %T@\n' 2>/dev/null | grep -v ' d ' | sort; }
+
+# Runs memcap without root's power to ignore file modes (CAP_DAC_OVERRIDE), so
+# "unreadable" and "not writable" mean the same for root as for anyone else.
+unprivileged=()
+if [[ $(id -u) -eq 0 ]] && setpriv --bounding-set -dac_override,-dac_read_search true 2>/dev/null; then
+    unprivileged=(setpriv --bounding-set -dac_override,-dac_read_search)
+fi
+cases=0
 
 # expect_bad "what it should mention" memcap-args...
 expect_bad() {
     local needle=$1; shift
     local out="$work/out.csv"
-    rm -f "$out"
-    "$memcap" "$@" >"$work/stdout" 2>"$work/stderr"
+    rm -f "$out"*
+    cases=$((cases + 1))
+    local before; before=$(snapshot)
+    "${prefix[@]}" "$memcap" "$@" >"$work/stdout" 2>"$work/stderr"
     local status=$?
     local lines; lines=$(wc -l <"$work/stderr")
     if [[ $status -ne 2 ]]; then echo "FAIL ($*): exit $status, expected 2"; failures=$((failures + 1)); return; fi
     if [[ $lines -ne 1 ]]; then echo "FAIL ($*): $lines lines on stderr"; cat "$work/stderr"; failures=$((failures + 1)); return; fi
     if ! grep -qF -- "$needle" "$work/stderr"; then echo "FAIL ($*): stderr lacks '$needle': $(cat "$work/stderr")"; failures=$((failures + 1)); return; fi
     if compgen -G "$work/out.csv*" >/dev/null; then echo "FAIL ($*): left an output file"; failures=$((failures + 1)); return; fi
+    if [[ $(snapshot) != "$before" ]]; then
+        echo "FAIL ($*): created or changed a file:"; diff <(echo "$before") <(snapshot)
+        failures=$((failures + 1)); return
+    fi
     echo "ok   ($*) -> $(cat "$work/stderr")"
 }
 
@@ -98,14 +118,118 @@ expect_bad "already exists; pass --resume" sweep "$(cfg "${good[@]}")" --out "$w
 cmp -s "$work/c.csv.before" "$work/done/c.csv" || { echo "FAIL: a refused sweep changed the CSV"; failures=$((failures + 1)); }
 expect_bad "differs from the one" sweep "$(cfg "${good[@]}" 'seeds = 2')" --out "$work/done" --resume --quiet
 
-# A read-only directory (skipped as root, who may write anywhere).
-if [[ $(id -u) -ne 0 ]]; then
+# The issue's list, case by case, for the backends it names (delta, rotation, selective).
+r=(--task assoc_recall --n 4 --out "$o")
+expect_bad "'beta' is not key=value" run --memory delta:beta "${r[@]}"
+expect_bad "missing key before '=' in '=1'" run --memory delta:=1 "${r[@]}"
+expect_bad "missing memory name" run --memory :beta=1 "${r[@]}"
+expect_bad "stray ','" run --memory delta:beta=0.5,,phi=proj "${r[@]}"
+expect_bad "nothing after ':'" run --memory delta: "${r[@]}"
+expect_bad "key 'beta' given twice" run --memory delta:beta=0.5,beta=1 "${r[@]}"
+expect_bad "delta': beta=2.5 is out of range (must be > 0, <= 2)" run --memory delta:beta=2.5 "${r[@]}"
+expect_bad "'-inf' is not a finite number" run --memory softmax:beta=-inf "${r[@]}"
+expect_bad "'+inf' is not a finite number" run --memory delta:beta=+inf "${r[@]}"
+expect_bad "'1e999' is not a finite number" run --memory softmax:beta=1e999 "${r[@]}"
+expect_bad "rho: 'nan' is not a finite number" run --memory rotation:rho=nan "${r[@]}"
+expect_bad "rho: 'inf' is not a finite number" run --memory rotation:rho=inf "${r[@]}"
+expect_bad "rho: '-inf' is not a finite number" run --memory selective:rho=-inf "${r[@]}"
+expect_bad "rho=1 is out of range (must be >= 0, < 1)" run --memory rotation:rho=1 "${r[@]}"
+expect_bad "rho=1.5 is out of range" run --memory rotation:rho=1.5 "${r[@]}"
+expect_bad "rho=-0.1 is out of range" run --memory rotation:rho=-0.1 "${r[@]}"
+expect_bad "rho=1.01 is out of range (must be > 0, <= 1)" run --memory selective:rho=1.01 "${r[@]}"
+expect_bad "rho=0 is out of range" run --memory selective:rho=0 "${r[@]}"
+expect_bad "noise: 'nan' is not a finite number" run --memory softmax --task assoc_recall:noise=nan --n 4 --out "$o"
+expect_bad "noise: 'inf' is not a finite number" run --memory softmax --task assoc_recall:noise=inf --n 4 --out "$o"
+expect_bad "noise: '-inf' is not a finite number" run --memory softmax --task assoc_recall:noise=-inf --n 4 --out "$o"
+expect_bad "noise=-0.5 is out of range" run --memory softmax --task assoc_recall:noise=-0.5 --n 4 --out "$o"
+expect_bad "queries: '1.5' is not an integer" run --memory softmax --task assoc_recall:queries=1.5 --n 4 --out "$o"
+expect_bad "control=bogus is not one of none, shuffled_query" run --memory softmax --task assoc_recall:control=bogus --n 4 --out "$o"
+expect_bad "unknown task 'assoc_recal'" run --memory softmax --task assoc_recal --n 4 --out "$o"
+# n, d, budget, seeds: zero (above), negative, non-numeric, beyond 64 bits, beyond the limit
+g=(--memory softmax --task assoc_recall)
+expect_bad "--n: '1e3' is not an integer" run "${g[@]}" --n 1e3 --out "$o"
+expect_bad "--n: '4.5' is not an integer" run "${g[@]}" --n 4.5 --out "$o"
+expect_bad "--n: '' is not an integer" run "${g[@]}" --n '' --out "$o"
+expect_bad "--n: '200000000' exceeds the limit" run "${g[@]}" --n 200000000 --out "$o"
+expect_bad "--d: '-64' must be at least 1" run "${g[@]}" --n 4 --d -64 --out "$o"
+expect_bad "--d: 'sixty' is not an integer" run "${g[@]}" --n 4 --d sixty --out "$o"
+expect_bad "--d: '18446744073709551616' does not fit in 64 bits" run "${g[@]}" --n 4 --d 18446744073709551616 --out "$o"
+expect_bad "--d: '2000000' exceeds the limit" run "${g[@]}" --n 4 --d 2000000 --out "$o"
+expect_bad "--budget: '-1' must be at least 1" run "${g[@]}" --n 4 --budget -1 --out "$o"
+expect_bad "--budget: 'lots' is not an integer" run "${g[@]}" --n 4 --budget lots --out "$o"
+expect_bad "--budget: '9223372036854775808' does not fit in 64 bits" run "${g[@]}" --n 4 --budget 9223372036854775808 --out "$o"
+expect_bad "--seeds: '-3' must be at least 1" run "${g[@]}" --n 4 --seeds -3 --out "$o"
+expect_bad "--seeds: 'ten' is not an integer" run "${g[@]}" --n 4 --seeds ten --out "$o"
+expect_bad "--seeds: '-99999999999999999999' does not fit in 64 bits" run "${g[@]}" --n 4 --seeds -99999999999999999999 --out "$o"
+expect_bad "--threads: 'x' is not an integer" run "${g[@]}" --n 4 --threads x --out "$o"
+# a budget below each backend's minimum
+expect_bad "below its minimum" run --memory delta --task assoc_recall --n 4 --budget 10 --out "$o"
+expect_bad "below its minimum" run --memory selective --task assoc_recall --n 4 --budget 1 --out "$o"
+expect_bad "readout 'probe': train=0 is out of range" run "${g[@]}" --n 4 --readout probe:train=0 --out "$o"
+expect_bad "ridge: 'nan' is not a finite number" run "${g[@]}" --n 4 --readout probe:ridge=nan --out "$o"
+expect_bad "--out" run "${g[@]}" --n 4 --out
+
+# aggregate: missing, empty or foreign input; an output directory that does not exist
+: >"$work/empty.csv"
+printf 'a,b,c\n1,2,3\n' >"$work/foreign.csv"
+expect_bad "input '$work/empty.csv': not a memcap results CSV" aggregate "$work/empty.csv" --out "$o"
+expect_bad "not a memcap results CSV (header differs)" aggregate "$work/foreign.csv" --out "$o"
+"$memcap" run "${g[@]}" --n 4 --seeds 2 --quiet >"$work/results.csv"
+{ cat "$work/results.csv"; echo "softmax,assoc_recall,native"; } >"$work/torn.csv"
+expect_bad "line 4 has 3 fields, expected 17" aggregate "$work/torn.csv" --out "$o"
+expect_bad "directory '$work/no/such' does not exist" aggregate "$work/results.csv" --out "$work/no/such/summary.csv"
+expect_bad "directory '$work/nodir' does not exist" aggregate "$work/results.csv" --markdown "$work/nodir/s.md"
+expect_bad "give the results CSV" aggregate --out "$o"
+expect_bad "the grid (memories x tasks x budgets x n x seeds) has more than 1000000 cells" run "${g[@]}" --n 1 2 3 4 5 6 7 8 9 10 11 --seeds 100000 --out "$o"
+
+# Config files: truly empty (0 bytes), binary garbage, a bad range, an out-of-range spec
+: >"$work/zero.ini"
+expect_bad_sweep "has no [block NAME] section" "$work/zero.ini"
+printf '\x00\xff\x01[\n' >"$work/garbage.ini"
+expect_bad_sweep "config '$work/garbage.ini'" "$work/garbage.ini"
+expect_bad_sweep "n: '' is not an integer" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = 1..')"
+expect_bad_sweep "budgets: '-5' must be at least 1" "$(cfg "${good[@]}" 'budgets = -5')"
+expect_bad_sweep "d: '99999999999999999999' does not fit in 64 bits" "$(cfg "${good[@]}" 'd = 99999999999999999999')"
+expect_bad_sweep "rho=1 is out of range" "$(cfg '[block b]' 'memories = rotation:rho=1' 'tasks = assoc_recall' 'n = 4')"
+expect_bad_sweep "noise: 'inf' is not a finite number" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall:noise=inf' 'n = 4')"
+expect_bad_sweep "a [block NAME] has a NAME that is not printable UTF-8" "$(cfg $'[block r\xe9call]' 'memories = softmax' 'tasks = assoc_recall' 'n = 4')"
+expect_bad_sweep "[block b] has more than 1000000 cells" "$(cfg '[block b]' 'memories = softmax linear' 'tasks = assoc_recall' 'n = 1..1000000' 'seeds = 1000')"
+
+# Unreadable config, unwritable output directory: file modes, honoured even by root (see unprivileged).
+if [[ $(id -u) -ne 0 || ${#unprivileged[@]} -gt 0 ]]; then
+    prefix=("${unprivileged[@]}")
     mkdir "$work/ro" && chmod 555 "$work/ro"
-    expect_bad "not writable" run --memory softmax --task assoc_recall --n 4 --out "$work/ro/out.csv"
+    expect_bad "directory '$work/ro' is not writable" run "${g[@]}" --n 4 --out "$work/ro/out.csv"
     expect_bad "not writable" sweep "$(cfg "${good[@]}")" --out "$work/ro" --quiet
+    expect_bad "directory '$work/ro' is not writable" aggregate "$work/results.csv" --out "$work/ro/s.csv"
     cfg "${good[@]}" >/dev/null && chmod 000 "$work/c.ini"
-    expect_bad "cannot be read" sweep "$work/c.ini" --out "$work/sw" --quiet
+    expect_bad "config '$work/c.ini' cannot be read" sweep "$work/c.ini" --out "$work/sw" --quiet
+    chmod 000 "$work/results.csv"
+    expect_bad "input '$work/results.csv': cannot open for reading" aggregate "$work/results.csv" --out "$o"
+    chmod 644 "$work/results.csv" "$work/c.ini"
+    prefix=()
+else
+    echo "FAIL: running as root without setpriv: cannot check unreadable/unwritable cases"; failures=$((failures + 1))
 fi
+
+# As root: a read-only file system and a full one (tiny tmpfs mounts).
+if [[ $(id -u) -eq 0 ]] && mkdir "$work/rofs" && mount -t tmpfs -o size=64k,ro tmpfs "$work/rofs" 2>/dev/null; then
+    mounted+=("$work/rofs")
+    expect_bad "directory '$work/rofs' is not writable" run "${g[@]}" --n 4 --out "$work/rofs/out.csv"
+    expect_bad "not writable" sweep "$(cfg "${good[@]}")" --out "$work/rofs" --quiet
+    mkdir "$work/full" && mount -t tmpfs -o size=16k tmpfs "$work/full" && mounted+=("$work/full")
+    dd if=/dev/zero of="$work/full/filler" bs=4k 2>/dev/null  # fills it: ENOSPC
+    expect_bad "output '$work/full/out.csv': write failed: No space left on device" run "${g[@]}" --n 4 --out "$work/full/out.csv"
+    expect_bad "write failed: No space left on device" aggregate "$work/results.csv" --out "$work/full/s.csv"
+    expect_bad "No space left on device" sweep "$(cfg "${good[@]}")" --out "$work/full/sw" --quiet
+    [[ -e "$work/full/sw" ]] && { echo "FAIL: a sweep onto a full disk left $work/full/sw"; failures=$((failures + 1)); }
+else
+    echo "note: not root (or no tmpfs): read-only and full file-system cases checked through /dev/full only"
+fi
+
+# Not bad input: a file name that is not UTF-8 (found by fuzzing: the JSON manifest threw, exit 1).
+"$memcap" run "${g[@]}" --n 4 --seeds 1 --quiet --out "$work/"$'r\xe9sultats.csv' 2>"$work/stderr" ||
+    { echo "FAIL: a non-UTF-8 --out path: $(cat "$work/stderr")"; failures=$((failures + 1)); }
 
 # An existing output is never touched by a failing run.
 echo "precious" >"$work/keep.csv"
@@ -120,4 +244,4 @@ if [[ -w /dev/full ]]; then
 fi
 
 if [[ $failures -ne 0 ]]; then echo "$failures bad-input case(s) failed"; exit 1; fi
-echo "all bad-input cases passed"
+echo "all $cases bad-input cases passed"

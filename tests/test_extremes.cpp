@@ -1,0 +1,183 @@
+// Numerical extremes: a very sharp softmax, wide and long cells, a huge HRR
+// trace, a rank-deficient probe design, and reads that are not finite or are
+// huge. Whatever happens, a cell's CSV row holds finite numbers or is an error
+// row (status=error, with a message) — never a silent nan or inf.
+#include "harness/cell.hpp"
+#include "harness/probe.hpp"
+#include "memories/registry.hpp"
+#include "memories/softmax_cache.hpp"
+#include "tasks/registry.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+using namespace memcap;
+
+namespace {
+
+CellSpec cell(const std::string& memory, const std::string& task, std::optional<std::int64_t> budget, int d,
+              std::int64_t n, const std::string& readout = "auto", std::uint64_t seed = 0) {
+    return {parse_memory_spec(memory), parse_task_spec(task), parse_readout_spec(readout), budget, d, n, seed};
+}
+
+/// No field of the cell's CSV rows reads nan or inf (in any spelling).
+void require_no_silent_nonfinite(const CellSpec& c, const CellOutcome& o) {
+    const std::string rows = csv_rows(c, o);
+    INFO(rows);
+    for (std::size_t start = 0, end; start < rows.size(); start = end + 1) {
+        end = rows.find('\n', start);
+        REQUIRE(end != std::string::npos);
+        for (const auto& field : split_csv_line(rows.substr(start, end - start))) {
+            std::string lower;
+            for (char ch : field) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            REQUIRE(lower.find("nan") == std::string::npos);
+            REQUIRE(lower.find("inf") == std::string::npos);
+        }
+    }
+}
+
+/// A memory whose reads are `value` everywhere and whose state is `state_value`
+/// (p floats): to feed the readouts what a broken backend would produce.
+class Constant final : public Memory {
+public:
+    Constant(int d_value, float value, std::int64_t p, float state_value)
+        : d_value_(d_value), value_(value), state_(Vec::Constant(p, state_value)) {}
+    void reset() override {}
+    void write(ConstVecRef, ConstVecRef) override {}
+    void read(ConstVecRef, VecRef out) const override { out.setConstant(value_); }
+    std::int64_t state_floats() const override { return state_.size(); }
+    ConstStateView state() const override { return ConstStateView(state_.data(), state_.size()); }
+
+private:
+    int d_value_;
+    float value_;
+    Vec state_;
+};
+
+}  // namespace
+
+TEST_CASE("softmax at beta = 1e4 reads finite values: the largest score is subtracted", "[extremes][softmax]") {
+    MemoryShape shape;  // d = 64, natural budget
+    SoftmaxCache m(shape, 1e4);
+    RowMat keys = RowMat::Zero(8, 64), values = RowMat::Zero(8, 64);
+    for (int i = 0; i < 8; ++i) {
+        keys(i, i) = 1.0f;              // orthonormal keys
+        values(i, 63 - i) = 1.0f + i;   // distinct values
+    }
+    m.write_batch(keys, values);
+    SECTION("a stored key reads back its own value: the weights are a one-hot, not 0/0") {
+        RowMat reads(8, 64);
+        m.read_batch(keys, reads);
+        REQUIRE(reads.allFinite());
+        REQUIRE((reads - values).cwiseAbs().maxCoeff() <= 1e-6f);
+    }
+    SECTION("a query scaled by 1e3 (scores of 1e7) still gives finite weights summing to 1") {
+        const Vec q = 1e3f * keys.row(3).transpose();
+        const Vec w = m.weights(q);
+        REQUIRE(w.allFinite());
+        REQUIRE(w.sum() == Approx(1.0f).margin(1e-6));
+        Vec out(64);
+        m.read(q, out);
+        REQUIRE(out.allFinite());
+        REQUIRE((out - values.row(3).transpose()).cwiseAbs().maxCoeff() <= 1e-6f);
+    }
+    SECTION("a whole cell at beta = 1e4 is an ok row with finite numbers") {
+        const auto c = cell("softmax:beta=10000", "assoc_recall", std::nullopt, 64, 256);
+        const auto o = run_cell(c);
+        REQUIRE(o.ok);
+        REQUIRE(o.slots.at(0).correct == o.slots.at(0).queries);  // exact keys, one-hot weights: every read right
+        require_no_silent_nonfinite(c, o);
+    }
+}
+
+TEST_CASE("a cell at d = 4096 and n = 65536 runs", "[extremes][large]") {
+    // One episode of 65536 unit keys and values of 4096 floats (about 3 GB with the
+    // candidates); a two-pair FIFO cache keeps the memory side small.
+    const auto c = cell("softmax", "assoc_recall:queries=2", 2 * (4096 + 4096), 4096, 65536, "native");
+    const auto o = run_cell(c);
+    INFO(o.message);
+    REQUIRE(o.ok);
+    REQUIRE(o.state_floats == 2 * (4096 + 4096));
+    REQUIRE(o.slots.at(0).queries == 2);
+    REQUIRE(std::isfinite(o.slots.at(0).target_dist_sum));
+    require_no_silent_nonfinite(c, o);
+}
+
+TEST_CASE("HRR with a trace of D = 65536 floats", "[extremes][hrr]") {
+    const auto c = cell("hrr", "assoc_recall:queries=64", 65536, 64, 64, "native");
+    const auto o = run_cell(c);
+    INFO(o.message);
+    REQUIRE(o.ok);
+    REQUIRE(o.state_floats == 65536);
+    // 64 pairs in a 65536-float trace: crosstalk ~ sqrt(64/65536) per entry, far below
+    // the distance between unit candidates, so every read must be right.
+    REQUIRE(o.slots.at(0).correct == o.slots.at(0).queries);
+    require_no_silent_nonfinite(c, o);
+}
+
+TEST_CASE("the probe solves a rank-deficient design to finite weights", "[extremes][probe]") {
+    const auto task = make_task(parse_task_spec("assoc_recall:queries=4"));
+    const TaskCell tc{8, 16, 0};
+    const double ridge = GENERATE(0.0, 1e-6);
+    CAPTURE(ridge);
+    SECTION("a constant state: every state column equals the bias column") {
+        Constant m(16, 0.0f, 32, 1.0f);
+        const auto o = probe_readout(m, *task, tc, ProbeOptions{50, ridge});
+        INFO(o.message);
+        REQUIRE(o.ok);
+        REQUIRE(std::isfinite(o.slots.at(0).target_dist_sum));
+    }
+    SECTION("a zero state, wider than the training set (the dual solve)") {
+        Constant m(16, 0.0f, 600, 0.0f);
+        const auto o = probe_readout(m, *task, tc, ProbeOptions{10, ridge});
+        INFO(o.message);
+        REQUIRE(o.ok);
+        REQUIRE(std::isfinite(o.slots.at(0).target_dist_sum));
+    }
+    SECTION("a real memory whose state is shared by every episode: rotation with n = 1 and rho = 0") {
+        const auto c = cell("rotation:rho=0", "assoc_recall:queries=4", 256, 16, 1, "probe:train=20,ridge=0");
+        const auto o = run_cell(c);
+        INFO(o.message);
+        REQUIRE(o.ok);
+        require_no_silent_nonfinite(c, o);
+    }
+}
+
+TEST_CASE("a non-finite or huge read is an error row or finite numbers, never nan/inf in the CSV",
+          "[extremes][csv]") {
+    const auto task = make_task(parse_task_spec("assoc_recall"));
+    const TaskCell tc{16, 8, 0};
+    const auto c = cell("softmax", "assoc_recall", std::nullopt, 8, 16, "native");
+    SECTION("nan and inf reads are error rows naming the problem") {
+        const float bad = GENERATE(std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                                   -std::numeric_limits<float>::infinity());
+        CAPTURE(bad);
+        Constant m(8, bad, 4, 0.0f);
+        const auto o = native_readout(m, *task, tc);
+        REQUIRE_FALSE(o.ok);
+        REQUIRE(o.message.find("non-finite read") != std::string::npos);
+        const std::string rows = csv_rows(c, o);
+        REQUIRE(rows.find(",error,non-finite read in episode 0\n") != std::string::npos);
+        require_no_silent_nonfinite(c, o);
+    }
+    SECTION("huge but finite reads (1e30, FLT_MAX) give finite distances or an error row") {
+        const float huge = GENERATE(1e30f, std::numeric_limits<float>::max());
+        CAPTURE(huge);
+        Constant m(8, huge, 4, 0.0f);
+        const auto o = native_readout(m, *task, tc);
+        INFO(o.message);
+        if (o.ok) REQUIRE(std::isfinite(o.slots.at(0).target_dist_sum));
+        else REQUIRE_FALSE(o.message.empty());
+        require_no_silent_nonfinite(c, o);
+    }
+    SECTION("a non-finite state is a probe error row") {
+        Constant m(8, 0.0f, 4, std::numeric_limits<float>::infinity());
+        const auto o = probe_readout(m, *task, tc, ProbeOptions{20, 1e-6});
+        REQUIRE_FALSE(o.ok);
+        REQUIRE(o.message.find("non-finite") != std::string::npos);
+        require_no_silent_nonfinite(c, o);
+    }
+}
