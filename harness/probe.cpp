@@ -19,7 +19,7 @@ struct Design {
 
 // One episode's feature rows: [s, 1] once (slots) or [s, q_i, 1] per query.
 void append_rows(const Episode& e, ConstStateView s, bool slots, const std::map<int, int>& slot_index,
-                 Eigen::Index row, Design& d) {
+                 Eigen::Index row, Design& d, Eigen::Index max_rows = -1) {
     const Eigen::Index p = s.size();
     if (slots) {
         d.x.row(row).head(p) = s.cast<double>().transpose();
@@ -29,7 +29,8 @@ void append_rows(const Episode& e, ConstStateView s, bool slots, const std::map<
             d.y(row, slot_index.at(e.slot[i]) * c + e.target[i]) = 1.0;
         return;
     }
-    for (Eigen::Index i = 0; i < e.queries.rows(); ++i) {
+    const Eigen::Index count = max_rows < 0 ? e.queries.rows() : std::min(max_rows, e.queries.rows());
+    for (Eigen::Index i = 0; i < count; ++i) {
         auto r = d.x.row(row + i);
         r.head(p) = s.cast<double>().transpose();
         r.segment(p, e.queries.cols()) = e.queries.row(i).cast<double>();
@@ -62,7 +63,7 @@ CellOutcome failure(std::string message) {
 
 CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell, const ProbeOptions& options) {
     const bool slots = task.has_slots();
-    const std::int64_t train = options.train_episodes;
+    const std::int64_t train = options.train_rows;
 
     // The first training episode fixes the shapes.
     Episode first = task.episode(cell, Split::Train, 0);
@@ -71,7 +72,8 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
     const Eigen::Index p = memory.state_floats();
     const Eigen::Index per_episode = slots ? 1 : first.queries.rows();
     const Eigen::Index features = p + (slots ? 0 : first.queries.cols()) + 1;
-    const Eigen::Index rows = train * per_episode;
+    const Eigen::Index rows = train;  // one per episode (slots), one per query (no slots)
+    const std::int64_t episodes = (train + per_episode - 1) / per_episode;
     if (std::min(features, rows) > kProbeMaxGram)
         return failure("probe: " + std::to_string(features) + " features x " + std::to_string(rows) +
                        " training rows exceeds the " + std::to_string(kProbeMaxGram) +
@@ -83,14 +85,14 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
     const Eigen::Index outputs = slots ? static_cast<Eigen::Index>(slot_index.size()) * c : first.candidates.cols();
 
     Design d{MatD::Zero(rows, features), MatD::Zero(rows, outputs)};
-    for (std::int64_t ep = 0; ep < train; ++ep) {
+    for (std::int64_t ep = 0; ep < episodes; ++ep) {
         if (ep > 0) {
             first = task.episode(cell, Split::Train, ep);
             memory.reset();
             memory.write_batch(first.keys, first.values);
         }
         if (memory.state_floats() != p) return failure("probe: the state size changes between episodes");
-        append_rows(first, memory.state(), slots, slot_index, ep * per_episode, d);
+        append_rows(first, memory.state(), slots, slot_index, ep * per_episode, d, rows - ep * per_episode);
     }
     if (!d.x.allFinite()) return failure("probe: non-finite state in a training episode");
     const MatD w = solve_ridge(d.x, d.y, options.ridge);

@@ -1,7 +1,10 @@
 // memcap/harness/probe.hpp — the probe readout (SPEC §4): the best linear read of a state.
 //
 // Fits a least-squares linear map from a memory's flat state on independent
-// training episodes (Split::Train), then scores it on the task's test episodes:
+// training episodes (Split::Train), then scores it on the task's test episodes.
+// `train` counts the rows of the design: training episodes on tasks with slots
+// (one state each, shared by every slot's map), training queries on tasks
+// without (ceil(train / queries) episodes, one row per query):
 //
 //   tasks with slots (lag recall, copying): features [s, 1] → the one-hot of
 //       the target token, one map per slot, all slots solved together from one
@@ -23,7 +26,7 @@
 namespace memcap {
 
 struct ProbeOptions {
-    std::int64_t train_episodes = 2000;
+    std::int64_t train_rows = 2000;  // see `train` above
     double ridge = 1e-6;
 };
 

@@ -12,7 +12,7 @@ namespace memcap {
 const std::vector<Schema>& readout_schemas() {
     static const std::vector<Schema> schemas = [] {
         const std::vector<ParamInfo> probe = {
-            int_param("train", "2000", "training episodes for the least-squares fit", 1, 1e7),
+            int_param("train", "2000", "rows of the least-squares fit: training episodes (tasks with slots) or training queries (assoc_recall)", 1, 1e7),
             real_param("ridge", "1e-06", "ridge, relative to the mean diagonal of the Gram matrix", 0.0)};
         return std::vector<Schema>{{"readout", "auto", probe}, {"readout", "native", {}}, {"readout", "probe", probe}};
     }();
