@@ -2,6 +2,7 @@
 #include "harness/reproduce.hpp"
 
 #include "core/error.hpp"
+#include "core/rng.hpp"
 #include "core/spec.hpp"
 #include "harness/cell.hpp"
 #include "harness/diagnostics.hpp"
@@ -292,6 +293,68 @@ void lab(Table& t) {
         t.exact("worked example (essay 004, Kannada)", std::string("weight of ") + names[i] + ", unscaled", unscaled[i], wu(i), 5e-4, 3);
 }
 
+// Paired permutation of the write order, on every backend in the table: the largest
+// difference between the reads of the same keys after writing the same pairs in two
+// orders. SPEC §3: order-free memories must agree to rounding. Not an essay number,
+// so it goes to its own file and section.
+struct OrderCheck {
+    std::string memory;
+    float largest = 0;
+    bool order_free = false;
+    bool as_expected = false;
+};
+
+std::vector<OrderCheck> order_checks() {
+    std::vector<OrderCheck> out;
+    const int d = 64, n = 48;
+    for (const auto& name : memory_names()) {
+        Rng rng = Rng::stream("reproduce/permutation", name);
+        const RowMat keys = rng.unit_rows<RowMat>(n, d), values = rng.unit_rows<RowMat>(n, d);
+        RowMat pk(n, d), pv(n, d);
+        for (int i = 0; i < n; ++i) pk.row(i) = keys.row((i * 7 + 3) % n), pv.row(i) = values.row((i * 7 + 3) % n);
+        const Spec spec = parse_memory_spec(name);
+        auto a = make_memory(spec, MemoryShape{d, d, {}}, 0), b = make_memory(spec, MemoryShape{d, d, {}}, 0);
+        a->write_batch(keys, values);
+        b->write_batch(pk, pv);
+        RowMat ra(n, d), rb(n, d);
+        a->read_batch(keys, ra);
+        b->read_batch(keys, rb);
+        OrderCheck c{spec.canonical(), (ra - rb).cwiseAbs().maxCoeff()};
+        // Order-free at their natural size: a cache that never evicts, the additive grid,
+        // HRR, and the selective model without decay (its default rho = 1).
+        c.order_free = name == "softmax" || name == "linear" || name == "hrr" || name == "selective";
+        c.as_expected = c.order_free ? c.largest < 1e-4f : c.largest > 1e-2f;
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::string order_csv(const std::vector<OrderCheck>& checks) {
+    std::string out = "memory_spec,control,d,n,largest_output_difference,expected,verdict\n";
+    char buf[32];
+    for (const auto& c : checks) {
+        std::snprintf(buf, sizeof buf, "%.3g", static_cast<double>(c.largest));
+        out += csv_field(c.memory) + ",paired_permutation,64,48," + buf + "," +
+               (c.order_free ? "0 to rounding (order-free)" : "> 0 (order-dependent)") + "," +
+               (c.as_expected ? "as expected" : "unexpected") + "\n";
+    }
+    return out;
+}
+
+std::string order_markdown(const std::vector<OrderCheck>& checks) {
+    std::string out = "\n## Paired permutation of the write order (a control, not an essay number)\n\n"
+                      "48 pairs, d = 64, natural sizes, the same keys read after writing the pairs in two orders "
+                      "(also `order_checks.csv`):\n\n| memory | largest output difference | expected | verdict |\n"
+                      "|---|---:|---|---|\n";
+    char buf[32];
+    for (const auto& c : checks) {
+        std::snprintf(buf, sizeof buf, "%.3g", static_cast<double>(c.largest));
+        out += "| `" + c.memory + "` | " + buf + " | " + (c.order_free ? "0 to rounding (order-free)" : "> 0 (order-dependent)") +
+               " | " + (c.as_expected ? "as expected" : "unexpected") + " |\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 int reproduce(const std::string& out_dir, int threads, bool progress, const std::string& command) {
@@ -408,15 +471,18 @@ int reproduce(const std::string& out_dir, int threads, bool progress, const std:
         if (sigma == 1.5) t.diagnostic(p4, "rank correlation, " + at, 0.94, r.spearman_mean, r.spearman_se, 0.005);
     }
     lab(t);
+    const auto orders = order_checks();
 
     AtomicFile cells_csv(out_dir + "/reproduce_cells.csv"), table_csv(out_dir + "/reproduction.csv"),
-        table_md(out_dir + "/REPRODUCTION.md");
+        table_md(out_dir + "/REPRODUCTION.md"), order_file(out_dir + "/order_checks.csv");
     cells_csv.write(cells.csv());
     table_csv.write(t.csv());
-    table_md.write(t.markdown(command));
+    table_md.write(t.markdown(command) + order_markdown(orders));
+    order_file.write(order_csv(orders));
     cells_csv.commit();
     table_csv.commit();
     table_md.commit();
+    order_file.commit();
     return t.disagreements();
 }
 

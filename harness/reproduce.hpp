@@ -6,7 +6,9 @@
 //   reproduce_cells.csv   the per-seed rows of every memory/task cell (the run CSV format)
 //   reproduction.csv      one row per published number: experiment, quantity, essay value,
 //                         measured value, 95% interval, verdict
-//   REPRODUCTION.md       the same table for people
+//   REPRODUCTION.md       the same table for people, and the paired-permutation control
+//   order_checks.csv      per backend: the largest output difference after writing the
+//                         same pairs in two orders (order-free memories: 0 to rounding)
 //
 // Verdicts follow tests/support.hpp: a published number "agrees" when it is
 // within 3·√(sd²/S + sd²/P) of the mean over S seeds (sd the spread across
