@@ -15,30 +15,20 @@
 // State layout: M row-major, state()[i * d_φ + j] = M(i, j).
 #pragma once
 
-#include "memories/feature_map.hpp"
-#include "memories/memory.hpp"
+#include "memories/outer_product_grid.hpp"
 
 namespace memcap {
 
-class DeltaGrid final : public Memory {
+class DeltaGrid final : public OuterProductGrid {
 public:
-    DeltaGrid(const MemoryShape& shape, double beta, const std::string& phi, int nu, Rng& rng);
+    DeltaGrid(const MemoryShape& shape, double beta, const std::string& phi, int nu, Rng& rng)
+        : OuterProductGrid(shape, phi, nu, /*normalise=*/true, rng), beta_(static_cast<float>(beta)) {}
 
-    void reset() override { grid_.setZero(); }
     void write(ConstVecRef key, ConstVecRef value) override;
-    void read(ConstVecRef query, VecRef out) const override;
-    std::int64_t state_floats() const override { return grid_.size(); }
-    ConstStateView state() const override { return ConstStateView(grid_.data(), grid_.size()); }
-    std::int64_t param_floats() const override { return phi_.param_floats(); }
-
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
-    void read_batch(ConstMatRef queries, MatRef out) const override;
 
 private:
-    void features(ConstMatRef x, RowMat& f) const;  // φ, rows normalised
     float beta_;
-    FeatureMap phi_;
-    RowMat grid_;  // d_v × d_φ
 };
 
 }  // namespace memcap

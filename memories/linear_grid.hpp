@@ -14,33 +14,17 @@
 // State layout: M row-major, so state()[i * d_φ + j] = M(i, j).
 #pragma once
 
-#include "memories/feature_map.hpp"
-#include "memories/memory.hpp"
+#include "memories/outer_product_grid.hpp"
 
 namespace memcap {
 
-class LinearGrid final : public Memory {
+class LinearGrid final : public OuterProductGrid {
 public:
-    LinearGrid(const MemoryShape& shape, const std::string& phi, int nu, Rng& rng);
+    LinearGrid(const MemoryShape& shape, const std::string& phi, int nu, Rng& rng)
+        : OuterProductGrid(shape, phi, nu, /*normalise=*/false, rng) {}
 
-    void reset() override { grid_.setZero(); }
     void write(ConstVecRef key, ConstVecRef value) override;
-    void read(ConstVecRef query, VecRef out) const override;
-    std::int64_t state_floats() const override { return grid_.size(); }
-    ConstStateView state() const override { return ConstStateView(grid_.data(), grid_.size()); }
-    std::int64_t param_floats() const override { return phi_.param_floats(); }
-
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
-    void read_batch(ConstMatRef queries, MatRef out) const override;
-
-    /// φ's output dimension given a shape (what the budget buys).
-    static std::int64_t feature_budget(const MemoryShape& shape) {
-        return shape.budget_floats ? *shape.budget_floats / shape.d_value : shape.d_key;
-    }
-
-private:
-    FeatureMap phi_;
-    RowMat grid_;  // d_v × d_φ
 };
 
 }  // namespace memcap

@@ -39,7 +39,7 @@ struct GridDims {
     double d_phi, params, phi_flops_per_row;
 };
 GridDims grid_dims(const Spec& spec, const MemoryShape& s) {
-    const I max_dim = LinearGrid::feature_budget(s);
+    const I max_dim = OuterProductGrid::feature_budget(s);
     const bool dpfp = spec.text("phi") == "dpfp";
     const I nu = spec.integer("nu");
     const I m = dpfp ? max_dim / (2 * nu) : max_dim;

@@ -1,16 +1,9 @@
 // memcap/memories/selective_state.cpp — see selective_state.hpp.
 #include "memories/selective_state.hpp"
 
-#include "memories/linear_grid.hpp"
-
 #include <cmath>
 
 namespace memcap {
-
-SelectiveState::SelectiveState(const MemoryShape& shape, double rho, bool gated, const std::string& phi, int nu,
-                               Rng& rng)
-    : rho_(rho), gated_(gated), phi_(phi, shape.d_key, LinearGrid::feature_budget(shape), nu, rng),
-      state_(RowMat::Zero(shape.d_value, phi_.dim())) {}
 
 float SelectiveState::step(const float* value, int d_value) const {
     if (!gated_) return 1.0f;
@@ -26,8 +19,7 @@ void SelectiveState::write_batch(ConstMatRef keys, ConstMatRef values) {
     // Unrolled: S_n = (Π_i a_i) S_0 + Σ_i w_i v_i φ(k_i)ᵀ with w_i = b_i Π_{j>i} a_j,
     // so n writes are one GEMM. The suffix products are accumulated from the end.
     const Eigen::Index n = keys.rows();
-    RowMat f(n, phi_.dim());
-    phi_.apply(keys, f);
+    const RowMat f = features(keys);
     Vec w(n);
     double suffix = 1.0;  // Π_{j>i} a_j
     for (Eigen::Index i = n - 1; i >= 0; --i) {
@@ -35,20 +27,8 @@ void SelectiveState::write_batch(ConstMatRef keys, ConstMatRef values) {
         w(i) = static_cast<float>(delta * suffix);
         suffix *= std::pow(rho_, static_cast<double>(delta));
     }
-    if (suffix != 1.0) state_ *= static_cast<float>(suffix);
-    state_.noalias() += values.transpose() * (w.asDiagonal() * f);
-}
-
-void SelectiveState::read(ConstVecRef query, VecRef out) const {
-    RowMat f(1, phi_.dim());
-    phi_.apply(query.transpose(), f);
-    out.noalias() = state_ * f.transpose();
-}
-
-void SelectiveState::read_batch(ConstMatRef queries, MatRef out) const {
-    RowMat f(queries.rows(), phi_.dim());
-    phi_.apply(queries, f);
-    out.noalias() = f * state_.transpose();
+    if (suffix != 1.0) grid_ *= static_cast<float>(suffix);
+    grid_.noalias() += values.transpose() * (w.asDiagonal() * f);
 }
 
 }  // namespace memcap

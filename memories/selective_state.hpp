@@ -28,24 +28,17 @@
 // State layout: S row-major, state()[i * d_φ + j] = S(i, j).
 #pragma once
 
-#include "memories/feature_map.hpp"
-#include "memories/memory.hpp"
+#include "memories/outer_product_grid.hpp"
 
 namespace memcap {
 
-class SelectiveState final : public Memory {
+class SelectiveState final : public OuterProductGrid {
 public:
-    SelectiveState(const MemoryShape& shape, double rho, bool gated, const std::string& phi, int nu, Rng& rng);
+    SelectiveState(const MemoryShape& shape, double rho, bool gated, const std::string& phi, int nu, Rng& rng)
+        : OuterProductGrid(shape, phi, nu, /*normalise=*/false, rng), rho_(rho), gated_(gated) {}
 
-    void reset() override { state_.setZero(); }
     void write(ConstVecRef key, ConstVecRef value) override;
-    void read(ConstVecRef query, VecRef out) const override;
-    std::int64_t state_floats() const override { return state_.size(); }
-    ConstStateView state() const override { return ConstStateView(state_.data(), state_.size()); }
-    std::int64_t param_floats() const override { return phi_.param_floats(); }
-
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
-    void read_batch(ConstMatRef queries, MatRef out) const override;
 
     /// The step Δ(v) for one value (see the header comment).
     float step(const float* value, int d_value) const;
@@ -53,8 +46,6 @@ public:
 private:
     double rho_;
     bool gated_;
-    FeatureMap phi_;
-    RowMat state_;  // d_v × d_φ
 };
 
 }  // namespace memcap

@@ -1,0 +1,59 @@
+// memcap/memories/outer_product_grid.hpp — what the three grid memories share.
+//
+// `linear`, `delta` and `selective` all hold one matrix M of d_v × d_φ floats
+// (row-major: state()[i * d_φ + j] = M(i, j)), take keys through the same
+// fixed feature map φ (feature_map.hpp; d_φ bought by the budget as below),
+// and read M φ(q). They differ only in how they write, so a grid backend
+// derives from OuterProductGrid and implements write / write_batch; reset,
+// state, read and read_batch come from here. `normalise` makes φ(x) unit
+// length on both write and read (the delta rule's reading).
+#pragma once
+
+#include "core/rng.hpp"
+#include "memories/feature_map.hpp"
+#include "memories/memory.hpp"
+
+#include <string>
+
+namespace memcap {
+
+class OuterProductGrid : public Memory {
+public:
+    /// φ's largest output dimension for a shape: floor(B / d_v), or d_k without a budget.
+    static std::int64_t feature_budget(const MemoryShape& shape) {
+        return shape.budget_floats ? *shape.budget_floats / shape.d_value : shape.d_key;
+    }
+
+    void reset() override { grid_.setZero(); }
+    std::int64_t state_floats() const override { return grid_.size(); }
+    ConstStateView state() const override { return ConstStateView(grid_.data(), grid_.size()); }
+    std::int64_t param_floats() const override { return phi_.param_floats(); }
+
+    void read(ConstVecRef query, VecRef out) const override {
+        const RowMat f = features(query.transpose());
+        out.noalias() = grid_ * f.transpose();
+    }
+    void read_batch(ConstMatRef queries, MatRef out) const override {
+        const RowMat f = features(queries);
+        out.noalias() = f * grid_.transpose();
+    }
+
+protected:
+    OuterProductGrid(const MemoryShape& shape, const std::string& phi, int nu, bool normalise, Rng& rng)
+        : phi_(phi, shape.d_key, feature_budget(shape), nu, rng), normalise_(normalise),
+          grid_(RowMat::Zero(shape.d_value, phi_.dim())) {}
+
+    /// φ of every row of x (n × d_k → n × d_φ), rows normalised when asked.
+    RowMat features(ConstMatRef x) const {
+        RowMat f(x.rows(), phi_.dim());
+        phi_.apply(x, f);
+        if (normalise_) normalise_rows(f);
+        return f;
+    }
+
+    FeatureMap phi_;
+    bool normalise_;
+    RowMat grid_;  // d_v × d_φ
+};
+
+}  // namespace memcap
