@@ -16,6 +16,7 @@
 #include <Random123/conventional/Engine.hpp>
 #include <Random123/philox.h>
 
+#include <boost/random/chi_squared_distribution.hpp>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_01.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
@@ -76,6 +77,8 @@ public:
 
     double normal() { return normal_(engine_); }
     double uniform() { return boost::random::uniform_01<double>()(engine_); }
+    /// Chi-squared with `dof` degrees of freedom (Boost's gamma algorithm: portable).
+    double chi_squared(double dof) { return boost::random::chi_squared_distribution<double>(dof)(engine_); }
     /// Uniform integer in [0, n).
     std::int64_t below(std::int64_t n) {
         return boost::random::uniform_int_distribution<std::int64_t>(0, n - 1)(engine_);

@@ -42,12 +42,14 @@ std::vector<SqrtDStats> sqrt_d_statistics(const std::vector<int>& dims, int keys
         raw.d = scaled.d = d;
         scaled.scaled = true;
         raw.trials = scaled.trials = trials;
+        Eigen::VectorXd z(keys);
         for (int t = 0; t < trials; ++t) {
-            Eigen::MatrixXd k(keys, d);
-            Eigen::VectorXd q(d);
-            rng.fill_normal(k);
-            rng.fill_normal(q);
-            const Eigen::VectorXd logits = k * q;
+            // Given q, the logits k_i·q of keys k_i ~ N(0, I_d) are independent N(0, ‖q‖²):
+            // draw ‖q‖² ~ χ²_d and the keys' standardised logits z ~ N(0, I), the same
+            // distribution as forming K q, with 1 + keys draws instead of d·(keys + 1).
+            const double norm_q = std::sqrt(rng.chi_squared(d));
+            rng.fill_normal(z);
+            const Eigen::VectorXd logits = norm_q * z;
             for (SqrtDStats* s : {&raw, &scaled}) {
                 const Eigen::VectorXd p = softmax(s->scaled ? Eigen::VectorXd(logits / std::sqrt(double(d))) : logits);
                 double h = 0;

@@ -5,6 +5,9 @@
 // N(0, 1) entries (not normalised), weights p = softmax(K q) (unscaled) or
 // softmax(K q / √d) (scaled); reported as means over trials of the largest
 // weight, the entropy −Σ p ln p in nats, and the gradient proxy Σ p(1 − p).
+// Drawn exactly but cheaply: given q, the logits K q are i.i.d. N(0, ‖q‖²), so a
+// trial draws ‖q‖² ~ χ²_d and `keys` standard normals (tests/test_diagnostics.cpp
+// checks this against forming K q from full draws).
 //
 // Weight vs influence: `layers` independent attention reads over `records`
 // records. Query and keys are random unit vectors in d dimensions, logits

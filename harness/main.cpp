@@ -257,13 +257,14 @@ int cmd_reproduce(const std::vector<std::string>& args, const std::string& cmdli
     desc.add_options()("help,h", "show this help")
         ("out,o", po::value<std::string>()->default_value("reproduce"), "output directory")
         ("threads", po::value<std::string>(), "threads (default: all cores)")
-        ("quiet,q", "no progress bar");
+        ("quiet,q", "no progress bar")
+        ("timings", "print CPU seconds per experiment and wall seconds per phase to stderr");
     const auto vm = parse(desc, args);
     if (vm.count("help")) return std::cout << desc, 0;
     const int threads = vm.count("threads")
                             ? static_cast<int>(positive(vm["threads"].as<std::string>(), "--threads", 4096))
                             : omp_get_max_threads();
-    const int differ = reproduce(vm["out"].as<std::string>(), threads, !vm.count("quiet"), cmdline);
+    const int differ = reproduce(vm["out"].as<std::string>(), threads, !vm.count("quiet"), cmdline, vm.count("timings") > 0);
     std::cerr << "memcap reproduce: " << (differ ? std::to_string(differ) + " published number(s) differ"
                                                  : std::string("every published number agrees"))
               << "; see " << vm["out"].as<std::string>() << "/REPRODUCTION.md\n";

@@ -15,14 +15,65 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <iostream>
+#include <map>
 
 namespace memcap {
 namespace {
 
 // ---------------------------------------------------------------- the cells
+
+// CPU seconds of the calling thread (work done, whatever else runs on the machine).
+double thread_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double wall_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// Where `memcap reproduce --timings` says the time went: CPU seconds per experiment
+/// (summed over threads) and wall seconds per phase, in the order first seen.
+class Timings {
+public:
+    void add(const std::string& what, double cpu) {
+        if (!cpu_.count(what)) order_.push_back(what);
+        cpu_[what] += cpu;
+    }
+    void phase(const std::string& what, double wall) { phases_.emplace_back(what, wall); }
+    void print(std::ostream& os) const {
+        char buf[160];
+        os << "timings: CPU seconds per experiment (all threads)\n";
+        double total = 0;
+        for (const auto& w : order_) {
+            std::snprintf(buf, sizeof buf, "  %8.3f  %s\n", cpu_.at(w), w.c_str());
+            os << buf;
+            total += cpu_.at(w);
+        }
+        std::snprintf(buf, sizeof buf, "  %8.3f  total\ntimings: wall seconds per phase\n", total);
+        os << buf;
+        total = 0;
+        for (const auto& [w, t] : phases_) {
+            std::snprintf(buf, sizeof buf, "  %8.3f  %s\n", t, w.c_str());
+            os << buf;
+            total += t;
+        }
+        std::snprintf(buf, sizeof buf, "  %8.3f  total\n", total);
+        os << buf;
+    }
+
+private:
+    std::vector<std::string> order_;
+    std::map<std::string, double> cpu_;
+    std::vector<std::pair<std::string, double>> phases_;
+};
 
 struct Block {
     std::size_t first = 0, count = 0;  // cells [first, first + count), one per seed
@@ -30,22 +81,28 @@ struct Block {
 
 class Cells {
 public:
-    Block add(const std::string& memory, const std::string& task, std::int64_t n, int seeds) {
+    Block add(const std::string& memory, const std::string& task, std::int64_t n, int seeds, const std::string& experiment) {
         Block b{cells_.size(), static_cast<std::size_t>(seeds)};
-        for (int s = 0; s < seeds; ++s)
+        for (int s = 0; s < seeds; ++s) {
             cells_.push_back({parse_memory_spec(memory), parse_task_spec(task), parse_readout_spec("auto"),
                               std::nullopt, 64, n, static_cast<std::uint64_t>(s)});
+            experiment_.push_back(experiment);
+        }
         return b;
     }
-    void run(int threads, bool progress) {
+    void run(int threads, bool progress, Timings& timings) {
         outcomes_.resize(cells_.size());
+        std::vector<double> cpu(cells_.size());
         Progress bar(static_cast<std::int64_t>(cells_.size()), "reproduce", progress);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
         for (std::int64_t i = 0; i < static_cast<std::int64_t>(cells_.size()); ++i) {
+            const double t0 = thread_seconds();
             outcomes_[static_cast<std::size_t>(i)] = run_cell(cells_[static_cast<std::size_t>(i)]);
+            cpu[static_cast<std::size_t>(i)] = thread_seconds() - t0;
             bar.tick();
         }
         bar.finish();
+        for (std::size_t i = 0; i < cells_.size(); ++i) timings.add(experiment_[i], cpu[i]);
         for (std::size_t i = 0; i < cells_.size(); ++i)
             if (!outcomes_[i].ok)
                 throw std::runtime_error("reproduce: cell " + cells_[i].memory.canonical() + " / " +
@@ -88,6 +145,7 @@ public:
 
 private:
     std::vector<CellSpec> cells_;
+    std::vector<std::string> experiment_;
     std::vector<CellOutcome> outcomes_;
 };
 
@@ -357,7 +415,7 @@ std::string order_markdown(const std::vector<OrderCheck>& checks) {
 
 }  // namespace
 
-int reproduce(const std::string& out_dir, int threads, bool progress, const std::string& command) {
+int reproduce(const std::string& out_dir, int threads, bool progress, const std::string& command, bool print_timings) {
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
     if (ec || !std::filesystem::is_directory(out_dir))
@@ -373,16 +431,29 @@ int reproduce(const std::string& out_dir, int threads, bool progress, const std:
 
     Cells cells;
     std::vector<Block> cache, grid, hrr, shuffled, beta, lag, copy_09, copy_097, copy_cache;
-    for (auto n : sizes) cache.push_back(cells.add("softmax", "assoc_recall", n, kPart3Seeds));
-    for (auto n : sizes) grid.push_back(cells.add("linear", "assoc_recall", n, kPart3Seeds));
-    for (auto n : sizes) hrr.push_back(cells.add("hrr", "assoc_recall", n, kPart3Seeds));
-    for (auto n : {4, 512}) shuffled.push_back(cells.add("softmax", "assoc_recall:control=shuffled_query", n, kPart3Seeds));
-    for (const auto& b : betas) beta.push_back(cells.add("softmax:beta=" + b, "assoc_recall:noise=0.12", 64, kPart3Seeds));
-    for (const auto& r : rhos) lag.push_back(cells.add("rotation:angles=haar,rho=" + r, "lag_recall", 80, kPart1Seeds));
-    for (auto n : lengths) copy_09.push_back(cells.add("rotation:angles=haar,rho=0.9", "copying", n, kPart1Seeds));
-    for (auto n : lengths) copy_097.push_back(cells.add("rotation:angles=haar,rho=0.97", "copying", n, kPart1Seeds));
-    for (auto n : lengths) copy_cache.push_back(cells.add("softmax", "copying", n, kPart1Seeds));
-    cells.run(threads, progress);
+    const std::string assoc = "assoc recall (cache, grid, HRR, shuffled)", copy_rnn = "copying (rotation + probe)";
+    for (auto n : sizes) cache.push_back(cells.add("softmax", "assoc_recall", n, kPart3Seeds, assoc));
+    for (auto n : sizes) grid.push_back(cells.add("linear", "assoc_recall", n, kPart3Seeds, assoc));
+    for (auto n : sizes) hrr.push_back(cells.add("hrr", "assoc_recall", n, kPart3Seeds, assoc));
+    for (auto n : {4, 512})
+        shuffled.push_back(cells.add("softmax", "assoc_recall:control=shuffled_query", n, kPart3Seeds, assoc));
+    for (const auto& b : betas)
+        beta.push_back(cells.add("softmax:beta=" + b, "assoc_recall:noise=0.12", 64, kPart3Seeds, "beta sweep"));
+    for (const auto& r : rhos)
+        lag.push_back(cells.add("rotation:angles=haar,rho=" + r, "lag_recall", 80, kPart1Seeds, "lag recall (rotation + probe)"));
+    for (auto n : lengths) copy_09.push_back(cells.add("rotation:angles=haar,rho=0.9", "copying", n, kPart1Seeds, copy_rnn));
+    for (auto n : lengths) copy_097.push_back(cells.add("rotation:angles=haar,rho=0.97", "copying", n, kPart1Seeds, copy_rnn));
+    for (auto n : lengths)
+        copy_cache.push_back(cells.add("softmax", "copying", n, kPart1Seeds, "copying (position-keyed cache)"));
+    Timings timings;
+    double wall = wall_seconds();
+    const auto phase_done = [&](const std::string& what) {
+        const double now = wall_seconds();
+        timings.phase(what, now - wall);
+        wall = now;
+    };
+    cells.run(threads, progress, timings);
+    phase_done("memory/task cells");
 
     Table t;
     double q = 0;
@@ -415,12 +486,18 @@ int reproduce(const std::string& out_dir, int threads, bool progress, const std:
     std::vector<std::vector<SqrtDStats>> per_d(dims.size());
     std::vector<InfluenceStats> influence(sigmas.size());
     const int jobs = static_cast<int>(dims.size() + sigmas.size());
+    std::vector<double> job_cpu(static_cast<std::size_t>(jobs));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int job = 0; job < jobs; ++job) {
         const auto j = static_cast<std::size_t>(job);
+        const double t0 = thread_seconds();
         if (j < dims.size()) per_d[j] = sqrt_d_statistics({dims[j]}, 64, 2000, 0);
         else influence[j - dims.size()] = weight_vs_influence(sigmas[j - dims.size()].first, 16, 32, 16.0, 2000, 0);
+        job_cpu[j] = thread_seconds() - t0;
     }
+    for (std::size_t j = 0; j < job_cpu.size(); ++j)
+        timings.add(j < dims.size() ? "sqrt(d) statistics" : "weight vs influence", job_cpu[j]);
+    phase_done("diagnostics");
     std::vector<SqrtDStats> stats;
     for (const auto& v : per_d) stats.insert(stats.end(), v.begin(), v.end());
     const std::string p2d = "sqrt(d) scaling (004 Part 2)";
@@ -470,8 +547,12 @@ int reproduce(const std::string& out_dir, int threads, bool progress, const std:
         if (sigma == 0.0) t.diagnostic(p4, "rank correlation, " + at, 0.997, r.spearman_mean, r.spearman_se, 0.0005);
         if (sigma == 1.5) t.diagnostic(p4, "rank correlation, " + at, 0.94, r.spearman_mean, r.spearman_se, 0.005);
     }
+    double t0 = thread_seconds();
     lab(t);
+    timings.add("worked examples and lab", thread_seconds() - t0);
+    t0 = thread_seconds();
     const auto orders = order_checks();
+    timings.add("paired permutation on every backend", thread_seconds() - t0);
 
     AtomicFile cells_csv(out_dir + "/reproduce_cells.csv"), table_csv(out_dir + "/reproduction.csv"),
         table_md(out_dir + "/REPRODUCTION.md"), order_file(out_dir + "/order_checks.csv");
@@ -483,6 +564,8 @@ int reproduce(const std::string& out_dir, int threads, bool progress, const std:
     table_csv.commit();
     table_md.commit();
     order_file.commit();
+    phase_done("tables, examples, order checks, files");
+    if (print_timings) timings.print(std::cerr);
     return t.disagreements();
 }
 

@@ -23,7 +23,9 @@
 namespace memcap {
 
 /// Runs the reproduction into `out_dir` (created if missing). Returns the number of
-/// published numbers that do not agree (a result, reported in the table).
-int reproduce(const std::string& out_dir, int threads, bool progress, const std::string& command);
+/// published numbers that do not agree (a result, reported in the table). With
+/// `print_timings`, prints CPU seconds per experiment and wall seconds per phase to stderr.
+int reproduce(const std::string& out_dir, int threads, bool progress, const std::string& command,
+              bool print_timings = false);
 
 }  // namespace memcap

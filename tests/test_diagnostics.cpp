@@ -1,6 +1,9 @@
 // Essay 004 Parts 2 and 4: the beta sweep, the sqrt(d) statistics, weight vs influence.
 #include "harness/diagnostics.hpp"
+#include "core/rng.hpp"
 #include "support.hpp"
+
+#include <Eigen/Core>
 
 using namespace memcap;
 using namespace memcap::test;
@@ -53,6 +56,47 @@ TEST_CASE("sqrt(d) statistics: unscaled weights sharpen with d, scaled ones do n
         REQUIRE(at(d, true).max_weight == Approx(0.11).margin(0.025));
         REQUIRE(at(d, true).entropy_nats == Approx(3.68).margin(0.075));
         REQUIRE(at(d, true).grad_proxy == Approx(0.96).margin(0.025));
+    }
+}
+
+TEST_CASE("sqrt(d) statistics: drawing ||q||^2 ~ chi2_d and the logits' z matches forming K q", "[essay004][sqrt_d]") {
+    // sqrt_d_statistics draws the logits as ||q|| z (exact in distribution); here the
+    // literal form draws K and q in full from another stream. Both are means over
+    // 2000 trials: they must agree within 3 standard errors of their difference.
+    const int keys = 64, trials = 2000;
+    for (int d : {4, 64, 256}) {
+        CAPTURE(d);
+        Rng rng = Rng::stream("test/sqrt_d_literal", d);
+        double sum[2][3] = {}, sq[2][3] = {};
+        for (int t = 0; t < trials; ++t) {
+            Eigen::MatrixXd k(keys, d);
+            Eigen::VectorXd q(d);
+            rng.fill_normal(k);
+            rng.fill_normal(q);
+            const Eigen::VectorXd logits = k * q;
+            for (int scaled = 0; scaled < 2; ++scaled) {
+                const Eigen::VectorXd x = scaled ? Eigen::VectorXd(logits / std::sqrt(double(d))) : logits;
+                Eigen::VectorXd p = (x.array() - x.maxCoeff()).exp();
+                p /= p.sum();
+                double h = 0;
+                for (Eigen::Index i = 0; i < p.size(); ++i)
+                    if (p(i) > 0) h -= p(i) * std::log(p(i));
+                const double v[3] = {p.maxCoeff(), h, (p.array() * (1.0 - p.array())).sum()};
+                for (int j = 0; j < 3; ++j) sum[scaled][j] += v[j], sq[scaled][j] += v[j] * v[j];
+            }
+        }
+        for (const auto& s : sqrt_d_statistics({d}, keys, trials, 0)) {
+            CAPTURE(s.scaled);
+            const int i = s.scaled ? 1 : 0;
+            const double fast[3] = {s.max_weight, s.entropy_nats, s.grad_proxy};
+            const double fast_se[3] = {s.max_weight_se, s.entropy_se, s.grad_proxy_se};
+            for (int j = 0; j < 3; ++j) {
+                const double mean = sum[i][j] / trials;
+                const double se = std::sqrt(std::max(0.0, sq[i][j] / trials - mean * mean) / trials);
+                CAPTURE(j, mean, fast[j], se, fast_se[j]);
+                REQUIRE(std::abs(mean - fast[j]) <= 3 * std::sqrt(se * se + fast_se[j] * fast_se[j]));
+            }
+        }
     }
 }
 
