@@ -6,27 +6,32 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 
 namespace memcap {
 namespace {
 
 using MatD = Eigen::MatrixXd;
 
+// The design of a fit or a test chunk: feature rows, and the targets as either dense
+// rows (value vectors, slot-free tasks) or, with slots, the one-hot column of each
+// (row, slot) pair: Y is never formed for slot tasks (XᵀY is a scatter of rows).
 struct Design {
-    MatD x, y;  // rows × P, rows × outputs
+    MatD x;                   // rows × P
+    MatD y;                   // rows × outputs (slot-free tasks only)
+    std::vector<int> hot;     // rows × slots one-hot columns (slot tasks only), row-major
+    Eigen::Index slots = 0;   // one-hot columns per row
 };
 
 // One episode's feature rows: [s, 1] once (slots) or [s, q_i, 1] per query.
-void append_rows(const Episode& e, ConstStateView s, bool slots, const std::map<int, int>& slot_index,
+void append_rows(const Episode& e, ConstStateView s, bool slots, const std::vector<int>& slot_index,
                  Eigen::Index row, Design& d, Eigen::Index max_rows = -1) {
     const Eigen::Index p = s.size();
     if (slots) {
         d.x.row(row).head(p) = s.cast<double>().transpose();
         d.x(row, p) = 1.0;
-        const Eigen::Index c = e.candidates.rows();
+        const auto c = static_cast<int>(e.candidates.rows());
         for (std::size_t i = 0; i < e.target.size(); ++i)
-            d.y(row, slot_index.at(e.slot[i]) * c + e.target[i]) = 1.0;
+            d.hot[static_cast<std::size_t>(row * d.slots) + i] = slot_index[static_cast<std::size_t>(e.slot[i])] * c + e.target[i];
         return;
     }
     const Eigen::Index count = max_rows < 0 ? e.queries.rows() : std::min(max_rows, e.queries.rows());
@@ -39,17 +44,39 @@ void append_rows(const Episode& e, ConstStateView s, bool slots, const std::map<
     }
 }
 
-MatD solve_ridge(const MatD& x, const MatD& y, double ridge) {
+// Dense targets of a slot design (the dual solve needs Y itself).
+MatD one_hot(const Design& d, Eigen::Index outputs) {
+    MatD y = MatD::Zero(d.x.rows(), outputs);
+    for (Eigen::Index r = 0; r < d.x.rows(); ++r)
+        for (Eigen::Index i = 0; i < d.slots; ++i) y(r, d.hot[static_cast<std::size_t>(r * d.slots + i)]) = 1.0;
+    return y;
+}
+
+MatD solve_ridge(const Design& d, Eigen::Index outputs, double ridge) {
+    const MatD& x = d.x;
+    const bool sparse = d.slots > 0;
     if (x.cols() <= x.rows()) {
-        MatD g = x.transpose() * x;
+        MatD g(x.cols(), x.cols());
+        g.setZero();
+        g.selfadjointView<Eigen::Lower>().rankUpdate(x.transpose());
+        g.triangularView<Eigen::StrictlyUpper>() = g.transpose();
         const double lambda = ridge * std::max(g.diagonal().mean(), 1e-300);
         g.diagonal().array() += lambda;
-        return g.ldlt().solve(x.transpose() * y);
+        MatD xty;
+        if (sparse) {  // XᵀY = Σ_r x_r e_hot(r)ᵀ: one column add per (row, slot)
+            xty = MatD::Zero(x.cols(), outputs);
+            const MatD xt = x.transpose();
+            for (Eigen::Index r = 0; r < x.rows(); ++r)
+                for (Eigen::Index i = 0; i < d.slots; ++i) xty.col(d.hot[static_cast<std::size_t>(r * d.slots + i)]) += xt.col(r);
+        } else {
+            xty = x.transpose() * d.y;
+        }
+        return g.ldlt().solve(xty);
     }
     MatD k = x * x.transpose();
     const double lambda = ridge * std::max(k.diagonal().mean(), 1e-300);
     k.diagonal().array() += lambda;
-    return x.transpose() * k.ldlt().solve(y);
+    return x.transpose() * k.ldlt().solve(sparse ? one_hot(d, outputs) : d.y);
 }
 
 CellOutcome failure(std::string message) {
@@ -78,57 +105,94 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
         return failure("probe: " + std::to_string(features) + " features x " + std::to_string(rows) +
                        " training rows exceeds the " + std::to_string(kProbeMaxGram) +
                        "-square Gram limit; lower probe:train or the budget");
-    std::map<int, int> slot_index;
-    for (int s : first.slot)
-        if (!slot_index.count(s)) slot_index.emplace(s, static_cast<int>(slot_index.size()));
+    // Slot → its block of one-hot columns, in order of first appearance.
+    std::vector<int> slot_index;
+    int slots_seen = 0;
+    for (int s : slots ? first.slot : std::vector<int>{}) {
+        if (s < 0) return failure("probe: negative slot " + std::to_string(s));
+        if (static_cast<std::size_t>(s) >= slot_index.size()) slot_index.resize(static_cast<std::size_t>(s) + 1, -1);
+        if (slot_index[static_cast<std::size_t>(s)] < 0) slot_index[static_cast<std::size_t>(s)] = slots_seen++;
+    }
     const Eigen::Index c = first.candidates.rows();
-    const Eigen::Index outputs = slots ? static_cast<Eigen::Index>(slot_index.size()) * c : first.candidates.cols();
+    const Eigen::Index outputs = slots ? static_cast<Eigen::Index>(slots_seen) * c : first.candidates.cols();
+    const auto per_row_slots = static_cast<Eigen::Index>(first.target.size());
+    const auto make_design = [&](Eigen::Index n) {
+        Design d;
+        d.x = MatD::Zero(n, features);
+        if (slots) d.slots = per_row_slots, d.hot.assign(static_cast<std::size_t>(n * per_row_slots), 0);
+        else d.y = MatD::Zero(n, outputs);
+        return d;
+    };
+    const auto same_slots = [&](const Episode& e) {
+        if (!slots) return true;
+        if (static_cast<Eigen::Index>(e.target.size()) != per_row_slots) return false;
+        for (int s : e.slot)
+            if (s < 0 || static_cast<std::size_t>(s) >= slot_index.size() || slot_index[static_cast<std::size_t>(s)] < 0) return false;
+        return true;
+    };
 
-    Design d{MatD::Zero(rows, features), MatD::Zero(rows, outputs)};
+    Design d = make_design(rows);
     for (std::int64_t ep = 0; ep < episodes; ++ep) {
         if (ep > 0) {
-            first = task.episode(cell, Split::Train, ep);
+            task.fill_episode(cell, Split::Train, ep, first);
             memory.reset();
             memory.write_batch(first.keys, first.values);
         }
         if (memory.state_floats() != p) return failure("probe: the state size changes between episodes");
+        if (!same_slots(first)) return failure("probe: the slots change between episodes");
         append_rows(first, memory.state(), slots, slot_index, ep * per_episode, d, rows - ep * per_episode);
     }
     if (!d.x.allFinite()) return failure("probe: non-finite state in a training episode");
-    const MatD w = solve_ridge(d.x, d.y, options.ridge);
+    const MatD w = solve_ridge(d, outputs, options.ridge);
     if (!w.allFinite()) return failure("probe: the least-squares solve gave non-finite weights");
 
+    // Score the test episodes in chunks of about kChunkRows rows: one GEMM per chunk.
+    constexpr Eigen::Index kChunkRows = 256;
     CellOutcome out;
     std::vector<SlotScore> by_slot;
-    for (std::int64_t index = 0; index < task.test_episodes(cell); ++index) {
-        const Episode e = task.episode(cell, Split::Test, index);
-        memory.reset();
-        memory.write_batch(e.keys, e.values);
-        Design t{MatD::Zero(per_episode, features), MatD::Zero(per_episode, outputs)};
-        append_rows(e, memory.state(), slots, slot_index, 0, t);
+    const std::int64_t tests = task.test_episodes(cell);
+    const auto chunk_episodes = std::max<std::int64_t>(1, kChunkRows / per_episode);
+    std::vector<Episode> chunk(static_cast<std::size_t>(std::min(chunk_episodes, tests)));
+    for (std::int64_t begin = 0; begin < tests; begin += chunk_episodes) {
+        const std::int64_t count = std::min(chunk_episodes, tests - begin);
+        Design t = make_design(count * per_episode);
+        for (std::int64_t k = 0; k < count; ++k) {
+            Episode& e = chunk[static_cast<std::size_t>(k)];
+            task.fill_episode(cell, Split::Test, begin + k, e);
+            memory.reset();
+            memory.write_batch(e.keys, e.values);
+            if (memory.state_floats() != p) return failure("probe: the state size changes between episodes");
+            if (!same_slots(e) || e.queries.rows() != (slots ? e.queries.rows() : per_episode))
+                return failure("probe: the episode shape changes between episodes");
+            append_rows(e, memory.state(), slots, slot_index, k * per_episode, t);
+        }
         const MatD pred = t.x * w;
-        if (!pred.allFinite()) return failure("probe: non-finite prediction in test episode " + std::to_string(index));
-        if (!slots) {
-            const RowMat reads = pred.cast<float>();
-            if (!reads.allFinite())
-                return failure("probe: prediction beyond float range in test episode " + std::to_string(index));
-            score_reads(e, reads, by_slot);
-            continue;
+        for (std::int64_t k = 0; k < count; ++k) {
+            const Episode& e = chunk[static_cast<std::size_t>(k)];
+            const auto rows_k = pred.middleRows(k * per_episode, per_episode);
+            if (!rows_k.allFinite())
+                return failure("probe: non-finite prediction in test episode " + std::to_string(begin + k));
+            if (!slots) {
+                const RowMat reads = rows_k.cast<float>();
+                if (!reads.allFinite())
+                    return failure("probe: prediction beyond float range in test episode " + std::to_string(begin + k));
+                score_reads(e, reads, by_slot);
+                continue;
+            }
+            for (std::size_t i = 0; i < e.target.size(); ++i) {
+                const int slot = e.slot[i];
+                Eigen::Index best;
+                rows_k.row(0).segment(slot_index[static_cast<std::size_t>(slot)] * c, c).maxCoeff(&best);
+                if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
+                SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
+                s.slot = slot;
+                s.queries += 1;
+                s.correct += (best == e.target[i]);
+                s.target_dist_sum = std::numeric_limits<double>::quiet_NaN();  // no read vector to measure
+            }
         }
-        for (std::size_t i = 0; i < e.target.size(); ++i) {
-            const int slot = e.slot[i];
-            Eigen::Index best;
-            pred.row(0).segment(slot_index.at(slot) * c, c).maxCoeff(&best);
-            if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
-            SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
-            s.slot = slot;
-            s.queries += 1;
-            s.correct += (best == e.target[i]);
-            s.target_dist_sum = std::numeric_limits<double>::quiet_NaN();  // no read vector to measure
-        }
-        out.state_floats = std::max<std::int64_t>(out.state_floats, memory.state_floats());
     }
-    out.state_floats = std::max<std::int64_t>(out.state_floats, p);
+    out.state_floats = p;
     for (const auto& s : by_slot)
         if (s.queries > 0) out.slots.push_back(s);
     out.param_floats = memory.param_floats();

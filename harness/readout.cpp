@@ -61,11 +61,13 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
 CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell) {
     CellOutcome out;
     std::vector<SlotScore> by_slot;
+    Episode e;   // reused: fill_episode keeps its buffers
+    RowMat reads;
     for (std::int64_t index = 0; index < task.test_episodes(cell); ++index) {
-        const Episode e = task.episode(cell, Split::Test, index);
+        task.fill_episode(cell, Split::Test, index, e);
         memory.reset();
         memory.write_batch(e.keys, e.values);
-        RowMat reads(e.queries.rows(), e.candidates.cols());
+        reads.resize(e.queries.rows(), e.candidates.cols());
         memory.read_batch(e.queries, reads);
         if (!reads.allFinite()) {
             out.ok = false;

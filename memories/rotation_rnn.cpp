@@ -107,6 +107,10 @@ Eigen::MatrixXd RotationRnn::transition() const {
 void RotationRnn::write(ConstVecRef key, ConstVecRef value) { write_batch(key.transpose(), value.transpose()); }
 
 void RotationRnn::write_batch(ConstMatRef keys, ConstMatRef values) {
+    if (value_only_ && input_map_.size() == 0) {  // x_t is the value row itself (rows are contiguous)
+        for (Eigen::Index i = 0; i < values.rows(); ++i) step(values.row(i).data());
+        return;
+    }
     RowMat x;
     if (value_only_) x = values;
     else {

@@ -11,9 +11,8 @@ AssocRecall::AssocRecall(Spec spec)
     : Task(std::move(spec)), queries_(this->spec().integer("queries")), noise_(this->spec().real("noise")),
       control_(this->spec().text("control")) {}
 
-Episode AssocRecall::episode(const TaskCell& c, Split split, std::int64_t index) const {
+void AssocRecall::fill_episode(const TaskCell& c, Split split, std::int64_t index, Episode& e) const {
     const int sp = static_cast<int>(split);
-    Episode e;
     Rng pairs = Rng::stream("assoc_recall/pairs", c.n, c.d, c.seed, sp, index);
     e.keys.resize(c.n, c.d);
     e.values.resize(c.n, c.d);
@@ -61,7 +60,6 @@ Episode AssocRecall::episode(const TaskCell& c, Split split, std::int64_t index)
             if (control_ != "key_shuffle") e.values.row(i) = v.row(j);
         }
     }
-    return e;
 }
 
 }  // namespace memcap

@@ -23,14 +23,15 @@ const SelectiveCopying::Codes& SelectiveCopying::codes(const TaskCell& c) const 
     return codes_;
 }
 
-Episode SelectiveCopying::episode(const TaskCell& c, Split split, std::int64_t index) const {
+void SelectiveCopying::fill_episode(const TaskCell& c, Split split, std::int64_t index, Episode& e) const {
     if (content_ > c.n)
         throw UsageError("task '" + spec().canonical() + "': content=" + std::to_string(content_) +
                          " tokens do not fit in a stream of n=" + std::to_string(c.n));
     if (c.d < 2) throw UsageError("task 'selective_copying' needs d >= 2 (coordinate 0 marks the blank)");
     const Codes& fixed = codes(c);
-    Episode e;
     e.candidates = fixed.answers;
+    e.target.clear();
+    e.slot.clear();
     const RowMat& ordinal = fixed.ordinal;
 
     // Content positions: a uniform M-subset of 0..n−1 (selection sampling, in order).
@@ -52,7 +53,6 @@ Episode SelectiveCopying::episode(const TaskCell& c, Split split, std::int64_t i
         e.keys.row(t) = ordinal.row(placed);
     }
     e.queries = ordinal.bottomRows(content_);
-    return e;
 }
 
 }  // namespace memcap

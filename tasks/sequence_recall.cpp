@@ -23,15 +23,17 @@ const SequenceRecall::Codes& SequenceRecall::codes(const TaskCell& c) const {
     return codes_;
 }
 
-Episode SequenceRecall::episode(const TaskCell& c, Split split, std::int64_t index) const {
+void SequenceRecall::fill_episode(const TaskCell& c, Split split, std::int64_t index, Episode& e) const {
     const Codes& fixed = codes(c);
-    Episode e;
     e.candidates = fixed.vocabulary;
     e.keys = fixed.positions;
+    e.target.clear();
+    e.slot.clear();
 
     Rng tokens = Rng::stream("sequence/tokens", c.n, c.d, c.seed, vocab_, static_cast<int>(split), index);
-    std::vector<int> token(static_cast<std::size_t>(c.n));
-    for (auto& t : token) t = static_cast<int>(tokens.below(vocab_));
+    token_.resize(static_cast<std::size_t>(c.n));
+    for (auto& t : token_) t = static_cast<int>(tokens.below(vocab_));
+    const std::vector<int>& token = token_;
     e.values.resize(c.n, c.d);
     for (std::int64_t t = 0; t < c.n; ++t) e.values.row(t) = e.candidates.row(token[static_cast<std::size_t>(t)]);
 
@@ -44,7 +46,6 @@ Episode SequenceRecall::episode(const TaskCell& c, Split split, std::int64_t ind
         e.target.push_back(token[static_cast<std::size_t>(pos)]);
         e.slot.push_back(static_cast<int>(s + 1));
     }
-    return e;
 }
 
 }  // namespace memcap

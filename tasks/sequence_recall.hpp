@@ -38,7 +38,7 @@ public:
     bool has_slots() const override { return true; }
     std::int64_t test_episodes(const TaskCell&) const override { return episodes_; }
     double chance(const TaskCell&) const override { return 1.0 / static_cast<double>(vocab_); }
-    Episode episode(const TaskCell& cell, Split split, std::int64_t index) const override;
+    void fill_episode(const TaskCell& cell, Split split, std::int64_t index, Episode& e) const override;
 
 private:
     struct Codes {
@@ -50,6 +50,7 @@ private:
     Mode mode_;
     std::int64_t vocab_, lags_, episodes_;
     mutable Codes codes_;  // the last cell's codes: every episode of a cell shares them
+    mutable std::vector<int> token_;  // scratch: one episode's tokens
 };
 
 }  // namespace memcap

@@ -60,8 +60,16 @@ public:
     virtual bool has_slots() const { return false; }
     /// Accuracy of guessing uniformly among the candidates.
     virtual double chance(const TaskCell& cell) const = 0;
-    /// Episode `index` of `split` for `cell`.
-    virtual Episode episode(const TaskCell& cell, Split split, std::int64_t index) const = 0;
+    /// Writes episode `index` of `split` for `cell` into `out`, every field overwritten.
+    /// Readouts pass the same Episode again and again, so its buffers are reused
+    /// (no allocation per episode once the shapes are known).
+    virtual void fill_episode(const TaskCell& cell, Split split, std::int64_t index, Episode& out) const = 0;
+    /// Episode `index` of `split` for `cell`, as a new object.
+    Episode episode(const TaskCell& cell, Split split, std::int64_t index) const {
+        Episode e;
+        fill_episode(cell, split, index, e);
+        return e;
+    }
 
 private:
     Spec spec_;
