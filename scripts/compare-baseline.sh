@@ -5,6 +5,9 @@
 #
 #   scripts/compare-baseline.sh [RUNS]        # default 5 runs of each
 #
+# Then one more run of each on one thread with --timings, printed side by side per
+# experiment (numpy wall = its CPU at one thread; memcap CPU per experiment).
+#
 # Environment: MEMCAP (binary, default $MEMCAP_BUILD_DIR/memcap, build/memcap; built with
 # scripts/setup.sh when missing), MEMCAP_THREADS (threads for both sides; default: the
 # cores numpy's OpenBLAS uses, i.e. OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else nproc).
@@ -104,4 +107,37 @@ print(f"median CPU time : memcap {med(m, 1):.3f} s, numpy {med(n, 1):.3f} s")
 print(f"median ratio numpy/memcap (wall, paired runs): {st.median(wall):.2f}x  (range {min(wall):.2f}-{max(wall):.2f})")
 print(f"median ratio numpy/memcap (CPU time)         : {st.median(cpu):.2f}x  (range {min(cpu):.2f}-{max(cpu):.2f})")
 print("target (issue 7): memcap >= 50x faster, i.e. a ratio >= 50")
+EOF
+
+# Where the time goes: one more run of each on ONE thread (OpenBLAS too), so that
+# numpy's wall time per experiment and memcap's CPU time per experiment measure the
+# same thing; both label their experiments alike.
+echo
+echo "per experiment, one thread each (numpy --timings wall, memcap reproduce --timings CPU):"
+rm -rf "$tmp/out"
+"$memcap" reproduce --out "$tmp/out" --quiet --threads 1 --timings 2>"$tmp/memcap.timings" >/dev/null
+OPENBLAS_NUM_THREADS=1 "$python" "$baseline" --timings >"$tmp/numpy.timings"
+"$python" - "$tmp/memcap.timings" "$tmp/numpy.timings" <<'EOF'
+import re, sys
+def table(path, start, stop):
+    out, on = {}, False
+    for line in open(path):
+        if line.startswith(start):
+            on = True
+            continue
+        if on and (not line.strip() or line.startswith(stop)):
+            break
+        m = re.match(r"\s+([0-9.]+)\s+(.*\S)", line)
+        if on and m and m.group(2) != "total":
+            out[m.group(2)] = float(m.group(1))
+    return out
+m = table(sys.argv[1], "timings: CPU seconds per experiment", "timings:")
+n = table(sys.argv[2], "timings (s)", "total")
+print(f"  {'experiment':45s} {'numpy s':>9s} {'memcap s':>9s} {'ratio':>8s}")
+for name in n:
+    if name in m:
+        r = f"{n[name] / m[name]:7.1f}x" if m[name] > 0 else "      -"
+        print(f"  {name:45s} {n[name]:9.3f} {m[name]:9.3f} {r}")
+tn, tm = sum(n.values()), sum(v for k, v in m.items() if k in n)
+print(f"  {'total (experiments in both)':45s} {tn:9.3f} {tm:9.3f} {tn / tm:7.1f}x")
 EOF

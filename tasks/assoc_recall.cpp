@@ -13,6 +13,7 @@ AssocRecall::AssocRecall(Spec spec)
 
 void AssocRecall::fill_episode(const TaskCell& c, Split split, std::int64_t index, Episode& e) const {
     const int sp = static_cast<int>(split);
+    e.fixed_parts = 0;  // everything is drawn per episode
     Rng pairs = Rng::stream("assoc_recall/pairs", c.n, c.d, c.seed, sp, index);
     e.keys.resize(c.n, c.d);
     e.values.resize(c.n, c.d);

@@ -29,6 +29,7 @@ void SelectiveCopying::fill_episode(const TaskCell& c, Split split, std::int64_t
                          " tokens do not fit in a stream of n=" + std::to_string(c.n));
     if (c.d < 2) throw UsageError("task 'selective_copying' needs d >= 2 (coordinate 0 marks the blank)");
     const Codes& fixed = codes(c);
+    e.fixed_parts = 0;  // keys depend on where the content falls: drawn per episode
     e.candidates = fixed.answers;
     e.target.clear();
     e.slot.clear();

@@ -19,33 +19,35 @@ const SequenceRecall::Codes& SequenceRecall::codes(const TaskCell& c) const {
         codes_.vocabulary = rng.unit_rows<RowMat>(vocab_, c.d);
         codes_.positions = rng.unit_rows<RowMat>(c.n, c.d);  // position codes p_1..p_n
         codes_.cell = c;
+        codes_.tag = new_fixed_parts_tag();
     }
     return codes_;
 }
 
 void SequenceRecall::fill_episode(const TaskCell& c, Split split, std::int64_t index, Episode& e) const {
     const Codes& fixed = codes(c);
-    e.candidates = fixed.vocabulary;
-    e.keys = fixed.positions;
-    e.target.clear();
-    e.slot.clear();
+    const std::int64_t slots = mode_ == Mode::Lag ? std::min(lags_, c.n) : c.n;
+    // lag k = s + 1 reads position n − k (0-based); copying reads position s.
+    const auto position = [&](std::int64_t s) { return mode_ == Mode::Lag ? c.n - 1 - s : s; };
+    if (e.fixed_parts != fixed.tag) {  // keys, queries, candidates, slots: the same in every episode of the cell
+        e.candidates = fixed.vocabulary;
+        e.keys = fixed.positions;
+        e.queries.resize(slots, c.d);
+        e.slot.clear();
+        for (std::int64_t s = 0; s < slots; ++s) {
+            e.queries.row(s) = e.keys.row(position(s));
+            e.slot.push_back(static_cast<int>(s + 1));
+        }
+        e.fixed_parts = fixed.tag;
+    }
 
     Rng tokens = Rng::stream("sequence/tokens", c.n, c.d, c.seed, vocab_, static_cast<int>(split), index);
     token_.resize(static_cast<std::size_t>(c.n));
     for (auto& t : token_) t = static_cast<int>(tokens.below(vocab_));
-    const std::vector<int>& token = token_;
     e.values.resize(c.n, c.d);
-    for (std::int64_t t = 0; t < c.n; ++t) e.values.row(t) = e.candidates.row(token[static_cast<std::size_t>(t)]);
-
-    const std::int64_t slots = mode_ == Mode::Lag ? std::min(lags_, c.n) : c.n;
-    e.queries.resize(slots, c.d);
-    for (std::int64_t s = 0; s < slots; ++s) {
-        // lag k = s + 1 reads position n − k (0-based); copying reads position s.
-        const std::int64_t pos = mode_ == Mode::Lag ? c.n - 1 - s : s;
-        e.queries.row(s) = e.keys.row(pos);
-        e.target.push_back(token[static_cast<std::size_t>(pos)]);
-        e.slot.push_back(static_cast<int>(s + 1));
-    }
+    for (std::int64_t t = 0; t < c.n; ++t) e.values.row(t) = e.candidates.row(token_[static_cast<std::size_t>(t)]);
+    e.target.clear();
+    for (std::int64_t s = 0; s < slots; ++s) e.target.push_back(token_[static_cast<std::size_t>(position(s))]);
 }
 
 }  // namespace memcap

@@ -44,6 +44,7 @@ private:
     struct Codes {
         TaskCell cell{-1, 0, 0};
         RowMat vocabulary, positions;
+        std::uint64_t tag = 0;  // Episode::fixed_parts of these codes
     };
     const Codes& codes(const TaskCell& cell) const;
 

@@ -42,7 +42,15 @@ struct Episode {
     RowMat candidates;
     std::vector<int> target;
     std::vector<int> slot;
+    /// For tasks whose keys, queries, candidates and slots are fixed per cell: a number
+    /// naming the fixed parts these buffers hold (unique per draw of the codes, 0 =
+    /// none), so the next episode of the cell rewrites only values and targets. An
+    /// Episode handed back to fill_episode must not have been modified.
+    std::uint64_t fixed_parts = 0;
 };
+
+/// A fresh, process-wide unique Episode::fixed_parts tag (never 0).
+std::uint64_t new_fixed_parts_tag();
 
 class Task {
 public:
