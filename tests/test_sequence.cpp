@@ -93,3 +93,39 @@ TEST_CASE("selection: at B = 1024, L = 256, M = 16 the selective model keeps the
     const Run gated{"selective", "selective_copying:episodes=300", 256, 3, 1024};
     REQUIRE(measure_slot_mean(ungated).mean + 0.2 < measure_slot_mean(gated).mean);
 }
+
+TEST_CASE("a reused Episode holds exactly what a fresh one does, across tasks, cells and splits", "[tasks][episode]") {
+    // Readouts hand the same Episode back to fill_episode; tasks may keep the parts
+    // that are fixed per cell (Episode::fixed_parts). Switching cells, splits or
+    // tasks between calls must never leave stale parts behind.
+    for (const char* name : {"lag_recall:lags=5", "copying", "selective_copying:content=4", "assoc_recall",
+                             "assoc_recall:control=key_shuffle"}) {
+        CAPTURE(name);
+        const auto task = make_task(parse_task_spec(name));
+        Episode reused;
+        const TaskCell cells[] = {{12, 8, 0}, {12, 8, 1}, {9, 8, 1}, {12, 6, 1}, {12, 8, 0}};
+        for (const auto& c : cells)
+            for (Split split : {Split::Train, Split::Test})
+                for (std::int64_t index : {0, 1, 0}) {
+                    CAPTURE(c.n, c.d, c.seed, static_cast<int>(split), index);
+                    task->fill_episode(c, split, index, reused);
+                    const Episode fresh = task->episode(c, split, index);
+                    REQUIRE(reused.keys == fresh.keys);
+                    REQUIRE(reused.values == fresh.values);
+                    REQUIRE(reused.queries == fresh.queries);
+                    REQUIRE(reused.candidates == fresh.candidates);
+                    REQUIRE(reused.target == fresh.target);
+                    REQUIRE(reused.slot == fresh.slot);
+                }
+    }
+    // Two tasks of one kind filling one Episode in turn: each must notice the other's parts.
+    const auto a = make_task(parse_task_spec("copying")), b = make_task(parse_task_spec("copying"));
+    Episode shared;
+    const TaskCell ca{10, 8, 3}, cb{10, 8, 4};
+    a->fill_episode(ca, Split::Test, 0, shared);
+    b->fill_episode(cb, Split::Test, 0, shared);
+    REQUIRE(shared.keys == b->episode(cb, Split::Test, 0).keys);
+    a->fill_episode(ca, Split::Test, 1, shared);
+    REQUIRE(shared.keys == a->episode(ca, Split::Test, 1).keys);
+    REQUIRE(shared.queries == a->episode(ca, Split::Test, 1).queries);
+}
