@@ -56,9 +56,10 @@ double Hrr::read_flops(double dim, double d_key, double d_value, double n, bool 
     const double key_map = dim == d_key ? 0.0 : dim * d_key, value_map = dim == d_value ? 0.0 : dim * d_value;
     if (!factored)  // F T once; per query: map in, F q, conj(F q) · F T, inverse, scale, map out
         return fft_flops(dim) + n * (2.0 * (key_map + value_map) + 2.0 * fft_flops(dim) + 6.0 * bins + dim);
-    // F T; conj(A) · F T; d_k inverse FFTs; W = P_vᵀ Y / D; reads Q Wᵀ
-    return fft_flops(dim) + 6.0 * bins * d_key + d_key * fft_flops(dim) + 2.0 * value_map * d_key + dim * d_key +
-           2.0 * n * d_key * d_value;
+    if (value_map == 0.0)  // F T; conj(A) · F T; d_k inverse FFTs; Y / D; reads Q Yᵀ
+        return fft_flops(dim) + 6.0 * bins * d_key + d_key * fft_flops(dim) + dim * d_key + 2.0 * n * d_key * d_value;
+    // F T; Z = conj(A) · F T · w/D; Wᵀ = Re(Z)ᵀ Re(B) + Im(Z)ᵀ Im(B) (Parseval); reads Q Wᵀ
+    return fft_flops(dim) + 2.0 * bins + 6.0 * bins * d_key + 4.0 * bins * d_key * d_value + 2.0 * n * d_key * d_value;
 }
 
 RowMat Hrr::map_in(ConstMatRef x, const RowMat& map) const {
@@ -140,19 +141,37 @@ void Hrr::read_per_query(ConstMatRef queries, MatRef out) const {
 void Hrr::read_factored(ConstMatRef queries, MatRef out) const {
     const int bins = fft_.bins();
     const auto d_key = static_cast<int>(queries.cols());
-    Spectrum ft(static_cast<std::size_t>(bins)), x(ft.size());
+    Spectrum ft(static_cast<std::size_t>(bins));
     fft_.forward(trace_.data(), ft.data());
-    // Column j of Y = irfft(conj(A e_j) · F T): the read of the unit query e_j, before P_vᵀ and 1/D.
-    RowMat y(d_key, dim_);  // row j = column j of Y
-    for (int j = 0; j < d_key; ++j) {
-        for (int b = 0; b < bins; ++b)
-            x[static_cast<std::size_t>(b)] = std::complex<float>(key_spec_re_(b, j), -key_spec_im_(b, j)) * ft[static_cast<std::size_t>(b)];
-        fft_.inverse(x.data(), y.row(j).data());
+    if (value_map_.size() == 0) {
+        // Column j of Y = irfft(conj(A e_j) · F T): the read of the unit query e_j, before 1/D.
+        Spectrum x(ft.size());
+        RowMat y(d_key, dim_);  // row j = column j of Y
+        for (int j = 0; j < d_key; ++j) {
+            for (int b = 0; b < bins; ++b)
+                x[static_cast<std::size_t>(b)] = std::complex<float>(key_spec_re_(b, j), -key_spec_im_(b, j)) * ft[static_cast<std::size_t>(b)];
+            fft_.inverse(x.data(), y.row(j).data());
+        }
+        y /= static_cast<float>(dim_);
+        out.noalias() = queries * y;  // reads r_i = Y q_i, all at once
+        return;
     }
-    y /= static_cast<float>(dim_);
-    // W = P_vᵀ Y (d_v × d_k); reads r_i = W q_i, all at once: out = Q Wᵀ = Q (Yᵀ P_v).
-    if (value_map_.size() == 0) out.noalias() = queries * y;
-    else out.noalias() = queries * (y * value_map_);
+    // W = P_vᵀ Y / D without inverse FFTs, by Parseval: for a real p and y = irfft(Z),
+    // pᵀy = Σ_b w_b Re(Z_b conj(F p)_b) over the bins, w = 1 at DC (and Nyquist), else 2.
+    // With Z = conj(A) · F T scaled by w/D, Wᵀ = Re(Z)ᵀ Re(B) + Im(Z)ᵀ Im(B), B = F P_v.
+    Eigen::VectorXf f_re(bins), f_im(bins);
+    for (int b = 0; b < bins; ++b) {
+        const bool single = b == 0 || (dim_ % 2 == 0 && b == bins - 1);
+        const float scale = (single ? 1.0f : 2.0f) / static_cast<float>(dim_);
+        f_re(b) = scale * ft[static_cast<std::size_t>(b)].real();
+        f_im(b) = scale * ft[static_cast<std::size_t>(b)].imag();
+    }
+    // conj(A) · f = (A_re f_re + A_im f_im) + i (A_re f_im − A_im f_re), per bin
+    const Eigen::MatrixXf z_re = key_spec_re_.array().colwise() * f_re.array() + key_spec_im_.array().colwise() * f_im.array();
+    const Eigen::MatrixXf z_im = key_spec_re_.array().colwise() * f_im.array() - key_spec_im_.array().colwise() * f_re.array();
+    Eigen::MatrixXf wt = z_re.transpose() * value_spec_re_;  // d_k × d_v
+    wt.noalias() += z_im.transpose() * value_spec_im_;
+    out.noalias() = queries * wt;  // r_i = W q_i for every query: Q Wᵀ
 }
 
 }  // namespace memcap

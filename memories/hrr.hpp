@@ -23,7 +23,10 @@
 //          one d_k × d_v GEMM over the batch, one (bins × d_k)(d_k × d_v) GEMM,
 //          one inverse FFT — instead of two D-sized maps and two FFTs per item.
 //   read:  the read is linear in q, r = W q with W = P_vᵀ irfft(conj(A) · F T) / D
-//          (d_v × d_k: d_k inverse FFTs and one GEMM), then all reads are Q Wᵀ.
+//          (d_v × d_k), then all reads are Q Wᵀ. By Parseval W needs no inverse
+//          FFT: with Z = conj(A) · F T weighted by w_b/D (w = 1 at DC and Nyquist,
+//          2 elsewhere), Wᵀ = Re(Z)ᵀ Re(B) + Im(Z)ᵀ Im(B) — two (d_k × bins)(bins × d_v)
+//          GEMMs. (Without a value map, D = d_v: d_k inverse FFTs give W directly.)
 #pragma once
 
 #include "core/rng.hpp"

@@ -1,5 +1,5 @@
 // HRR's factored batches (memories/hrr.hpp: write through G = Kᵀ V and the maps'
-// spectra, read through W = P_vᵀ irfft(conj(A) · F T) / D) equal the per-item
+// spectra, read through W = P_vᵀ irfft(conj(A) · F T) / D by Parseval) equal the per-item
 // forms up to float rounding. At these sizes the batch takes the factored form.
 #include "core/rng.hpp"
 #include "memories/hrr.hpp"
