@@ -153,9 +153,10 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
     const std::int64_t tests = task.test_episodes(cell);
     const auto chunk_episodes = std::max<std::int64_t>(1, kChunkRows / per_episode);
     std::vector<Episode> chunk(static_cast<std::size_t>(std::min(chunk_episodes, tests)));
+    Design t = make_design(static_cast<Eigen::Index>(chunk.size()) * per_episode);  // reused: every row is rewritten
+    MatD pred;
     for (std::int64_t begin = 0; begin < tests; begin += chunk_episodes) {
         const std::int64_t count = std::min(chunk_episodes, tests - begin);
-        Design t = make_design(count * per_episode);
         for (std::int64_t k = 0; k < count; ++k) {
             Episode& e = chunk[static_cast<std::size_t>(k)];
             task.fill_episode(cell, Split::Test, begin + k, e);
@@ -166,12 +167,14 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
                 return failure("probe: the episode shape changes between episodes");
             append_rows(e, memory.state(), slots, slot_index, k * per_episode, t);
         }
-        const MatD pred = t.x * w;
+        pred.noalias() = t.x.topRows(count * per_episode) * w;
+        if (!pred.allFinite())  // name the first episode with a non-finite prediction
+            for (std::int64_t k = 0; k < count; ++k)
+                if (!pred.middleRows(k * per_episode, per_episode).allFinite())
+                    return failure("probe: non-finite prediction in test episode " + std::to_string(begin + k));
         for (std::int64_t k = 0; k < count; ++k) {
             const Episode& e = chunk[static_cast<std::size_t>(k)];
             const auto rows_k = pred.middleRows(k * per_episode, per_episode);
-            if (!rows_k.allFinite())
-                return failure("probe: non-finite prediction in test episode " + std::to_string(begin + k));
             if (!slots) {
                 const RowMat reads = rows_k.cast<float>();
                 if (!reads.allFinite())
