@@ -234,7 +234,7 @@ long launched_processes() {
     return 1;
 }
 
-bool launched_by_mpi() {
+[[maybe_unused]] bool launched_by_mpi() {
     return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_RANK");
 }
 
@@ -284,7 +284,7 @@ public:
     }
 
 private:
-    bool active_ = false;
+    [[maybe_unused]] bool active_ = false;  // used only with MEMCAP_MPI
     int rank_ = 0, size_ = 1;
 };
 
