@@ -11,6 +11,10 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-30}
 build=${MEMCAP_FUZZ_BUILD_DIR:-$root/build-fuzz}
+command -v clang++ >/dev/null || {
+    echo "fuzz: clang++ is missing; install the test dependencies with: MEMCAP_TEST_DEPS=1 scripts/setup.sh" >&2
+    exit 2
+}
 
 CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCAP_FUZZ=ON \
     -DMEMCAP_BUILD_TESTS=OFF -DMEMCAP_MPI=OFF >/dev/null

@@ -3,6 +3,8 @@
 # and builds into ./build (or $MEMCAP_BUILD_DIR), with MPI sweeps on
 # (MEMCAP_MPI=OFF in the environment builds without). Run by quickstart.sh
 # and test.sh; safe to run again (skips apt-get when everything is present).
+# MEMCAP_TEST_DEPS=1 (set by test.sh) adds what only the tests use: Slurm and
+# munge for the local-cluster test, clang and its runtimes for the fuzzers.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -17,9 +19,14 @@ packages=(
     libfftw3-dev                         # FFTs for the holographic memory
     python3-numpy python3-matplotlib     # plots (scripts/plot.py) with /usr/bin/python3
     libopenmpi-dev openmpi-bin           # MPI sweeps (-DMEMCAP_MPI=ON, tests/sweep_mpi.sh)
-    slurm-wlm munge                      # scripts/slurm/local-cluster-test.sh: a one-node Slurm cluster
-    clang libclang-rt-14-dev libomp-dev  # scripts/fuzz.sh: libFuzzer + sanitizers, OpenMP for clang
 )
+# Only the test suite needs these (scripts/test.sh sets MEMCAP_TEST_DEPS=1):
+if [[ ${MEMCAP_TEST_DEPS:-0} == 1 ]]; then
+    packages+=(
+        slurm-wlm munge                      # scripts/slurm/local-cluster-test.sh: a one-node Slurm cluster
+        clang libclang-rt-14-dev libomp-dev  # scripts/fuzz.sh: libFuzzer + sanitizers, OpenMP for clang
+    )
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,7 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 jobs=${MEMCAP_JOBS:-$(nproc)}
-bash "$root/scripts/setup.sh"
+MEMCAP_TEST_DEPS=1 bash "$root/scripts/setup.sh"
 build=${MEMCAP_BUILD_DIR:-$root/build}
 (cd "$build" && ctest --output-on-failure -j "$(nproc)")
 
