@@ -48,7 +48,7 @@ void append_rows(const Episode& e, ConstStateView s, bool slots, const std::vect
 MatD one_hot(const Design& d, Eigen::Index outputs) {
     MatD y = MatD::Zero(d.x.rows(), outputs);
     for (Eigen::Index r = 0; r < d.x.rows(); ++r)
-        for (Eigen::Index i = 0; i < d.slots; ++i) y(r, d.hot[static_cast<std::size_t>(r * d.slots + i)]) = 1.0;
+        for (Eigen::Index i = 0; i < d.slots; ++i) y(r, d.hot[static_cast<std::size_t>(r * d.slots + i)]) += 1.0;  // as the scatter
     return y;
 }
 
@@ -152,13 +152,18 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
     std::vector<SlotScore> by_slot;
     const std::int64_t tests = task.test_episodes(cell);
     const auto chunk_episodes = std::max<std::int64_t>(1, kChunkRows / per_episode);
-    std::vector<Episode> chunk(static_cast<std::size_t>(std::min(chunk_episodes, tests)));
-    Design t = make_design(static_cast<Eigen::Index>(chunk.size()) * per_episode);  // reused: every row is rewritten
+    // Slot-free tasks keep each chunk's episodes (score_reads needs their candidates);
+    // slot tasks keep only each episode's targets and slots, so one Episode is refilled.
+    std::vector<Episode> chunk(static_cast<std::size_t>(slots ? 1 : std::min(chunk_episodes, tests)));
+    std::vector<int> chunk_target, chunk_slot;  // slot tasks: per_row_slots entries per episode
+    Design t = make_design(std::min(chunk_episodes, tests) * per_episode);  // reused: every row is rewritten
     MatD pred;
     for (std::int64_t begin = 0; begin < tests; begin += chunk_episodes) {
         const std::int64_t count = std::min(chunk_episodes, tests - begin);
+        chunk_target.clear();
+        chunk_slot.clear();
         for (std::int64_t k = 0; k < count; ++k) {
-            Episode& e = chunk[static_cast<std::size_t>(k)];
+            Episode& e = chunk[slots ? 0 : static_cast<std::size_t>(k)];
             task.fill_episode(cell, Split::Test, begin + k, e);
             memory.reset();
             memory.write_batch(e.keys, e.values);
@@ -166,6 +171,8 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
             if (!same_slots(e) || e.queries.rows() != (slots ? e.queries.rows() : per_episode))
                 return failure("probe: the episode shape changes between episodes");
             append_rows(e, memory.state(), slots, slot_index, k * per_episode, t);
+            chunk_target.insert(chunk_target.end(), e.target.begin(), e.target.end());
+            chunk_slot.insert(chunk_slot.end(), e.slot.begin(), e.slot.end());
         }
         pred.noalias() = t.x.topRows(count * per_episode) * w;
         if (!pred.allFinite())  // name the first episode with a non-finite prediction
@@ -173,24 +180,24 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
                 if (!pred.middleRows(k * per_episode, per_episode).allFinite())
                     return failure("probe: non-finite prediction in test episode " + std::to_string(begin + k));
         for (std::int64_t k = 0; k < count; ++k) {
-            const Episode& e = chunk[static_cast<std::size_t>(k)];
             const auto rows_k = pred.middleRows(k * per_episode, per_episode);
             if (!slots) {
                 const RowMat reads = rows_k.cast<float>();
                 if (!reads.allFinite())
                     return failure("probe: prediction beyond float range in test episode " + std::to_string(begin + k));
-                score_reads(e, reads, by_slot);
+                score_reads(chunk[static_cast<std::size_t>(k)], reads, by_slot);
                 continue;
             }
-            for (std::size_t i = 0; i < e.target.size(); ++i) {
-                const int slot = e.slot[i];
+            for (Eigen::Index i = 0; i < per_row_slots; ++i) {
+                const auto at = static_cast<std::size_t>(k * per_row_slots + i);
+                const int slot = chunk_slot[at], target = chunk_target[at];
                 Eigen::Index best;
                 rows_k.row(0).segment(slot_index[static_cast<std::size_t>(slot)] * c, c).maxCoeff(&best);
                 if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
                 SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
                 s.slot = slot;
                 s.queries += 1;
-                s.correct += (best == e.target[i]);
+                s.correct += (best == target);
                 s.target_dist_sum = std::numeric_limits<double>::quiet_NaN();  // no read vector to measure
             }
         }

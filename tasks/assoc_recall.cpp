@@ -11,9 +11,8 @@ AssocRecall::AssocRecall(Spec spec)
     : Task(std::move(spec)), queries_(this->spec().integer("queries")), noise_(this->spec().real("noise")),
       control_(this->spec().text("control")) {}
 
-void AssocRecall::fill_episode(const TaskCell& c, Split split, std::int64_t index, Episode& e) const {
+void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {
     const int sp = static_cast<int>(split);
-    e.fixed_parts = 0;  // everything is drawn per episode
     Rng pairs = Rng::stream("assoc_recall/pairs", c.n, c.d, c.seed, sp, index);
     e.keys.resize(c.n, c.d);
     e.values.resize(c.n, c.d);

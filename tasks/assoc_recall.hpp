@@ -44,7 +44,9 @@ public:
     explicit AssocRecall(Spec spec);
 
     double chance(const TaskCell& cell) const override { return 1.0 / static_cast<double>(cell.n); }
-    void fill_episode(const TaskCell& cell, Split split, std::int64_t index, Episode& e) const override;
+
+protected:
+    void fill(const TaskCell& cell, Split split, std::int64_t index, std::uint64_t held, Episode& e) const override;
 
 private:
     std::int64_t queries_;

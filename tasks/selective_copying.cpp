@@ -23,13 +23,12 @@ const SelectiveCopying::Codes& SelectiveCopying::codes(const TaskCell& c) const 
     return codes_;
 }
 
-void SelectiveCopying::fill_episode(const TaskCell& c, Split split, std::int64_t index, Episode& e) const {
+void SelectiveCopying::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {
     if (content_ > c.n)
         throw UsageError("task '" + spec().canonical() + "': content=" + std::to_string(content_) +
                          " tokens do not fit in a stream of n=" + std::to_string(c.n));
     if (c.d < 2) throw UsageError("task 'selective_copying' needs d >= 2 (coordinate 0 marks the blank)");
     const Codes& fixed = codes(c);
-    e.fixed_parts = 0;  // keys depend on where the content falls: drawn per episode
     e.candidates = fixed.answers;
     e.target.clear();
     e.slot.clear();

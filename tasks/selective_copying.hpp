@@ -38,7 +38,9 @@ public:
     bool has_slots() const override { return true; }
     std::int64_t test_episodes(const TaskCell&) const override { return episodes_; }
     double chance(const TaskCell&) const override { return 1.0 / static_cast<double>(vocab_ + 1); }
-    void fill_episode(const TaskCell& cell, Split split, std::int64_t index, Episode& e) const override;
+
+protected:
+    void fill(const TaskCell& cell, Split split, std::int64_t index, std::uint64_t held, Episode& e) const override;
 
 private:
     struct Codes {

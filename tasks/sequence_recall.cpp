@@ -24,12 +24,12 @@ const SequenceRecall::Codes& SequenceRecall::codes(const TaskCell& c) const {
     return codes_;
 }
 
-void SequenceRecall::fill_episode(const TaskCell& c, Split split, std::int64_t index, Episode& e) const {
+void SequenceRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t held, Episode& e) const {
     const Codes& fixed = codes(c);
     const std::int64_t slots = mode_ == Mode::Lag ? std::min(lags_, c.n) : c.n;
     // lag k = s + 1 reads position n − k (0-based); copying reads position s.
     const auto position = [&](std::int64_t s) { return mode_ == Mode::Lag ? c.n - 1 - s : s; };
-    if (e.fixed_parts != fixed.tag) {  // keys, queries, candidates, slots: the same in every episode of the cell
+    if (held != fixed.tag) {  // keys, queries, candidates, slots: the same in every episode of the cell
         e.candidates = fixed.vocabulary;
         e.keys = fixed.positions;
         e.queries.resize(slots, c.d);
@@ -38,8 +38,8 @@ void SequenceRecall::fill_episode(const TaskCell& c, Split split, std::int64_t i
             e.queries.row(s) = e.keys.row(position(s));
             e.slot.push_back(static_cast<int>(s + 1));
         }
-        e.fixed_parts = fixed.tag;
     }
+    e.fixed_parts = fixed.tag;
 
     Rng tokens = Rng::stream("sequence/tokens", c.n, c.d, c.seed, vocab_, static_cast<int>(split), index);
     token_.resize(static_cast<std::size_t>(c.n));

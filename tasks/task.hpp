@@ -71,13 +71,24 @@ public:
     /// Writes episode `index` of `split` for `cell` into `out`, every field overwritten.
     /// Readouts pass the same Episode again and again, so its buffers are reused
     /// (no allocation per episode once the shapes are known).
-    virtual void fill_episode(const TaskCell& cell, Split split, std::int64_t index, Episode& out) const = 0;
+    void fill_episode(const TaskCell& cell, Split split, std::int64_t index, Episode& out) const {
+        const std::uint64_t held = out.fixed_parts;
+        out.fixed_parts = 0;  // only a task that keeps fixed parts sets it again
+        fill(cell, split, index, held, out);
+    }
     /// Episode `index` of `split` for `cell`, as a new object.
     Episode episode(const TaskCell& cell, Split split, std::int64_t index) const {
         Episode e;
         fill_episode(cell, split, index, e);
         return e;
     }
+
+protected:
+    /// Implements fill_episode. `held` is the Episode::fixed_parts tag `out` came in
+    /// with (`out.fixed_parts` is already 0): a task whose keys, queries, candidates and
+    /// slots are fixed per cell may leave them as they are when `held` names its
+    /// current codes, and then sets `out.fixed_parts` to that tag again.
+    virtual void fill(const TaskCell& cell, Split split, std::int64_t index, std::uint64_t held, Episode& out) const = 0;
 
 private:
     Spec spec_;

@@ -13,7 +13,7 @@ TEST_CASE("delta rule: the chunked batch write equals the sequential rule", "[me
     // algebra); write() applies the rule one pair at a time. n = 300 spans several
     // chunks and a partial one; repeated keys make later writes edit earlier ones.
     const int d = 64, n = 300;
-    const double beta = GENERATE(1.0, 0.5);
+    const double beta = GENERATE(1.0, 0.5, 1.9);
     const std::int64_t budget = GENERATE(1024, 4096);
     CAPTURE(beta, budget);
     const Spec spec = parse_memory_spec("delta:beta=" + format_real(beta));

@@ -4,7 +4,7 @@
 # scripts/slurm/sweep.sbatch with 2 MPI ranks, checks its CSV byte for byte
 # against a single-process run, and stops the daemons it started (by pid).
 # Needs root (slurmd runs jobs as their user) and Debian's slurm-wlm, munge
-# and OpenMPI (scripts/setup.sh installs them).
+# and OpenMPI (MEMCAP_TEST_DEPS=1 scripts/setup.sh installs them; scripts/test.sh does).
 # usage: scripts/slurm/local-cluster-test.sh [path/to/memcap] [CONFIG]  (default: 18 mid-sized cells)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -14,7 +14,7 @@ start=$SECONDS
 # Exit status 77 (ctest: skipped) when this machine cannot host the cluster.
 [[ $(id -u) -eq 0 ]] || { echo "local-cluster-test: skipped: needs root (slurmd)"; exit 77; }
 for tool in munged slurmctld slurmd sbatch python3; do
-    command -v $tool >/dev/null || { echo "local-cluster-test: skipped: $tool missing (scripts/setup.sh installs slurm-wlm munge)"; exit 77; }
+    command -v $tool >/dev/null || { echo "local-cluster-test: skipped: $tool missing (MEMCAP_TEST_DEPS=1 scripts/setup.sh installs slurm-wlm munge)"; exit 77; }
 done
 
 tmp=$(mktemp -d /tmp/memcap-slurm.XXXXXX)
