@@ -24,6 +24,7 @@ CellOutcome run_cell(const CellSpec& c) {
         shape.positional_keys = task->positional_keys();
         auto memory = make_memory(c.memory, shape, c.seed);
         const Spec readout = resolve_readout(c.readout, c.memory.name());
+        check_combination(*task, c.task, *memory, c.memory, readout);
         if (readout.name() == "native") return native_readout(*memory, *task, tc);
         return probe_readout(*memory, *task, tc,
                              ProbeOptions{readout.integer("train"), readout.real("ridge")});
@@ -33,6 +34,17 @@ CellOutcome run_cell(const CellSpec& c) {
         out.message = ex.what();
         return out;
     }
+}
+
+void check_combination(const Task& task, const Spec& task_spec, const Memory& memory, const Spec& memory_spec,
+                       const Spec& readout) {
+    if (!task.hides_pairs()) return;
+    if (!memory.supports_hiding())
+        throw UsageError("task '" + task_spec.canonical() + "' hides the asked-for pair from each read, which needs a memory " +
+                         "that keeps its pairs apart (softmax); memory '" + memory_spec.name() + "' does not");
+    if (readout.name() != "native")
+        throw UsageError("task '" + task_spec.canonical() + "' needs the native readout (the probe reads the whole state " +
+                         "and cannot hide a pair); got readout '" + readout.canonical() + "'");
 }
 
 std::string csv_field(const std::string& text) {

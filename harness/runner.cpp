@@ -2,6 +2,7 @@
 #include "harness/runner.hpp"
 
 #include "core/error.hpp"
+#include "harness/cell.hpp"
 #include "harness/progress.hpp"
 #include "harness/readout.hpp"
 #include "memories/registry.hpp"
@@ -53,8 +54,8 @@ void check_buildable(const std::vector<CellSpec>& cells) {
         MemoryShape shape = task->shape(TaskCell{c.n, c.d, c.seed});
         shape.budget_floats = c.budget_floats;
         shape.positional_keys = task->positional_keys();
-        make_memory(c.memory, shape, c.seed);  // throws UsageError naming the problem
-        resolve_readout(c.readout, c.memory.name());
+        const auto memory = make_memory(c.memory, shape, c.seed);  // throws UsageError naming the problem
+        check_combination(*task, c.task, *memory, c.memory, resolve_readout(c.readout, c.memory.name()));
     }
 }
 

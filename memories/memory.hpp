@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <vector>
 
 namespace memcap {
 
@@ -66,6 +68,16 @@ public:
             read(queries.row(i).transpose(), tmp);
             out.row(i) = tmp.transpose();
         }
+    }
+
+    /// The structural-mask control: true when the memory keeps written pairs apart, so
+    /// that a read can be told to skip one of them (the softmax cache).
+    virtual bool supports_hiding() const { return false; }
+    /// As read_batch, but the read of query i may not attend to the pair written
+    /// hidden[i]-th since reset (0-based; a pair no longer held hides nothing).
+    /// Only called when supports_hiding(); the default throws std::logic_error.
+    virtual void read_batch_hiding(ConstMatRef, const std::vector<int>&, MatRef) const {
+        throw std::logic_error("this memory cannot hide a written pair from a read");
     }
 };
 

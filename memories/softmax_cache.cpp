@@ -17,10 +17,12 @@ SoftmaxCache::SoftmaxCache(const MemoryShape& shape, double beta)
 void SoftmaxCache::reset() {
     stored_ = 0;
     next_slot_ = 0;
+    written_ = 0;
     buf_.clear();
 }
 
 void SoftmaxCache::write(ConstVecRef key, ConstVecRef value) {
+    ++written_;
     std::int64_t slot;
     if (capacity_ < 0 || stored_ < capacity_) {
         slot = stored_++;
@@ -43,6 +45,7 @@ void SoftmaxCache::write_batch(ConstMatRef keys, ConstMatRef values) {
         block.leftCols(d_key_) = keys.topRows(fresh);
         block.rightCols(d_value_) = values.topRows(fresh);
         stored_ += fresh;
+        written_ += fresh;
     }
     for (std::int64_t i = std::max<std::int64_t>(fresh, 0); i < n; ++i)
         write(keys.row(i).transpose(), values.row(i).transpose());
@@ -78,6 +81,39 @@ void SoftmaxCache::read_batch(ConstMatRef queries, MatRef out) const {
     for (Eigen::Index i = 0; i < p.rows(); ++i) {
         auto row = p.row(i);
         row = (beta_ * (row.array() - row.maxCoeff())).exp();
+        row /= row.sum();
+    }
+    out.noalias() = p * cache.rightCols(d_value_);
+}
+
+std::int64_t SoftmaxCache::slot_of(std::int64_t write) const {
+    const std::int64_t oldest = written_ - stored_;  // write index of the oldest pair held
+    if (write < oldest || write >= written_) return -1;
+    // Until the ring wraps, pair w sits in slot w (next_slot_ = 0); after, the oldest
+    // sits at next_slot_ and the rest follow it around the ring.
+    return (next_slot_ + (write - oldest)) % stored_;
+}
+
+void SoftmaxCache::read_batch_hiding(ConstMatRef queries, const std::vector<int>& hidden, MatRef out) const {
+    if (static_cast<Eigen::Index>(hidden.size()) != queries.rows())
+        throw std::invalid_argument("softmax cache: one hidden pair per query is needed");
+    if (stored_ == 0) {
+        out.setZero();
+        return;
+    }
+    const auto cache = rows();
+    RowMat p = queries * cache.leftCols(d_key_).transpose();  // m × stored raw dot products
+    for (Eigen::Index i = 0; i < p.rows(); ++i) {
+        auto row = p.row(i);
+        const std::int64_t slot = slot_of(hidden[static_cast<std::size_t>(i)]);
+        if (slot >= 0) row(slot) = -std::numeric_limits<float>::infinity();
+        const float peak = row.maxCoeff();
+        if (!std::isfinite(peak)) {  // nothing left to attend to
+            row.setZero();
+            continue;
+        }
+        row = (beta_ * (row.array() - peak)).exp();
+        if (slot >= 0) row(slot) = 0.0f;  // exactly 0, also at β = 0 (where 0 · −∞ is NaN)
         row /= row.sum();
     }
     out.noalias() = p * cache.rightCols(d_value_);

@@ -6,6 +6,9 @@
 // Write:        append (k, v).
 // Read:         softmax(β · K q)ᵀ V — β multiplies the raw dot products
 //               (no 1/√d); β = 0 is uniform attention over the stored pairs.
+//               With a structural mask (read_batch_hiding, the control
+//               assoc_recall:control=structural_mask) one written pair per
+//               query gets weight exactly 0.
 // state_floats: (number of stored pairs) × (d_k + d_v) ≤ B.
 // Parameters:   beta = 16 (real ≥ 0). Minimum budget: d_k + d_v (one pair).
 // Source:       Bahdanau, Cho & Bengio 2014; Vaswani et al. 2017 ("Attention
@@ -33,11 +36,19 @@ public:
 
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
     void read_batch(ConstMatRef queries, MatRef out) const override;
+    bool supports_hiding() const override { return true; }
+    /// The hidden pair gets score −∞ and weight exactly 0 (as `weights` with a mask);
+    /// a read left with no pair to attend to is the zero vector.
+    void read_batch_hiding(ConstMatRef queries, const std::vector<int>& hidden, MatRef out) const override;
 
     /// Attention weights of `query` over the stored pairs (slot order), summing to 1.
     /// `allowed` (one flag per stored pair) is a structural mask: a masked pair gets
     /// score −∞ and weight exactly 0. At least one pair must be allowed.
     Vec weights(ConstVecRef query, const std::vector<char>* allowed = nullptr) const;
+
+    /// Slot (row of the state) holding the pair written `write`-th since reset; −1 when
+    /// that pair was evicted or never written.
+    std::int64_t slot_of(std::int64_t write) const;
 
     /// Pairs the cache can hold (−1 when unbounded).
     std::int64_t capacity() const { return capacity_; }
@@ -52,7 +63,8 @@ private:
     float beta_;
     std::int64_t capacity_;      // −1: unbounded
     std::int64_t stored_ = 0;    // pairs held
-    std::int64_t next_slot_ = 0; // ring position of the next write once full
+    std::int64_t next_slot_ = 0; // ring position of the next write once full (= the oldest pair)
+    std::int64_t written_ = 0;   // pairs written since reset
     std::vector<float> buf_;
 };
 

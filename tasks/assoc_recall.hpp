@@ -28,7 +28,13 @@
 //                        the right answer is the later-written value (an
 //                        update). An order-free memory returns a blend of the
 //                        two (distance ≈ 0.71 from each), so it is right about
-//                        half the time; the delta rule overwrites and is right.
+//                        half the time; the delta rule overwrites and is right;
+//     structural_mask    each read may not attend to the pair it asks for (its
+//                        target is hidden, Episode::hidden): the essay-000 mask
+//                        on the read path. Only memories that keep pairs apart
+//                        can hide one (the softmax cache, native read); it must
+//                        fall to chance or below. Other memories and the probe
+//                        are refused up front.
 //
 // The pairs, the targets, the noise and the random queries come from separate
 // streams, so changing `queries`, `noise` or `control` leaves the rest of the
@@ -44,6 +50,7 @@ public:
     explicit AssocRecall(Spec spec);
 
     double chance(const TaskCell& cell) const override { return 1.0 / static_cast<double>(cell.n); }
+    bool hides_pairs() const override { return control_ == "structural_mask"; }
 
 protected:
     void fill(const TaskCell& cell, Split split, std::int64_t index, std::uint64_t held, Episode& e) const override;

@@ -42,6 +42,10 @@ struct Episode {
     RowMat candidates;
     std::vector<int> target;
     std::vector<int> slot;
+    /// Structural mask (SPEC §3 controls): per query, the written pair (row of keys and
+    /// values) its read may not attend to. Empty when the task hides nothing; see
+    /// Task::hides_pairs and Memory::read_batch_hiding.
+    std::vector<int> hidden;
     /// For tasks whose keys, queries, candidates and slots are fixed per cell: a number
     /// naming the fixed parts these buffers hold (unique per draw of the codes, 0 =
     /// none), so the next episode of the cell rewrites only values and targets. An
@@ -66,6 +70,9 @@ public:
     virtual bool positional_keys() const { return false; }
     /// True when queries carry a slot (lag, position) and rows are reported per slot.
     virtual bool has_slots() const { return false; }
+    /// True when episodes carry Episode::hidden: every read must skip one written pair,
+    /// which only memories that keep pairs apart can do (Memory::supports_hiding).
+    virtual bool hides_pairs() const { return false; }
     /// Accuracy of guessing uniformly among the candidates.
     virtual double chance(const TaskCell& cell) const = 0;
     /// Writes episode `index` of `split` for `cell` into `out`, every field overwritten.

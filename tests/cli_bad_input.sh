@@ -145,6 +145,8 @@ expect_bad "noise=-0.5 is out of range" run --memory softmax --task assoc_recall
 expect_bad "queries: '1.5' is not an integer" run --memory softmax --task assoc_recall:queries=1.5 --n 4 --out "$o"
 expect_bad "control=bogus is not one of none, shuffled_query" run --memory softmax --task assoc_recall:control=bogus --n 4 --out "$o"
 expect_bad "unknown task 'assoc_recal'" run --memory softmax --task assoc_recal --n 4 --out "$o"
+expect_bad "memory 'linear' does not" run --memory linear --task assoc_recall:control=structural_mask --n 4 --out "$o"
+expect_bad "needs the native readout" run --memory softmax --readout probe --task assoc_recall:control=structural_mask --n 4 --out "$o"
 # n, d, budget, seeds: zero (above), negative, non-numeric, beyond 64 bits, beyond the limit
 g=(--memory softmax --task assoc_recall)
 expect_bad "--n: '1e3' is not an integer" run "${g[@]}" --n 1e3 --out "$o"

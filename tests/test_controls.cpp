@@ -1,7 +1,9 @@
 // Controls and interventions on associative recall, run on every backend in the table.
 #include "support.hpp"
 
+#include "core/error.hpp"
 #include "core/rng.hpp"
+#include "memories/softmax_cache.hpp"
 
 using namespace memcap;
 using namespace memcap::test;
@@ -60,4 +62,59 @@ TEST_CASE("key collision: an order-free memory blends the two values, the delta 
     const CellOutcome o = run_cell(cell);
     // Distance of the blend (v_a + v_b)/2 from v_b for nearly orthogonal unit values: ≈ √2/2.
     REQUIRE(o.slots[0].target_dist_sum / static_cast<double>(o.slots[0].queries) == Approx(std::sqrt(0.5)).epsilon(0.15));
+}
+
+TEST_CASE("structural mask: the cache reads without the hidden pair, also after eviction", "[control][mask]") {
+    // A cache of 4 pairs after 10 writes holds writes 6..9 in a ring. Hiding write w must
+    // equal essay 000's mask on the slot holding it (SoftmaxCache::weights with `allowed`);
+    // hiding an evicted write hides nothing.
+    const int d = 8;
+    SoftmaxCache cache(MemoryShape{d, d, 4 * 2 * d}, 16.0);
+    Rng rng = Rng::stream("test/structural_mask");
+    const RowMat keys = rng.unit_rows<RowMat>(10, d), values = rng.unit_rows<RowMat>(10, d);
+    cache.write_batch(keys.topRows(5), values.topRows(5));
+    cache.write_batch(keys.bottomRows(5), values.bottomRows(5));
+    REQUIRE(cache.stored() == 4);
+    const auto held = Eigen::Map<const RowMat>(cache.state().data(), 4, 2 * d);
+    for (int w = 0; w < 10; ++w) {
+        CAPTURE(w);
+        const std::int64_t slot = cache.slot_of(w);
+        REQUIRE((w < 6 ? slot == -1 : slot >= 0));
+        if (slot >= 0) REQUIRE(held.row(slot).leftCols(d) == keys.row(w));
+    }
+    const RowMat queries = keys.bottomRows(4);
+    for (int w : {0, 5, 6, 7, 9}) {
+        CAPTURE(w);
+        RowMat masked(4, d), plain(4, d);
+        cache.read_batch_hiding(queries, std::vector<int>(4, w), masked);
+        cache.read_batch(queries, plain);
+        for (int i = 0; i < 4; ++i) {
+            std::vector<char> allowed(4, 1);
+            if (cache.slot_of(w) >= 0) allowed[static_cast<std::size_t>(cache.slot_of(w))] = 0;
+            const Vec expected = held.rightCols(d).transpose() * cache.weights(queries.row(i).transpose(), &allowed);
+            REQUIRE((masked.row(i).transpose() - expected).cwiseAbs().maxCoeff() < 1e-6f);
+            if (w < 6) REQUIRE((masked.row(i) - plain.row(i)).cwiseAbs().maxCoeff() < 1e-6f);
+        }
+    }
+}
+
+TEST_CASE("structural mask on associative recall: hiding the asked-for pair falls to chance or below", "[control][mask]") {
+    for (const char* beta : {"16", "0"}) {
+        CAPTURE(beta);
+        const auto hidden = measure(Run{std::string("softmax:beta=") + beta, "assoc_recall:control=structural_mask", 64, 20});
+        INFO("measured " << 100 * hidden.mean << "%, chance 1.6%");
+        REQUIRE(hidden.mean <= 1.0 / 64 + 3 * hidden.se());
+    }
+    // Without the mask the same episodes read perfectly (beta = 16): the mask is what fails them.
+    REQUIRE(measure(Run{"softmax", "assoc_recall", 64, 20}).mean >= 1.0 - 1e-12);
+    // Memories without separate pairs, and the probe, are refused (a usage error, not a row).
+    const auto task = make_task(parse_task_spec("assoc_recall:control=structural_mask"));
+    const auto grid = make_memory(parse_memory_spec("linear"), MemoryShape{64, 64, {}}, 0);
+    REQUIRE_THROWS_AS(check_combination(*task, parse_task_spec("assoc_recall:control=structural_mask"), *grid,
+                                        parse_memory_spec("linear"), parse_readout_spec("native")),
+                      UsageError);
+    const auto cache = make_memory(parse_memory_spec("softmax"), MemoryShape{64, 64, {}}, 0);
+    REQUIRE_THROWS_AS(check_combination(*task, parse_task_spec("assoc_recall:control=structural_mask"), *cache,
+                                        parse_memory_spec("softmax"), parse_readout_spec("probe")),
+                      UsageError);
 }
