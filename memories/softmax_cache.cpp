@@ -108,7 +108,7 @@ void SoftmaxCache::read_batch_hiding(ConstMatRef queries, const std::vector<int>
         const std::int64_t slot = slot_of(hidden[static_cast<std::size_t>(i)]);
         if (slot >= 0) row(slot) = -std::numeric_limits<float>::infinity();
         const float peak = row.maxCoeff();
-        if (!std::isfinite(peak)) {  // nothing left to attend to
+        if (peak == -std::numeric_limits<float>::infinity()) {  // nothing left to attend to
             row.setZero();
             continue;
         }

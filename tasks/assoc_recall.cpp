@@ -31,7 +31,6 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
         for (auto& t : e.target) t = static_cast<int>(std::min<std::int64_t>(t | 1, c.n - 1));
     e.slot.assign(e.target.size(), -1);
     if (control_ == "structural_mask") e.hidden = e.target;  // the asked-for pair, in write order
-    else e.hidden.clear();
 
     e.queries.resize(queries_, c.d);
     if (control_ == "shuffled_query") {

@@ -32,7 +32,6 @@ void SelectiveCopying::fill(const TaskCell& c, Split split, std::int64_t index, 
     e.candidates = fixed.answers;
     e.target.clear();
     e.slot.clear();
-    e.hidden.clear();
     const RowMat& ordinal = fixed.ordinal;
 
     // Content positions: a uniform M-subset of 0..n−1 (selection sampling, in order).

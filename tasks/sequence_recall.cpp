@@ -40,7 +40,6 @@ void SequenceRecall::fill(const TaskCell& c, Split split, std::int64_t index, st
         }
     }
     e.fixed_parts = fixed.tag;
-    e.hidden.clear();
 
     Rng tokens = Rng::stream("sequence/tokens", c.n, c.d, c.seed, vocab_, static_cast<int>(split), index);
     token_.resize(static_cast<std::size_t>(c.n));

@@ -81,6 +81,7 @@ public:
     void fill_episode(const TaskCell& cell, Split split, std::int64_t index, Episode& out) const {
         const std::uint64_t held = out.fixed_parts;
         out.fixed_parts = 0;  // only a task that keeps fixed parts sets it again
+        out.hidden.clear();   // only a task that hides pairs fills it
         fill(cell, split, index, held, out);
     }
     /// Episode `index` of `split` for `cell`, as a new object.
