@@ -52,7 +52,17 @@ MatD one_hot(const Design& d, Eigen::Index outputs) {
     return y;
 }
 
-MatD solve_ridge(const Design& d, Eigen::Index outputs, double ridge) {
+// The fitted linear map. Primal: prediction = x W. Dual: W = Xᵀ A with
+// A = (X Xᵀ + λI)⁻¹ Y; when the state is wide and the outputs many, forming W
+// (2·P·R·O FLOPs) costs more than predicting through the kernel, x Xᵀ A
+// (2·T·R·(P + O) for T test rows), so A is kept instead.
+struct Fit {
+    MatD w;  // P × outputs, or empty (kernel form)
+    MatD a;  // training rows × outputs in the kernel form, else empty
+    bool finite() const { return w.allFinite() && a.allFinite(); }
+};
+
+Fit solve_ridge(const Design& d, Eigen::Index outputs, double ridge, Eigen::Index test_rows, ProbeOptions::DualForm form) {
     const MatD& x = d.x;
     const bool sparse = d.slots > 0;
     if (x.cols() <= x.rows()) {
@@ -71,12 +81,20 @@ MatD solve_ridge(const Design& d, Eigen::Index outputs, double ridge) {
         } else {
             xty = x.transpose() * d.y;
         }
-        return g.ldlt().solve(xty);
+        return Fit{g.ldlt().solve(xty), MatD()};
     }
-    MatD k = x * x.transpose();
+    MatD k(x.rows(), x.rows());
+    k.setZero();
+    k.selfadjointView<Eigen::Lower>().rankUpdate(x);
+    k.triangularView<Eigen::StrictlyUpper>() = k.transpose();
     const double lambda = ridge * std::max(k.diagonal().mean(), 1e-300);
     k.diagonal().array() += lambda;
-    return x.transpose() * k.ldlt().solve(sparse ? one_hot(d, outputs) : d.y);
+    MatD a = k.ldlt().solve(sparse ? one_hot(d, outputs) : d.y);
+    const double p = double(x.cols()), r = double(x.rows()), o = double(outputs), t = double(test_rows);
+    const bool kernel = form == ProbeOptions::DualForm::cheaper ? 2 * t * r * (p + o) < 2 * p * r * o + 2 * t * p * o
+                                                                : form == ProbeOptions::DualForm::kernel;
+    if (kernel) return Fit{MatD(), std::move(a)};
+    return Fit{x.transpose() * a, MatD()};
 }
 
 CellOutcome failure(std::string message) {
@@ -143,14 +161,14 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
         append_rows(first, memory.state(), slots, slot_index, ep * per_episode, d, rows - ep * per_episode);
     }
     if (!d.x.allFinite()) return failure("probe: non-finite state in a training episode");
-    const MatD w = solve_ridge(d, outputs, options.ridge);
-    if (!w.allFinite()) return failure("probe: the least-squares solve gave non-finite weights");
+    const std::int64_t tests = task.test_episodes(cell);
+    const Fit fit = solve_ridge(d, outputs, options.ridge, tests * per_episode, options.dual_form);
+    if (!fit.finite()) return failure("probe: the least-squares solve gave non-finite weights");
 
     // Score the test episodes in chunks of about kChunkRows rows: one GEMM per chunk.
     constexpr Eigen::Index kChunkRows = 256;
     CellOutcome out;
     std::vector<SlotScore> by_slot;
-    const std::int64_t tests = task.test_episodes(cell);
     const auto chunk_episodes = std::max<std::int64_t>(1, kChunkRows / per_episode);
     // Slot-free tasks keep each chunk's episodes (score_reads needs their candidates);
     // slot tasks keep only each episode's targets and slots, so one Episode is refilled.
@@ -174,7 +192,8 @@ CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell
             chunk_target.insert(chunk_target.end(), e.target.begin(), e.target.end());
             chunk_slot.insert(chunk_slot.end(), e.slot.begin(), e.slot.end());
         }
-        pred.noalias() = t.x.topRows(count * per_episode) * w;
+        if (fit.a.size()) pred.noalias() = (t.x.topRows(count * per_episode) * d.x.transpose()) * fit.a;  // x Xᵀ A
+        else pred.noalias() = t.x.topRows(count * per_episode) * fit.w;
         if (!pred.allFinite())  // name the first episode with a non-finite prediction
             for (std::int64_t k = 0; k < count; ++k)
                 if (!pred.middleRows(k * per_episode, per_episode).allFinite())

@@ -18,7 +18,10 @@
 // the primal (XᵀX + λI) W = XᵀY when P ≤ R, the dual W = Xᵀ (XXᵀ + λI)⁻¹ Y when
 // the state is wider than the training set; λ = ridge × mean diagonal of the
 // Gram matrix (ridge = 1e-6 by default: ordinary least squares up to rounding
-// when the design has full rank, finite when it does not).
+// when the design has full rank, finite when it does not). In the dual, when
+// forming W would cost more than predicting through the kernel (wide states,
+// many one-hot outputs), the test rows are predicted as x Xᵀ A with
+// A = (XXᵀ + λI)⁻¹ Y, never forming W (the same map, other rounding).
 #pragma once
 
 #include "harness/readout.hpp"
@@ -28,6 +31,9 @@ namespace memcap {
 struct ProbeOptions {
     std::int64_t train_rows = 2000;  // see `train` above
     double ridge = 1e-6;
+    /// In the dual: predict through W or through the kernel x Xᵀ A. `cheaper` (the
+    /// default) picks by FLOPs; the others exist so tests can compare the two forms.
+    enum class DualForm { cheaper, weights, kernel } dual_form = DualForm::cheaper;
 };
 
 /// Largest Gram matrix (either side) the probe builds: 8192² doubles = 512 MiB.
