@@ -70,9 +70,28 @@ po::variables_map parse(const po::options_description& desc, const std::vector<s
     try {
         po::command_line_parser parser(args);
         parser.options(desc).style(po::command_line_style::unix_style ^ po::command_line_style::allow_guessing);
-        if (positional) parser.positional(*positional);
-        po::store(parser.run(), vm);
+        po::parsed_options parsed = parser.run();
+        // Words that are no option's value: the command's positional arguments take
+        // theirs (aggregate's input, sweep's config); any other is named as an error
+        // (Boost would drop it silently, e.g. the 64 of `--d 32 64`).
+        unsigned taken = 0;
+        for (auto& o : parsed.options) {
+            if (o.position_key < 0) continue;
+            if (positional && taken < positional->max_total_count()) {
+                o.string_key = positional->name_for_position(taken++);
+                continue;
+            }
+            const std::string word = o.value.empty() ? std::string() : o.value.front();
+            throw UsageError("unexpected argument '" + word + "': not the value of any option (see --help)");
+        }
+        po::store(parsed, vm);
         po::notify(vm);
+    } catch (const po::unknown_option& e) {
+        std::string accepted;
+        for (const auto& o : desc.options())
+            if (o->long_name() != "input" && o->long_name() != "config")
+                accepted += (accepted.empty() ? "--" : ", --") + o->long_name();
+        throw UsageError(std::string(e.what()) + " (accepted: " + accepted + ")");
     } catch (const po::error& e) {
         throw UsageError(e.what());
     }
@@ -96,7 +115,7 @@ int cmd_list(const std::vector<std::string>& args) {
         for (const auto& p : m.params) std::cout << "      " << p.describe() << "\n";
         std::cout << "      state_floats = " << m.state_formula << "\n";
         const Spec def = parse_memory_spec(m.name);
-        std::cout << "      minimum budget at d=64: " << m.min_budget(def, MemoryShape{}) << " floats\n";
+        std::cout << "      minimum budget at d=64: " << m.min_budget(def, MemoryShape{}) << (m.min_budget(def, MemoryShape{}) == 1 ? " float\n" : " floats\n");
         std::cout << "      source: " << m.paper << "\n";
     }
     std::cout << "\ntasks (spec: name[:key=value,...]):\n";
@@ -228,15 +247,16 @@ int cmd_aggregate(const std::vector<std::string>& args) {
         "memcap aggregate RESULTS.csv: one row per (memory, task, readout, budget, d, n, slot)\n"
         "with the mean accuracy over seeds, its sd across seeds and a 95% t interval");
     desc.add_options()("help,h", "show this help")
-        ("input", po::value<std::string>(), "results CSV written by `memcap run`")
+        ("input", po::value<std::string>(), "results CSV written by `memcap run` (- for standard input)")
         ("out,o", po::value<std::string>(), "summary CSV (default: stdout)")
         ("markdown", po::value<std::string>(), "also write a Markdown table of mean accuracy vs n");
     po::positional_options_description pos;
     pos.add("input", 1);
     const auto vm = parse(desc, args, &pos);
     if (vm.count("help")) return std::cout << desc, 0;
-    if (!vm.count("input")) throw UsageError("aggregate: give the results CSV to summarise");
-    const auto groups = summarise_csv(vm["input"].as<std::string>());
+    if (!vm.count("input")) throw UsageError("aggregate: give the results CSV to summarise (- reads standard input)");
+    const std::string input = vm["input"].as<std::string>() == "-" ? "/dev/stdin" : vm["input"].as<std::string>();
+    const auto groups = summarise_csv(input);
     std::optional<AtomicFile> out, md;
     if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
     if (vm.count("markdown")) md.emplace(vm["markdown"].as<std::string>());
@@ -252,7 +272,7 @@ int cmd_aggregate(const std::vector<std::string>& args) {
 int cmd_reproduce(const std::vector<std::string>& args, const std::string& cmdline) {
     po::options_description desc(
         "memcap reproduce: every experiment of essay 004 (Parts 1-4) and essay 000's laboratory at the\n"
-        "essays' protocols; writes reproduce_cells.csv, reproduction.csv and REPRODUCTION.md.\n"
+        "essays' protocols; writes reproduce_cells.csv, reproduction.csv, REPRODUCTION.md and order_checks.csv.\n"
         "A number that differs is a result, reported in the table (exit status 0)");
     desc.add_options()("help,h", "show this help")
         ("out,o", po::value<std::string>()->default_value("reproduce"), "output directory")
@@ -285,7 +305,7 @@ int main(int argc, char** argv) {
         if (cmd == "sweep") return cmd_sweep(args, command_line(argc, argv));
         if (cmd == "aggregate") return cmd_aggregate(args);
         if (cmd == "reproduce") return cmd_reproduce(args, command_line(argc, argv));
-        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate)");
+        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce)");
     } catch (const UsageError& e) {
         std::cerr << "memcap: error: " << e.what() << "\n";
         return 2;

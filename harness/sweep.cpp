@@ -440,7 +440,9 @@ int run_sweep(const SweepOptions& o) {
     }
     const int threads = o.threads.value_or(omp_get_max_threads());
 
-    const fs::path dir(o.out_dir.empty() ? "." : o.out_dir);
+    // `results/` names the directory `results` (its parent is `.`, not `results`).
+    fs::path dir(o.out_dir.empty() ? "." : o.out_dir);
+    while (!dir.has_filename() && dir.has_relative_path()) dir = dir.parent_path();
     const std::string csv_path = (dir / (config.name + ".csv")).string();
     const std::string manifest_path = csv_path + ".manifest.json";
     const std::string journal_path = csv_path + ".journal";

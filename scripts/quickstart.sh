@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set-up (missing Debian packages), build, then the main job: the associative-
-# recall capacity run and its reports in reports/ (CSV, summary, Markdown table).
+# Set-up (missing Debian packages), build, then the main job (scripts/reports.sh):
+# `memcap reproduce`, the default capacity sweep over six memories and four tasks,
+# its summary, and reports/REPORT.md with tables and figures.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/scripts/setup.sh"

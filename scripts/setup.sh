@@ -17,7 +17,7 @@ packages=(
     librandom123-dev                     # Philox counter-based RNG: portable per-cell streams
     nlohmann-json3-dev                   # JSON manifests
     libfftw3-dev                         # FFTs for the holographic memory
-    python3-numpy python3-matplotlib     # plots (scripts/plot.py) with /usr/bin/python3
+    python3-numpy python3-matplotlib     # figures (scripts/report.py) with /usr/bin/python3
     libopenmpi-dev openmpi-bin           # MPI sweeps (-DMEMCAP_MPI=ON, tests/sweep_mpi.sh)
 )
 # Only the test suite needs these (scripts/test.sh sets MEMCAP_TEST_DEPS=1):

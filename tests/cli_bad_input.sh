@@ -70,6 +70,11 @@ expect_bad "--n is required" run --memory softmax --task assoc_recall --out "$o"
 expect_bad "does not exist" run --memory softmax --task assoc_recall --n 4 --out "$work/no/such/dir/out.csv"
 expect_bad "unknown readout" run --memory softmax --task assoc_recall --n 4 --readout psychic --out "$o"
 expect_bad "unrecognised option" run --memory softmax --task assoc_recall --n 4 --bogus --out "$o"
+expect_bad "accepted: --help, --memory" run --memory softmax --task assoc_recall --n 4 --bogus --out "$o"
+expect_bad "unexpected argument '64'" run --memory softmax --task assoc_recall --n 4 --d 32 64 --out "$o"
+expect_bad "unexpected argument 'foo'" list foo
+expect_bad "unexpected argument 'b.csv'" aggregate a.csv b.csv
+expect_bad "known: list, run, sweep, aggregate, reproduce" runn
 expect_bad "unknown command 'runn'" runn
 expect_bad "cannot open" aggregate "$work/missing.csv" --out "$o"
 
@@ -109,6 +114,7 @@ expect_bad_sweep "appears twice" "$(cfg '[block b]' 'memories = softmax' 'tasks 
 expect_bad_sweep "give the config file"
 expect_bad_sweep "--threads: '0' must be at least 1" "$(cfg "${good[@]}")" --threads 0
 expect_bad "does not exist" sweep "$(cfg "${good[@]}")" --out "$work/no/such/dir" --quiet
+expect_bad "directory '$work/no/such' does not exist" sweep "$(cfg "${good[@]}")" --out "$work/no/such/dir/" --quiet
 echo x >"$work/afile"
 expect_bad "is not a directory" sweep "$(cfg "${good[@]}")" --out "$work/afile" --quiet
 # An existing sweep is never overwritten without --resume.
