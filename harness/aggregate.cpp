@@ -118,29 +118,43 @@ std::string summary_csv(const std::vector<GroupSummary>& groups) {
 }
 
 std::string summary_markdown(const std::vector<GroupSummary>& groups) {
-    // task -> row label -> n -> cell text, keeping first-appearance order.
+    // task -> row label -> n -> cell, keeping first-appearance order. Tasks with
+    // slots (lags, positions) show the mean over slots of the per-slot means.
     std::vector<std::string> tasks;
     std::map<std::string, std::vector<std::string>> rows, cols;
-    std::map<std::string, std::string> cell;
+    struct Cell {
+        double sum = 0;
+        int slots = 0, failed = 0;
+    };
+    std::map<std::string, Cell> cells;
+    std::map<std::string, bool> has_slots;
     auto push_unique = [](std::vector<std::string>& v, const std::string& s) {
         if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
     };
     for (const auto& g : groups) {
-        if (!g.slot.empty()) continue;
         push_unique(tasks, g.task_spec);
-        const std::string row = "`" + g.memory_spec + "` | " + (g.budget_floats.empty() ? "natural" : g.budget_floats);
+        has_slots[g.task_spec] = has_slots[g.task_spec] || !g.slot.empty();
+        const std::string row = "`" + g.memory_spec + "` | " + g.readout + " | " + g.d + " | " +
+                                (g.budget_floats.empty() ? "natural" : g.budget_floats);
         push_unique(rows[g.task_spec], row);
         push_unique(cols[g.task_spec], g.n);
+        Cell& c = cells[g.task_spec + '\x1f' + row + '\x1f' + g.n];
+        if (g.seeds > g.errors) c.sum += g.mean, ++c.slots;
+        else ++c.failed;
+    }
+    std::map<std::string, std::string> cell;
+    for (const auto& [key, c] : cells) {
         char buf[32];
-        if (g.seeds > g.errors) std::snprintf(buf, sizeof buf, "%.1f", 100.0 * g.mean);
+        if (c.failed == 0 && c.slots > 0) std::snprintf(buf, sizeof buf, "%.1f", 100.0 * c.sum / c.slots);
         else std::snprintf(buf, sizeof buf, "error");
-        cell[g.task_spec + '\x1f' + row + '\x1f' + g.n] = buf;
+        cell[key] = buf;
     }
     std::string out;
     for (const auto& t : tasks) {
-        out += "Mean accuracy (%) over seeds, `" + t + "`; columns are n.\n\n| memory | budget (floats) |";
+        out += "Mean accuracy (%) over seeds" + std::string(has_slots[t] ? ", averaged over slots" : "") + ", `" + t +
+               "`; columns are n.\n\n| memory | readout | d | budget (floats) |";
         for (const auto& n : cols[t]) out += " " + n + " |";
-        out += "\n|---|---|";
+        out += "\n|---|---|---|---|";
         for (std::size_t i = 0; i < cols[t].size(); ++i) out += "---:|";
         out += "\n";
         for (const auto& r : rows[t]) {

@@ -26,8 +26,9 @@ extern const char* const kSummaryHeader;
 /// Reads a results CSV; UsageError when it is missing, unreadable or not memcap output.
 std::vector<GroupSummary> summarise_csv(const std::string& path);
 std::string summary_csv(const std::vector<GroupSummary>& groups);
-/// A Markdown table of mean accuracy (%) with one row per memory and budget and
-/// one column per n, for each slot-free task.
+/// A Markdown table of mean accuracy (%) with one row per memory, readout, d and
+/// budget and one column per n, for each task; tasks with slots show the mean of
+/// the per-slot accuracies (copying's number).
 std::string summary_markdown(const std::vector<GroupSummary>& groups);
 
 }  // namespace memcap
