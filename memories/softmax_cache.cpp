@@ -71,7 +71,15 @@ void SoftmaxCache::read(ConstVecRef query, VecRef out) const {
     out.noalias() = rows().rightCols(d_value_).transpose() * weights(query);
 }
 
-void SoftmaxCache::read_batch(ConstMatRef queries, MatRef out) const {
+void SoftmaxCache::read_batch(ConstMatRef queries, MatRef out) const { read_rows(queries, nullptr, out); }
+
+void SoftmaxCache::read_batch_hiding(ConstMatRef queries, const std::vector<int>& hidden, MatRef out) const {
+    if (static_cast<Eigen::Index>(hidden.size()) != queries.rows())
+        throw std::invalid_argument("softmax cache: one hidden pair per query is needed");
+    read_rows(queries, &hidden, out);
+}
+
+void SoftmaxCache::read_rows(ConstMatRef queries, const std::vector<int>* hidden, MatRef out) const {
     if (stored_ == 0) {
         out.setZero();
         return;
@@ -80,7 +88,15 @@ void SoftmaxCache::read_batch(ConstMatRef queries, MatRef out) const {
     RowMat p = queries * cache.leftCols(d_key_).transpose();  // m × stored raw dot products
     for (Eigen::Index i = 0; i < p.rows(); ++i) {
         auto row = p.row(i);
-        row = (beta_ * (row.array() - row.maxCoeff())).exp();
+        const std::int64_t slot = hidden ? slot_of((*hidden)[static_cast<std::size_t>(i)]) : -1;
+        if (slot >= 0) row(slot) = -std::numeric_limits<float>::infinity();
+        const float peak = row.maxCoeff();
+        if (slot >= 0 && peak == -std::numeric_limits<float>::infinity()) {  // the hidden pair was the only one
+            row.setZero();
+            continue;
+        }
+        row = (beta_ * (row.array() - peak)).exp();
+        if (slot >= 0) row(slot) = 0.0f;  // exactly 0, also at β = 0 (where 0 · −∞ is NaN)
         row /= row.sum();
     }
     out.noalias() = p * cache.rightCols(d_value_);
@@ -92,31 +108,6 @@ std::int64_t SoftmaxCache::slot_of(std::int64_t write) const {
     // Until the ring wraps, pair w sits in slot w (next_slot_ = 0); after, the oldest
     // sits at next_slot_ and the rest follow it around the ring.
     return (next_slot_ + (write - oldest)) % stored_;
-}
-
-void SoftmaxCache::read_batch_hiding(ConstMatRef queries, const std::vector<int>& hidden, MatRef out) const {
-    if (static_cast<Eigen::Index>(hidden.size()) != queries.rows())
-        throw std::invalid_argument("softmax cache: one hidden pair per query is needed");
-    if (stored_ == 0) {
-        out.setZero();
-        return;
-    }
-    const auto cache = rows();
-    RowMat p = queries * cache.leftCols(d_key_).transpose();  // m × stored raw dot products
-    for (Eigen::Index i = 0; i < p.rows(); ++i) {
-        auto row = p.row(i);
-        const std::int64_t slot = slot_of(hidden[static_cast<std::size_t>(i)]);
-        if (slot >= 0) row(slot) = -std::numeric_limits<float>::infinity();
-        const float peak = row.maxCoeff();
-        if (peak == -std::numeric_limits<float>::infinity()) {  // nothing left to attend to
-            row.setZero();
-            continue;
-        }
-        row = (beta_ * (row.array() - peak)).exp();
-        if (slot >= 0) row(slot) = 0.0f;  // exactly 0, also at β = 0 (where 0 · −∞ is NaN)
-        row /= row.sum();
-    }
-    out.noalias() = p * cache.rightCols(d_value_);
 }
 
 }  // namespace memcap

@@ -58,6 +58,8 @@ private:
     std::int64_t row_floats() const { return d_key_ + d_value_; }
     using CacheMap = Eigen::Map<const RowMat>;
     CacheMap rows() const { return CacheMap(buf_.data(), stored_, row_floats()); }
+    // read_batch and read_batch_hiding: the latter passes one hidden write per query.
+    void read_rows(ConstMatRef queries, const std::vector<int>* hidden, MatRef out) const;
 
     int d_key_, d_value_;
     float beta_;
