@@ -4,7 +4,7 @@
 // Write:        s ← ρ R s + U x, R orthogonal, ρ the decay; x is the value
 //               (tasks with positional keys: lag recall, copying) or the pair
 //               [k; v] (associative recall).
-// Read:         the probe readout (harness/probe.hpp): a least-squares linear map
+// Read:         the probe readout (harness/eval/probe.hpp): a least-squares linear map
 //               from [s, 1] (per slot) or [s, q, 1] (associative recall), fitted
 //               on training episodes. The native read() only decodes the state
 //               through the input map, r = U_vᵀ s (U_v = I when D = d): it

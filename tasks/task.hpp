@@ -1,6 +1,6 @@
 // memcap/tasks/task.hpp — the interface every task implements.
 //
-// A task generates episodes; a readout (harness/readout.hpp) drives a memory
+// A task generates episodes; a readout (harness/eval/readout.hpp) drives a memory
 // through them and scores it. An episode is: n pairs written in order, then
 // queries, each answered by one read and scored against a candidate set — the
 // read is correct when its nearest candidate (Euclidean) is the target.

@@ -14,7 +14,7 @@
 // binomial floor √(p(1−p)/q) of one seed's q queries, with p at least 1/q.
 #pragma once
 
-#include "harness/cell.hpp"
+#include "harness/eval/cell.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 

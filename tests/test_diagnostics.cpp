@@ -1,5 +1,5 @@
 // Essay 004 Parts 2 and 4: the beta sweep, the sqrt(d) statistics, weight vs influence.
-#include "harness/diagnostics.hpp"
+#include "harness/experiments/diagnostics.hpp"
 #include "core/rng.hpp"
 #include "support.hpp"
 

@@ -2,8 +2,8 @@
 // trace, a rank-deficient probe design, and reads that are not finite or are
 // huge. Whatever happens, a cell's CSV row holds finite numbers or is an error
 // row (status=error, with a message) — never a silent nan or inf.
-#include "harness/cell.hpp"
-#include "harness/probe.hpp"
+#include "harness/eval/cell.hpp"
+#include "harness/eval/probe.hpp"
 #include "memories/registry.hpp"
 #include "memories/softmax_cache.hpp"
 #include "tasks/registry.hpp"

@@ -1,6 +1,6 @@
 // The harness: CSV shape, thread-count independence, error rows, aggregation.
-#include "harness/aggregate.hpp"
-#include "harness/runner.hpp"
+#include "harness/results/aggregate.hpp"
+#include "harness/exec/runner.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 

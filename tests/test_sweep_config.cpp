@@ -1,8 +1,8 @@
 // Sweep configs: integer ranges, defaults, block order, and the cells a config names.
 #include "core/error.hpp"
-#include "harness/readout.hpp"
-#include "harness/runner.hpp"
-#include "harness/sweep_config.hpp"
+#include "harness/eval/readout.hpp"
+#include "harness/exec/runner.hpp"
+#include "harness/exec/sweep_config.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 

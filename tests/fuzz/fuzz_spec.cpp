@@ -10,7 +10,7 @@
 // Run by scripts/fuzz.sh; seeds in tests/fuzz/corpus/spec/.
 #include "core/error.hpp"
 #include "core/spec.hpp"
-#include "harness/readout.hpp"
+#include "harness/eval/readout.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 

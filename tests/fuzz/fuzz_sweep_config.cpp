@@ -10,8 +10,8 @@
 //   - parse_int_list returns only values in [1, max].
 // Run by scripts/fuzz.sh; seeds in tests/fuzz/corpus/sweep_config/.
 #include "core/error.hpp"
-#include "harness/runner.hpp"
-#include "harness/sweep_config.hpp"
+#include "harness/exec/runner.hpp"
+#include "harness/exec/sweep_config.hpp"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,10 +1,10 @@
-// memcap/harness/runner.cpp — see runner.hpp.
-#include "harness/runner.hpp"
+// memcap/harness/exec/runner.cpp — see runner.hpp.
+#include "harness/exec/runner.hpp"
 
 #include "core/error.hpp"
-#include "harness/cell.hpp"
-#include "harness/progress.hpp"
-#include "harness/readout.hpp"
+#include "harness/eval/cell.hpp"
+#include "harness/exec/progress.hpp"
+#include "harness/eval/readout.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 

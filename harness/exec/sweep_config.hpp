@@ -1,4 +1,4 @@
-// memcap/harness/sweep_config.hpp — sweep configs: which cells a sweep computes.
+// memcap/harness/exec/sweep_config.hpp — sweep configs: which cells a sweep computes.
 //
 // A sweep config is an INI file (read by Boost.PropertyTree's INI parser).
 // An optional [sweep] section gives defaults; every [block NAME] section is one
@@ -30,7 +30,7 @@
 // with `;` or `#`; a `;` or `#` after a value is also taken as a comment.
 #pragma once
 
-#include "harness/cell.hpp"
+#include "harness/eval/cell.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
-// memcap/harness/readout.cpp — see readout.hpp.
-#include "harness/readout.hpp"
+// memcap/harness/eval/readout.cpp — see readout.hpp.
+#include "harness/eval/readout.hpp"
 
 #include "core/error.hpp"
 #include "memories/registry.hpp"

@@ -1,4 +1,4 @@
-// memcap/harness/output.hpp — writing result files without leaving half of one.
+// memcap/harness/results/atomic_file.hpp — writing result files without leaving half of one.
 //
 // AtomicFile writes to `<path>.tmp.<pid>` beside the target and renames it
 // over the target on commit(); if destroyed uncommitted (an error, an

@@ -1,4 +1,4 @@
-// memcap/harness/aggregate.hpp — summarising per-seed rows over seeds.
+// memcap/harness/results/aggregate.hpp — summarising per-seed rows over seeds.
 //
 // Reads a results CSV (kCsvHeader) and writes one row per group
 // (memory_spec, task_spec, readout, budget_floats, d, n, slot) in order of

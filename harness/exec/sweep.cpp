@@ -1,11 +1,11 @@
-// memcap/harness/sweep.cpp — see sweep.hpp.
-#include "harness/sweep.hpp"
+// memcap/harness/exec/sweep.cpp — see sweep.hpp.
+#include "harness/exec/sweep.hpp"
 
 #include "core/error.hpp"
-#include "harness/output.hpp"
-#include "harness/progress.hpp"
-#include "harness/runner.hpp"
-#include "harness/sweep_config.hpp"
+#include "harness/results/atomic_file.hpp"
+#include "harness/exec/progress.hpp"
+#include "harness/exec/runner.hpp"
+#include "harness/exec/sweep_config.hpp"
 
 #include <nlohmann/json.hpp>
 #include <omp.h>

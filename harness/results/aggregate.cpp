@@ -1,9 +1,9 @@
-// memcap/harness/aggregate.cpp — see aggregate.hpp.
-#include "harness/aggregate.hpp"
+// memcap/harness/results/aggregate.cpp — see aggregate.hpp.
+#include "harness/results/aggregate.hpp"
 
 #include "core/error.hpp"
 #include "core/spec.hpp"
-#include "harness/cell.hpp"
+#include "harness/eval/cell.hpp"
 
 #include <boost/math/distributions/students_t.hpp>
 

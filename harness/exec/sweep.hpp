@@ -1,4 +1,4 @@
-// memcap/harness/sweep.hpp — `memcap sweep`: a config's cells on every core
+// memcap/harness/exec/sweep.hpp — `memcap sweep`: a config's cells on every core
 // (and every MPI rank), crash-safe and resumable.
 //
 // Files, for config NAME.ini and --out DIR:

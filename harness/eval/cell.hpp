@@ -1,4 +1,4 @@
-// memcap/harness/cell.hpp — one cell of a run or sweep, and its CSV rows.
+// memcap/harness/eval/cell.hpp — one cell of a run or sweep, and its CSV rows.
 //
 // A cell is one (memory spec, task spec, readout, budget, d, n, seed). It is
 // computed by one thread from its own random streams, so its rows do not
@@ -11,7 +11,7 @@
 #pragma once
 
 #include "core/spec.hpp"
-#include "harness/readout.hpp"
+#include "harness/eval/readout.hpp"
 
 #include <optional>
 #include <string>

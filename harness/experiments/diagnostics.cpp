@@ -1,5 +1,5 @@
-// memcap/harness/diagnostics.cpp — see diagnostics.hpp.
-#include "harness/diagnostics.hpp"
+// memcap/harness/experiments/diagnostics.cpp — see diagnostics.hpp.
+#include "harness/experiments/diagnostics.hpp"
 
 #include "core/rng.hpp"
 

@@ -1,5 +1,5 @@
-// memcap/harness/probe.cpp — see probe.hpp.
-#include "harness/probe.hpp"
+// memcap/harness/eval/probe.cpp — see probe.hpp.
+#include "harness/eval/probe.hpp"
 
 #include <Eigen/Cholesky>
 

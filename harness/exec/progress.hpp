@@ -1,4 +1,4 @@
-// memcap/harness/progress.hpp — a progress bar on stderr.
+// memcap/harness/exec/progress.hpp — a progress bar on stderr.
 //
 // On a terminal: one redrawn line "[#####     ] 120/400 cells  35.2/s  ETA 8s".
 // Otherwise (logs, CI): a plain line every 10% of the cells. Silent when

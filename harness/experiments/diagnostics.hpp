@@ -1,4 +1,4 @@
-// memcap/harness/diagnostics.hpp — attention diagnostics that are not memory tasks
+// memcap/harness/experiments/diagnostics.hpp — attention diagnostics that are not memory tasks
 // (essay 004 Parts 2 and 4). Both use double precision and their own streams.
 //
 // √d statistics: for each d, `trials` draws of a query q and `keys` keys with

@@ -1,5 +1,5 @@
-// memcap/harness/output.cpp — see output.hpp.
-#include "harness/output.hpp"
+// memcap/harness/results/atomic_file.cpp — see atomic_file.hpp.
+#include "harness/results/atomic_file.hpp"
 
 #include "core/error.hpp"
 

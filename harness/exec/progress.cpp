@@ -1,5 +1,5 @@
-// memcap/harness/progress.cpp — see progress.hpp.
-#include "harness/progress.hpp"
+// memcap/harness/exec/progress.cpp — see progress.hpp.
+#include "harness/exec/progress.hpp"
 
 #include <cstdio>
 

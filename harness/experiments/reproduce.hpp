@@ -1,4 +1,4 @@
-// memcap/harness/reproduce.hpp — `memcap reproduce`: every essay experiment at the essays' protocols.
+// memcap/harness/experiments/reproduce.hpp — `memcap reproduce`: every essay experiment at the essays' protocols.
 //
 // Runs essay 004 Parts 1-4 and essay 000's laboratory, then compares each
 // published number with the measured one:

@@ -1,11 +1,11 @@
-// memcap/harness/runner.hpp — computing many cells on every core.
+// memcap/harness/exec/runner.hpp — computing many cells on every core.
 //
 // Cells are computed in parallel (OpenMP, dynamic schedule; Eigen stays
 // single-threaded inside a cell) and their rows are emitted in cell order, so
 // the output is byte-identical at any thread count.
 #pragma once
 
-#include "harness/cell.hpp"
+#include "harness/eval/cell.hpp"
 
 #include <atomic>
 #include <cstdint>

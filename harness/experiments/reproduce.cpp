@@ -1,13 +1,13 @@
-// memcap/harness/reproduce.cpp — see reproduce.hpp.
-#include "harness/reproduce.hpp"
+// memcap/harness/experiments/reproduce.cpp — see reproduce.hpp.
+#include "harness/experiments/reproduce.hpp"
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "core/spec.hpp"
-#include "harness/cell.hpp"
-#include "harness/diagnostics.hpp"
-#include "harness/output.hpp"
-#include "harness/progress.hpp"
+#include "harness/eval/cell.hpp"
+#include "harness/experiments/diagnostics.hpp"
+#include "harness/results/atomic_file.hpp"
+#include "harness/exec/progress.hpp"
 #include "memories/registry.hpp"
 #include "memories/softmax_cache.hpp"
 #include "tasks/registry.hpp"

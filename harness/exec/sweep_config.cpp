@@ -1,9 +1,9 @@
-// memcap/harness/sweep_config.cpp — see sweep_config.hpp.
-#include "harness/sweep_config.hpp"
+// memcap/harness/exec/sweep_config.cpp — see sweep_config.hpp.
+#include "harness/exec/sweep_config.hpp"
 
 #include "core/error.hpp"
-#include "harness/readout.hpp"
-#include "harness/runner.hpp"
+#include "harness/eval/readout.hpp"
+#include "harness/exec/runner.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 

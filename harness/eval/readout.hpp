@@ -1,4 +1,4 @@
-// memcap/harness/readout.hpp — scoring a memory on a task's episodes.
+// memcap/harness/eval/readout.hpp — scoring a memory on a task's episodes.
 //
 // Readouts are named by spec strings like memories and tasks:
 //   native                       the memory's own read: for each scored episode,

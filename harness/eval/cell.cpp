@@ -1,8 +1,8 @@
-// memcap/harness/cell.cpp — see cell.hpp.
-#include "harness/cell.hpp"
+// memcap/harness/eval/cell.cpp — see cell.hpp.
+#include "harness/eval/cell.hpp"
 
 #include "core/error.hpp"
-#include "harness/probe.hpp"
+#include "harness/eval/probe.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 

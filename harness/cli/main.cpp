@@ -1,4 +1,4 @@
-// memcap/harness/main.cpp — the `memcap` command line.
+// memcap/harness/cli/main.cpp — the `memcap` command line.
 //
 //   memcap list                          every backend and task, with parameters
 //   memcap run --memory SPEC --task SPEC --n N... [--budget B...] [--seeds S] [--out FILE]
@@ -9,11 +9,11 @@
 // and no output file is created or changed.
 #include "core/error.hpp"
 #include "core/spec.hpp"
-#include "harness/aggregate.hpp"
-#include "harness/output.hpp"
-#include "harness/runner.hpp"
-#include "harness/reproduce.hpp"
-#include "harness/sweep.hpp"
+#include "harness/results/aggregate.hpp"
+#include "harness/results/atomic_file.hpp"
+#include "harness/exec/runner.hpp"
+#include "harness/experiments/reproduce.hpp"
+#include "harness/exec/sweep.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
