@@ -1,20 +1,20 @@
 // Shared helpers for tests that compare measured accuracies with published ones.
 //
-// Tolerances come from sampling error. Queries that share one memory are
-// correlated, so the spread that matters is the spread of per-seed accuracies
-// across seeds (sd), not the binomial count of all queries. A measured mean
-// over S seeds has standard error sd/√S. A published number is itself an
-// estimate from P seeds of the same protocol (essay 004 Part 3: 20 memories;
-// Part 1: one rotation and one set of codes, so P = 1), with standard error
-// sd/√P. We accept
+// Tolerances come from sampling error, through the one statistics module
+// (harness/results/stats.hpp): the spread of per-seed accuracies across seeds
+// with the binomial floor of one seed's queries, and the verdict rule
 //
 //     |measured − published| ≤ 3 · √(sd²/S + sd²/P)        (≈ 99.7%, two-sided)
 //
-// When every seed scores the same (sd = 0, e.g. 100%), sd falls back to the
-// binomial floor √(p(1−p)/q) of one seed's q queries, with p at least 1/q.
+// with P the seeds behind the published number (essay 004 Part 3: 20 memories;
+// Part 1: one rotation and one set of codes, so P = 1). Published numbers come
+// from the table in harness/experiments/published.hpp.
 #pragma once
 
 #include "harness/eval/cell.hpp"
+#include "harness/eval/readout.hpp"
+#include "harness/experiments/published.hpp"
+#include "harness/results/stats.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -28,22 +28,10 @@
 
 namespace memcap::test {
 
-struct Measured {
-    double mean = 0;  // mean accuracy over seeds
-    double sd = 0;    // spread across seeds (with the binomial floor)
-    int seeds = 0;
-    double se() const { return sd / std::sqrt(static_cast<double>(seeds)); }
-};
+using Measured = Summary;  // mean, sd (with the binomial floor), count = seeds, se()
 
 inline Measured summarise(const std::vector<double>& acc, double queries_per_seed) {
-    Measured m;
-    m.seeds = static_cast<int>(acc.size());
-    for (double a : acc) m.mean += a / m.seeds;
-    double ss = 0;
-    for (double a : acc) ss += (a - m.mean) * (a - m.mean);
-    const double p = std::clamp(m.mean, 1.0 / queries_per_seed, 1.0 - 1.0 / queries_per_seed);
-    m.sd = std::max(m.seeds > 1 ? std::sqrt(ss / (m.seeds - 1)) : 0.0, std::sqrt(p * (1 - p) / queries_per_seed));
-    return m;
+    return memcap::summarise(acc, SummaryOptions{queries_per_seed, true});
 }
 
 struct Run {
@@ -63,9 +51,9 @@ struct Run {
 inline std::map<int, std::pair<std::vector<double>, double>> per_seed(const Run& r) {
     std::map<int, std::pair<std::vector<double>, double>> out;
     for (int seed = 0; seed < r.seeds; ++seed) {
-        const CellSpec cell{parse_memory_spec(r.memory), parse_task_spec(r.task), parse_readout_spec(r.readout),
-                            r.budget, r.d, r.n, static_cast<std::uint64_t>(seed)};
-        const CellOutcome o = run_cell(cell);
+        const CellSpec cell = make_cell(parse_memory_spec(r.memory), parse_task_spec(r.task), parse_readout_spec(r.readout),
+                                        r.budget, r.d, r.n, static_cast<std::uint64_t>(seed));
+        const CellResult o = run_cell(cell);
         INFO(o.message);
         REQUIRE(o.ok);
         for (const auto& s : o.slots) {
@@ -103,17 +91,24 @@ inline Measured measure_slot_mean(const Run& r) {
 }
 
 /// |measured − published| ≤ 3·√(sd²/S + sd²/P), P = seeds behind the published number.
-inline void require_reproduces(const Measured& m, double published, int published_seeds) {
-    const double tol = 3.0 * m.sd * std::sqrt(1.0 / m.seeds + 1.0 / published_seeds);
-    INFO("measured " << 100 * m.mean << "% (sd across " << m.seeds << " seeds " << 100 * m.sd << "), published "
-                     << 100 * published << "% from " << published_seeds << " seed(s), tolerance ±" << 100 * tol);
-    REQUIRE(std::abs(m.mean - published) <= tol);
+inline void require_reproduces(const Measured& m, double published_value, int published_seeds) {
+    const double tol = reproduction_tolerance(m, published_seeds);
+    INFO("measured " << 100 * m.mean << "% (sd across " << m.count << " seeds " << 100 * m.sd << "), published "
+                     << 100 * published_value << "% from " << published_seeds << " seed(s), tolerance ±" << 100 * tol);
+    REQUIRE(reproduces(m, published_value, published_seeds));
+}
+
+/// The same, against an entry of the published table (its value and its seeds).
+inline void require_reproduces(const Measured& m, const std::string& published_key) {
+    const PublishedNumber& p = published(published_key);
+    INFO(p.experiment << ": " << p.quantity);
+    require_reproduces(m, p.value, p.seeds);
 }
 
 /// An exactly known value (chance, a count): |measured − value| ≤ 3 · sd/√S.
 inline void require_matches_exact(const Measured& m, double value) {
     const double tol = 3.0 * m.se();
-    INFO("measured " << 100 * m.mean << "% (sd across " << m.seeds << " seeds " << 100 * m.sd << "), expected "
+    INFO("measured " << 100 * m.mean << "% (sd across " << m.count << " seeds " << 100 * m.sd << "), expected "
                      << 100 * value << "%, tolerance ±" << 100 * tol);
     REQUIRE(std::abs(m.mean - value) <= tol);
 }

@@ -34,8 +34,7 @@ TEST_CASE("shuffled query falls to chance (essay: 24.7% at n = 4, 0.2% at 512)",
 TEST_CASE("a budgeted cache holds floor(B / 2d) pairs and recalls the newest", "[assoc_recall][budget]") {
     // B = 1024 at d = 64 holds 8 pairs; of n = 64 written, the last 8 remain, so
     // queries drawn uniformly are right about 8/64 of the time (plus chance on the rest).
-    const CellSpec cell{parse_memory_spec("softmax"), parse_task_spec("assoc_recall"), parse_readout_spec("native"), 1024, 64, 64, 0};
-    const CellOutcome o = run_cell(cell);
+    const CellResult o = run_cell(make_cell(parse_memory_spec("softmax"), parse_task_spec("assoc_recall"), parse_readout_spec("native"), 1024, 64, 64, 0));
     REQUIRE(o.ok);
     REQUIRE(o.state_floats == 8 * 128);
     const auto m = measure(Run{"softmax", "assoc_recall", 64, 20, 1024});
@@ -44,8 +43,7 @@ TEST_CASE("a budgeted cache holds floor(B / 2d) pairs and recalls the newest", "
 }
 
 TEST_CASE("a budgeted grid stays within its budget and degrades with fewer columns", "[assoc_recall][budget]") {
-    const CellSpec cell{parse_memory_spec("linear"), parse_task_spec("assoc_recall"), parse_readout_spec("native"), 1024, 64, 64, 0};
-    const CellOutcome o = run_cell(cell);
+    const CellResult o = run_cell(make_cell(parse_memory_spec("linear"), parse_task_spec("assoc_recall"), parse_readout_spec("native"), 1024, 64, 64, 0));
     REQUIRE(o.ok);
     REQUIRE(o.state_floats == 1024);
     // d_phi = 16 columns cannot hold 64 pairs cleanly: the d×d grid is perfect at

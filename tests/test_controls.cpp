@@ -57,9 +57,8 @@ TEST_CASE("key collision: an order-free memory blends the two values, the delta 
     require_matches_exact(cache, 0.5);
     const auto delta = measure(Run{"delta", "assoc_recall:control=key_collision", 8, 20});
     REQUIRE(delta.mean >= 1.0 - 1e-12);
-    const CellSpec cell{parse_memory_spec("softmax"), parse_task_spec("assoc_recall:control=key_collision"),
-                        parse_readout_spec("native"), std::nullopt, 64, 8, 0};
-    const CellOutcome o = run_cell(cell);
+    const CellResult o = run_cell(make_cell(parse_memory_spec("softmax"), parse_task_spec("assoc_recall:control=key_collision"),
+                                            parse_readout_spec("native"), std::nullopt, 64, 8, 0));
     // Distance of the blend (v_a + v_b)/2 from v_b for nearly orthogonal unit values: ≈ √2/2.
     REQUIRE(o.slots[0].target_dist_sum / static_cast<double>(o.slots[0].queries) == Approx(std::sqrt(0.5)).epsilon(0.15));
 }
@@ -120,13 +119,10 @@ TEST_CASE("structural mask on associative recall: hiding the asked-for pair fall
         REQUIRE(hidden.mean + 3 * hidden.se() < 1.0 / n);
     }
     // Memories without separate pairs, and the probe, are refused (a usage error, not a row).
-    const auto task = make_task(parse_task_spec("assoc_recall:control=structural_mask"));
-    const auto grid = make_memory(parse_memory_spec("linear"), MemoryShape{64, 64, {}}, 0);
-    REQUIRE_THROWS_AS(check_combination(*task, parse_task_spec("assoc_recall:control=structural_mask"), *grid,
-                                        parse_memory_spec("linear"), parse_readout_spec("native")),
+    const Spec mask = parse_task_spec("assoc_recall:control=structural_mask");
+    REQUIRE_THROWS_AS(check_cell(make_cell(parse_memory_spec("linear"), mask, parse_readout_spec("native"), std::nullopt, 64, 8, 0)),
                       UsageError);
-    const auto cache = make_memory(parse_memory_spec("softmax"), MemoryShape{64, 64, {}}, 0);
-    REQUIRE_THROWS_AS(check_combination(*task, parse_task_spec("assoc_recall:control=structural_mask"), *cache,
-                                        parse_memory_spec("softmax"), parse_readout_spec("probe")),
+    REQUIRE_THROWS_AS(check_cell(make_cell(parse_memory_spec("softmax"), mask, parse_readout_spec("probe"), std::nullopt, 64, 8, 0)),
                       UsageError);
+    REQUIRE_NOTHROW(check_cell(make_cell(parse_memory_spec("softmax"), mask, parse_readout_spec("auto"), std::nullopt, 64, 8, 0)));
 }

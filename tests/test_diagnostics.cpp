@@ -22,8 +22,8 @@ TEST_CASE("beta sweep: 1.3% at beta 0, 70% at 2, 100% from 4; distance 0.81 at 4
     auto distance = [&](const std::string& beta) {
         double sum = 0;
         for (int seed = 0; seed < 20; ++seed) {
-            const CellSpec c{parse_memory_spec("softmax:beta=" + beta), parse_task_spec(task),
-                             parse_readout_spec("native"), std::nullopt, 64, 64, static_cast<std::uint64_t>(seed)};
+            const CellSpec c = make_cell(parse_memory_spec("softmax:beta=" + beta), parse_task_spec(task),
+                                         parse_readout_spec("native"), std::nullopt, 64, 64, static_cast<std::uint64_t>(seed));
             const auto o = run_cell(c);
             sum += o.slots[0].target_dist_sum / static_cast<double>(o.slots[0].queries);
         }

@@ -4,6 +4,7 @@
 // row (status=error, with a message) — never a silent nan or inf.
 #include "harness/eval/cell.hpp"
 #include "harness/eval/probe.hpp"
+#include "harness/results/csv.hpp"
 #include "memories/registry.hpp"
 #include "memories/softmax_cache.hpp"
 #include "tasks/registry.hpp"
@@ -20,12 +21,12 @@ namespace {
 
 CellSpec cell(const std::string& memory, const std::string& task, std::optional<std::int64_t> budget, int d,
               std::int64_t n, const std::string& readout = "auto", std::uint64_t seed = 0) {
-    return {parse_memory_spec(memory), parse_task_spec(task), parse_readout_spec(readout), budget, d, n, seed};
+    return make_cell(parse_memory_spec(memory), parse_task_spec(task), parse_readout_spec(readout), budget, d, n, seed);
 }
 
 /// No field of the cell's CSV rows reads nan or inf (in any spelling).
 void require_no_silent_nonfinite(const CellSpec& c, const CellOutcome& o) {
-    const std::string rows = csv_rows(c, o);
+    const std::string rows = cell_rows(cell_result(c, o, 0.0));
     INFO(rows);
     for (std::size_t start = 0, end; start < rows.size(); start = end + 1) {
         end = rows.find('\n', start);
@@ -159,7 +160,7 @@ TEST_CASE("a non-finite or huge read is an error row or finite numbers, never na
         const auto o = native_readout(m, *task, tc);
         REQUIRE_FALSE(o.ok);
         REQUIRE(o.message.find("non-finite read") != std::string::npos);
-        const std::string rows = csv_rows(c, o);
+        const std::string rows = cell_rows(cell_result(c, o, 0.0));
         REQUIRE(rows.find(",error,non-finite read in episode 0\n") != std::string::npos);
         require_no_silent_nonfinite(c, o);
     }

@@ -1,6 +1,10 @@
 // The harness: CSV shape, thread-count independence, error rows, aggregation.
-#include "harness/results/aggregate.hpp"
+#include "core/error.hpp"
+#include "harness/eval/readout.hpp"
+#include "harness/exec/grid.hpp"
 #include "harness/exec/runner.hpp"
+#include "harness/results/aggregate.hpp"
+#include "harness/results/csv.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -14,21 +18,28 @@ using namespace memcap;
 namespace {
 
 std::string run_to_string(const std::vector<CellSpec>& cells, int threads) {
-    std::string out = kCsvHeader;
+    std::string out = cell_header();
     run_cells(cells, threads, false, [&](std::size_t, const std::string& rows) { out += rows; });
     return out;
 }
 
 std::vector<CellSpec> small_grid() {
-    return expand_grid({parse_memory_spec("softmax"), parse_memory_spec("linear:phi=dpfp")},
-                       {parse_task_spec("assoc_recall")}, {std::nullopt, 1024}, {8, 64}, 3, 32, parse_readout_spec("native"));
+    GridBlock g;
+    g.memories = {parse_memory_spec("softmax"), parse_memory_spec("linear:phi=dpfp")};
+    g.tasks = {parse_task_spec("assoc_recall")};
+    g.budgets = {std::nullopt, 1024};
+    g.ns = {8, 64};
+    g.seeds = 3;
+    g.ds = {32};
+    g.readouts = {parse_readout_spec("native")};
+    return g.cells();
 }
 
 }  // namespace
 
 TEST_CASE("every row has the header's number of fields", "[harness][csv]") {
     const std::string csv = run_to_string(small_grid(), 1);
-    const std::size_t ncols = split_csv_line(std::string(kCsvHeader, std::strlen(kCsvHeader) - 1)).size();
+    const std::size_t ncols = cell_columns().size();
     std::size_t start = 0, rows = 0;
     while (start < csv.size()) {
         const auto end = csv.find('\n', start);
@@ -44,16 +55,26 @@ TEST_CASE("the CSV is byte-identical at 1 and 2 threads", "[harness][determinism
     REQUIRE(run_to_string(cells, 1) == run_to_string(cells, 2));
 }
 
-TEST_CASE("a failed cell is an error row, not a silent number", "[harness][csv]") {
-    CellSpec c{parse_memory_spec("softmax"), parse_task_spec("assoc_recall"), parse_readout_spec("native"), 10, 64, 8, 0};  // budget < 128
-    const CellOutcome o = run_cell(c);
-    REQUIRE_FALSE(o.ok);
-    const std::string row = csv_rows(c, o);
+TEST_CASE("a cell that cannot be built is refused before any work, not written as a row", "[harness][csv]") {
+    const CellSpec c = make_cell(parse_memory_spec("softmax"), parse_task_spec("assoc_recall"), parse_readout_spec("native"),
+                                 10, 64, 8, 0);  // budget < 128
+    REQUIRE_THROWS_WITH(check_cell(c), Catch::Contains("minimum"));
+    REQUIRE_THROWS_AS(check_cells({c}), UsageError);
+}
+
+TEST_CASE("a measured failure is an error row with empty measurement columns", "[harness][csv]") {
+    const CellSpec c = make_cell(parse_memory_spec("softmax"), parse_task_spec("assoc_recall"), parse_readout_spec("native"),
+                                 std::nullopt, 64, 8, 0);
+    CellOutcome failed;
+    failed.ok = false;
+    failed.message = "non-finite read in episode 0";
+    const std::string row = cell_rows(cell_result(c, failed, 0.125));
     const auto f = split_csv_line(row.substr(0, row.size() - 1));
-    REQUIRE(f.size() == split_csv_line(std::string(kCsvHeader, std::strlen(kCsvHeader) - 1)).size());
+    REQUIRE(f.size() == cell_columns().size());
     REQUIRE(f[15] == "error");
-    REQUIRE(f[16].find("minimum") != std::string::npos);
+    REQUIRE(f[16] == failed.message);
     REQUIRE(f[12].empty());
+    REQUIRE(f[13].empty());
 }
 
 TEST_CASE("quoting round-trips specs that contain commas", "[harness][csv]") {
@@ -63,8 +84,13 @@ TEST_CASE("quoting round-trips specs that contain commas", "[harness][csv]") {
 }
 
 TEST_CASE("aggregation gives the mean and spread over seeds", "[harness][aggregate]") {
-    const auto cells = expand_grid({parse_memory_spec("linear")}, {parse_task_spec("assoc_recall")}, {std::nullopt},
-                                   {256}, 5, 64, parse_readout_spec("native"));
+    GridBlock grid;
+    grid.memories = {parse_memory_spec("linear")};
+    grid.tasks = {parse_task_spec("assoc_recall")};
+    grid.ns = {256};
+    grid.seeds = 5;
+    grid.readouts = {parse_readout_spec("native")};
+    const auto cells = grid.cells();
     const std::string path = "aggregate_test_input.csv";
     {
         std::ofstream f(path);

@@ -1,7 +1,7 @@
 // Sweep configs: integer ranges, defaults, block order, and the cells a config names.
 #include "core/error.hpp"
 #include "harness/eval/readout.hpp"
-#include "harness/exec/runner.hpp"
+#include "harness/exec/grid.hpp"
 #include "harness/exec/sweep_config.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
@@ -59,9 +59,15 @@ TEST_CASE("a block's cells are the run grid, blocks in file order, [sweep] as de
     REQUIRE(config.blocks.size() == 2);
     REQUIRE(config.blocks[0].name == "second_in_name_first_in_file");
     const auto cells = config.cells();
-    const auto first = expand_grid({parse_memory_spec("softmax"), parse_memory_spec("linear")},
-                                   {parse_task_spec("assoc_recall")}, {1024, std::nullopt}, {4, 8, 16}, 2, 32,
-                                   parse_readout_spec("auto"));
+    GridBlock grid;
+    grid.memories = {parse_memory_spec("softmax"), parse_memory_spec("linear")};
+    grid.tasks = {parse_task_spec("assoc_recall")};
+    grid.budgets = {1024, std::nullopt};
+    grid.ns = {4, 8, 16};
+    grid.seeds = 2;
+    grid.ds = {32};
+    grid.readouts = {parse_readout_spec("auto")};
+    const auto first = grid.cells();
     REQUIRE(cells.size() == first.size() + 3);
     for (std::size_t i = 0; i < first.size(); ++i) {
         CAPTURE(i);

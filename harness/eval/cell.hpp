@@ -1,52 +1,56 @@
-// memcap/harness/eval/cell.hpp — one cell of a run or sweep, and its CSV rows.
+// memcap/harness/eval/cell.hpp — one cell, checked and evaluated into one CellResult.
 //
 // A cell is one (memory spec, task spec, readout, budget, d, n, seed). It is
-// computed by one thread from its own random streams, so its rows do not
+// computed by one thread from its own random streams, so its result does not
 // depend on which thread, process or rank computes it, or when.
 //
-// CSV: one fixed header (kCsvHeader), one row per cell and slot, snake_case
-// columns with units in the name, `budget_floats` and `slot` empty where they
-// do not apply, specs in canonical form. A failed cell is one row with
-// status=error and the reason in `message`; its measurement columns are empty.
+// Two steps, both here: check_cell refuses (UsageError, one line) a cell that
+// cannot run — a budget below the backend's minimum, a task that cannot be
+// posed at this n or d, a combination the memory or readout cannot do — so
+// every grid is checked before any work; run_cell then computes it. A
+// measured failure (a non-finite read, a probe that cannot be solved) is an
+// error outcome in the result; anything else that goes wrong is a bug and
+// propagates as an exception.
 #pragma once
 
 #include "core/spec.hpp"
-#include "harness/eval/readout.hpp"
+#include "harness/results/cell_result.hpp"
+#include "memories/memory.hpp"
+#include "tasks/task.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace memcap {
 
 struct CellSpec {
     Spec memory;
     Spec task;
-    Spec readout;  // as given (auto, native, probe:...); the CSV shows the resolved one
+    Spec readout;  // the readout used: never `auto` (see make_cell)
     std::optional<std::int64_t> budget_floats;  // empty: the backend's natural size
     int d = 64;
     std::int64_t n = 0;
     std::uint64_t seed = 0;
 };
 
-extern const char* const kCsvHeader;
+/// A cell with `readout` resolved for its memory (`auto` becomes native or probe).
+CellSpec make_cell(const Spec& memory, const Spec& task, const Spec& readout, std::optional<std::int64_t> budget_floats,
+                   int d, std::int64_t n, std::uint64_t seed);
 
-/// Computes one cell. Never throws for a measured failure: it becomes an error outcome.
-CellOutcome run_cell(const CellSpec& cell);
+/// The cell in words, for messages: "softmax:beta=16 assoc_recall:... readout=native budget=natural d=64 n=8 seed=0".
+std::string cell_label(const CellSpec& cell);
 
-/// Throws UsageError when the task cannot be run on this memory with this (resolved)
-/// readout: a task that hides pairs (assoc_recall:control=structural_mask) needs a
-/// memory that supports hiding and the native readout.
-void check_combination(const Task& task, const Spec& task_spec, const Memory& memory, const Spec& memory_spec,
-                       const Spec& readout);
+/// Builds the cell's memory for its task (shape from the task, budget from the cell).
+std::unique_ptr<Memory> build_memory(const CellSpec& cell, const Task& task);
 
-/// The CSV lines (each ending in '\n') for one computed cell.
-std::string csv_rows(const CellSpec& cell, const CellOutcome& outcome);
+/// Throws UsageError when the cell cannot run (see above); does no work beyond building it.
+void check_cell(const CellSpec& cell);
 
-/// Quotes a CSV field when it holds a comma, quote or newline.
-std::string csv_field(const std::string& text);
+/// The complete result of `cell` from a readout's outcome and the task's chance level.
+CellResult cell_result(const CellSpec& cell, CellOutcome outcome, double chance_frac);
 
-/// Splits one CSV line (no trailing newline) into fields, undoing csv_field's quoting.
-std::vector<std::string> split_csv_line(const std::string& line);
+/// Computes one cell. A measured failure is an error outcome; a bug throws.
+CellResult run_cell(const CellSpec& cell);
 
 }  // namespace memcap

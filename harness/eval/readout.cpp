@@ -2,6 +2,7 @@
 #include "harness/eval/readout.hpp"
 
 #include "core/error.hpp"
+#include "harness/eval/probe.hpp"
 #include "memories/registry.hpp"
 
 #include <algorithm>
@@ -9,27 +10,49 @@
 
 namespace memcap {
 
-const std::vector<Schema>& readout_schemas() {
-    static const std::vector<Schema> schemas = [] {
-        const std::vector<ParamInfo> probe = {
-            int_param("train", "2000", "rows of the least-squares fit: training episodes (tasks with slots) or training queries (assoc_recall)", 1, 1e7),
-            real_param("ridge", "1e-06", "ridge, relative to the mean diagonal of the Gram matrix", 0.0)};
-        return std::vector<Schema>{{"readout", "auto", probe}, {"readout", "native", {}}, {"readout", "probe", probe}};
-    }();
-    return schemas;
+namespace {
+
+std::vector<ReadoutEntry> build_registry() {
+    const std::vector<ParamInfo> probe = {
+        int_param("train", "2000", "rows of the least-squares fit: training episodes (tasks with slots) or training queries (assoc_recall)", 1, 1e7),
+        real_param("ridge", "1e-06", "ridge, relative to the mean diagonal of the Gram matrix", 0.0)};
+    const auto score_probe = [](Memory& m, const Task& t, const TaskCell& c, const Spec& r) {
+        return probe_readout(m, t, c, ProbeOptions{r.integer("train"), r.real("ridge")});
+    };
+    const auto score_native = [](Memory& m, const Task& t, const TaskCell& c, const Spec&) { return native_readout(m, t, c); };
+    return {
+        {"auto", "native where the memory has a meaningful read, the probe otherwise (its train and ridge)", probe, {}, false},
+        {"native", "the memory's own read, scored by the nearest candidate", {}, score_native, true},
+        {"probe", "a least-squares linear map from the flat state to the target", probe, score_probe, false},
+    };
+}
+
+}  // namespace
+
+const std::vector<ReadoutEntry>& readout_registry() {
+    static const std::vector<ReadoutEntry> registry = build_registry();
+    return registry;
+}
+
+const ReadoutEntry& find_readout(const std::string& name) {
+    std::string known;
+    for (const auto& e : readout_registry()) {
+        if (e.name == name) return e;
+        known += (known.empty() ? "" : ", ") + e.name;
+    }
+    throw UsageError("unknown readout '" + name + "' (known: " + known + ")");
 }
 
 Spec parse_readout_spec(const std::string& text) {
     const RawSpec raw = split_spec(text, "readout");
-    for (const auto& schema : readout_schemas())
-        if (schema.name == raw.name) return bind_spec(schema, raw);
-    throw UsageError("unknown readout '" + raw.name + "' (known: auto, native, probe)");
+    return bind_spec(find_readout(raw.name).schema(), raw);
 }
 
 Spec resolve_readout(const Spec& readout, const std::string& memory_name) {
     if (readout.name() != "auto") return readout;
-    if (find_memory(memory_name).native_read) return parse_readout_spec("native");
-    return parse_readout_spec("probe:train=" + readout.text("train") + ",ridge=" + readout.text("ridge"));
+    if (find_memory(memory_name).native_read) return bind_spec(find_readout("native").schema(), RawSpec{"native", {}});
+    return bind_spec(find_readout("probe").schema(),
+                     RawSpec{"probe", {{"train", readout.text("train")}, {"ridge", readout.text("ridge")}}});
 }
 
 void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot) {

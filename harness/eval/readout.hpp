@@ -1,4 +1,4 @@
-// memcap/harness/eval/readout.hpp — scoring a memory on a task's episodes.
+// memcap/harness/eval/readout.hpp — the table of readouts: how a memory is scored on a task.
 //
 // Readouts are named by spec strings like memories and tasks:
 //   native                       the memory's own read: for each scored episode,
@@ -6,41 +6,43 @@
 //                                answer every query with read_batch; a query is
 //                                correct when the read's nearest candidate is its target;
 //   probe:train=2000,ridge=1e-06 a least-squares map from the state (probe.hpp);
-//   auto (default)               native where the backend has a meaningful read,
-//                                the probe otherwise (the rotation RNN).
-// Scores are kept per slot (one entry with slot −1 for slot-free tasks).
+//   auto (default)               native where the backend has a meaningful read
+//                                (its table entry's `native_read`), the probe otherwise.
+// `auto` is resolved once, when a grid's cells are made (resolve_readout); a
+// cell always carries the readout it is scored with. Scores are kept per slot
+// (one entry with slot −1 for slot-free tasks).
 #pragma once
 
 #include "core/spec.hpp"
+#include "harness/results/cell_result.hpp"
 #include "memories/memory.hpp"
 #include "tasks/task.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace memcap {
 
-struct SlotScore {
-    int slot = -1;
-    std::int64_t queries = 0;
-    std::int64_t correct = 0;
-    double target_dist_sum = 0.0;  // Σ ‖read − target‖ over the slot's queries
+struct ReadoutEntry {
+    std::string name;
+    std::string description;  // one line, for `memcap list`
+    std::vector<ParamInfo> params;
+    /// Scores `memory` on the task's test episodes for `cell`; empty for `auto`, which resolves to another.
+    std::function<CellOutcome(Memory&, const Task&, const TaskCell&, const Spec& readout)> score;
+    /// True when the readout reads through the memory's own read (which can hide a pair).
+    bool uses_native_read = false;
+
+    Schema schema() const { return {"readout", name, params}; }
 };
 
-/// What one (memory, task, budget, n, seed) cell produced.
-struct CellOutcome {
-    std::vector<SlotScore> slots;  // in slot order
-    std::int64_t state_floats = 0;
-    std::int64_t param_floats = 0;
-    bool ok = true;
-    std::string message;  // why the cell failed, when !ok
-};
-
-/// The readouts `--readout` accepts, in `memcap list` order.
-const std::vector<Schema>& readout_schemas();
+/// Every readout, in `memcap list` order.
+const std::vector<ReadoutEntry>& readout_registry();
+/// The entry called `name`; UsageError listing the known readouts otherwise.
+const ReadoutEntry& find_readout(const std::string& name);
 /// Parses and binds a readout spec string (UsageError listing the known readouts).
 Spec parse_readout_spec(const std::string& text);
-/// The readout actually used for `memory_name`: `auto` becomes native or probe.
+/// The readout actually used for `memory_name`: `auto` becomes native or probe (with auto's values).
 Spec resolve_readout(const Spec& readout, const std::string& memory_name);
 
 /// Scores `memory` on the task's test episodes for `cell` by its own read.

@@ -1,70 +1,32 @@
 // memcap/harness/exec/runner.cpp — see runner.hpp.
 #include "harness/exec/runner.hpp"
 
-#include "core/error.hpp"
-#include "harness/eval/cell.hpp"
 #include "harness/exec/progress.hpp"
-#include "harness/eval/readout.hpp"
-#include "memories/registry.hpp"
-#include "tasks/registry.hpp"
+#include "harness/results/csv.hpp"
 
 #include <omp.h>
 
 #include <exception>
-#include <set>
+#include <new>
+#include <stdexcept>
 
 namespace memcap {
 
-std::int64_t checked_grid_size(const std::vector<std::int64_t>& sizes, const std::string& what) {
-    std::int64_t total = 1;
-    for (const auto n : sizes) {
-        if (n == 0) return 0;
-        if (total > kMaxCells / n)
-            throw UsageError(what + " has more than " + std::to_string(kMaxCells) +
-                             " cells; split it or use fewer values (seeds, n, budgets, ...)");
-        total *= n;
-    }
-    return total;
-}
-
-std::vector<CellSpec> expand_grid(const std::vector<Spec>& memories, const std::vector<Spec>& tasks,
-                                  const std::vector<std::optional<std::int64_t>>& budgets,
-                                  const std::vector<std::int64_t>& ns, std::int64_t seeds, int d,
-                                  const Spec& readout) {
-    const auto size = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
-    std::vector<CellSpec> cells;
-    cells.reserve(static_cast<std::size_t>(checked_grid_size(
-        {size(memories), size(tasks), size(budgets), size(ns), seeds}, "the grid (memories x tasks x budgets x n x seeds)")));
-    for (const auto& task : tasks)
-        for (const auto& memory : memories)
-            for (const auto& budget : budgets)
-                for (const auto n : ns)
-                    for (std::int64_t seed = 0; seed < seeds; ++seed)
-                        cells.push_back({memory, task, readout, budget, d, n, static_cast<std::uint64_t>(seed)});
-    return cells;
-}
-
-void check_buildable(const std::vector<CellSpec>& cells) {
-    std::set<std::string> checked;
-    for (const auto& c : cells) {
-        const std::string key = c.memory.canonical() + "|" + c.task.canonical() + "|" + c.readout.canonical() + "|" +
-                                std::to_string(c.budget_floats.value_or(-1)) + "|" + std::to_string(c.d);
-        if (!checked.insert(key).second) continue;
-        const auto task = make_task(c.task);
-        MemoryShape shape = task->shape(TaskCell{c.n, c.d, c.seed});
-        shape.budget_floats = c.budget_floats;
-        shape.positional_keys = task->positional_keys();
-        const auto memory = make_memory(c.memory, shape, c.seed);  // throws UsageError naming the problem
-        check_combination(*task, c.task, *memory, c.memory, resolve_readout(c.readout, c.memory.name()));
+std::string cell_text(const CellSpec& cell) {
+    try {
+        return cell_rows(run_cell(cell));
+    } catch (const std::bad_alloc&) {
+        throw std::runtime_error("out of memory computing cell (" + cell_label(cell) + ")");
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cell (" + cell_label(cell) + "): " + e.what());
     }
 }
 
 void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
                const std::function<void(std::size_t, const std::string&)>& emit) {
-    const auto count = static_cast<std::int64_t>(cells.size());
     std::vector<std::string> rows(cells.size());
     std::vector<char> done(cells.size(), 0);
-    Progress bar(count, "memcap", progress);
+    Progress bar(static_cast<std::int64_t>(cells.size()), "memcap", progress);
     std::size_t next_emit = 0;
     auto flush_ready = [&] {
         while (next_emit < cells.size() && done[next_emit]) {
@@ -74,18 +36,16 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
             ++next_emit;
         }
     };
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (std::int64_t i = 0; i < count; ++i) {
-        const auto idx = static_cast<std::size_t>(i);
-        std::string text = csv_rows(cells[idx], run_cell(cells[idx]));
-#pragma omp critical(memcap_rows)
-        {
-            rows[idx] = std::move(text);
-            done[idx] = 1;
-            if (omp_get_thread_num() == 0) flush_ready();
-        }
+    std::vector<std::size_t> order(cells.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const std::atomic<bool> never{false};
+    // emitting happens on the calling thread only: completed cells are parked until it is their turn
+    run_cells_unordered(cells, order, threads, never, [&](std::size_t idx, const std::string& text) {
+        rows[idx] = text;
+        done[idx] = 1;
+        if (omp_get_thread_num() == 0) flush_ready();
         bar.tick();
-    }
+    });
     flush_ready();
     bar.finish();
 }
@@ -94,19 +54,28 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<s
                          const std::atomic<bool>& stop,
                          const std::function<void(std::size_t, const std::string&)>& done) {
     const auto count = static_cast<std::int64_t>(order.size());
-    std::exception_ptr failure;  // the first exception from `done` (e.g. a failed write), rethrown below
+    std::exception_ptr failure;  // the first exception from a cell or from `done`, rethrown below
     std::atomic<bool> failed{false};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (std::int64_t k = 0; k < count; ++k) {
         if (stop.load() || failed.load()) continue;
         const std::size_t idx = order[static_cast<std::size_t>(k)];
-        const std::string text = csv_rows(cells[idx], run_cell(cells[idx]));
+        std::string text;
+        try {
+            text = cell_text(cells[idx]);
+        } catch (...) {
+#pragma omp critical(memcap_failure)
+            if (!failure) failure = std::current_exception();
+            failed = true;
+            continue;
+        }
 #pragma omp critical(memcap_rows)
         {
             if (!failed.load()) try {
                     done(idx, text);
                 } catch (...) {
-                    failure = std::current_exception();
+#pragma omp critical(memcap_failure)
+                    if (!failure) failure = std::current_exception();
                     failed = true;
                 }
         }

@@ -10,26 +10,15 @@
 //   DIR/NAME.csv.journal        cells in the order they finished, each flushed
 //                               as it finishes; removed once NAME.csv is written
 //
-// Journal format (text): a header line, then one record per finished cell:
-//
-//   memcap-journal 1 config=<16 hex digits> cells=<N>
-//   @<cell index> <line count> <FNV-1a 64 of the lines, 16 hex digits>
-//   <that many CSV rows, exactly as they go into NAME.csv>
-//
-// A record counts only when all its lines are there and its checksum matches,
-// so a torn last record (kill -9, power loss mid-write) is dropped on --resume
-// and that cell is computed again. The final CSV is assembled from the journal
-// in cell order, hence byte-identical whatever the thread count, MPI rank
-// count, completion order or number of interruptions.
+// The journal's format and how a torn record is dropped: journal.hpp. The CSV
+// is assembled from the journal in cell order, hence byte-identical whatever
+// the thread count, MPI rank count, completion order or number of interruptions.
 //
 // Signals: the first SIGINT/SIGTERM stops handing out cells; cells in flight
 // finish and are journaled; the exit status is 130/143. A second one kills at
 // once (the journal stays valid).
 //
-// MPI (built with -DMEMCAP_MPI=ON, started by mpirun or srun --mpi=pmix):
-// rank 0 hands out cells in batches on request and journals every result;
-// every rank computes with OpenMP threads (rank 0 on `threads` threads beside
-// the one serving requests). Only rank 0 touches files.
+// MPI: mpi.hpp. Signals: signals.hpp.
 #pragma once
 
 #include <optional>

@@ -3,7 +3,6 @@
 
 #include "core/error.hpp"
 #include "harness/eval/readout.hpp"
-#include "harness/exec/runner.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -58,7 +57,7 @@ Values section_values(const boost::property_tree::ptree& section, const std::str
     return out;
 }
 
-SweepBlock make_block(const std::string& name, const Values& defaults, const Values& own, const std::string& where) {
+GridBlock make_block(const std::string& name, const Values& defaults, const Values& own, const std::string& where) {
     Values v = defaults;
     for (const auto& kv : own) v[kv.first] = kv.second;
     auto need = [&](const std::string& key) -> const std::string& {
@@ -67,7 +66,7 @@ SweepBlock make_block(const std::string& name, const Values& defaults, const Val
         return it->second;
     };
     const std::string at = where + ": ";
-    SweepBlock b;
+    GridBlock b;
     b.name = name;
     try {
         for (const auto& s : words(need("memories"))) b.memories.push_back(parse_memory_spec(s));
@@ -100,41 +99,25 @@ SweepBlock make_block(const std::string& name, const Values& defaults, const Val
     return b;
 }
 
-std::vector<CellSpec> block_cells(const SweepBlock& b) {
-    std::vector<CellSpec> cells;
-    for (const auto& readout : b.readouts)
-        for (const int d : b.ds)
-            for (const auto& task : b.tasks)
-                for (const auto& memory : b.memories)
-                    for (const auto& budget : b.budgets)
-                        for (const auto n : b.ns)
-                            for (std::int64_t seed = 0; seed < b.seeds; ++seed)
-                                cells.push_back({memory, task, readout, budget, d, n, static_cast<std::uint64_t>(seed)});
-    return cells;
-}
-
-std::string cell_key(const CellSpec& c) {
-    return c.memory.canonical() + " " + c.task.canonical() + " readout=" + c.readout.canonical() +
-           " budget=" + (c.budget_floats ? std::to_string(*c.budget_floats) : std::string("natural")) +
-           " d=" + std::to_string(c.d) + " n=" + std::to_string(c.n) + " seed=" + std::to_string(c.seed);
-}
-
-/// Each dimension of a block's grid as comparable text, in block_cells' nesting order:
-/// readout, d, task, memory, budget, n.
-std::array<std::vector<std::string>, 6> dimension_keys(const SweepBlock& b) {
-    std::array<std::vector<std::string>, 6> k;
-    for (const auto& r : b.readouts) k[0].push_back(r.canonical());
+/// Each dimension of a block's grid as comparable text: (readout resolved for the memory,
+/// memory) pairs — readout-major, memory-minor, as the cells nest — then d, task, budget, n.
+/// `auto` and the readout it resolves to are the same cell, so they compare equal.
+std::array<std::vector<std::string>, 5> dimension_keys(const GridBlock& b) {
+    std::array<std::vector<std::string>, 5> k;
+    for (const auto& r : b.readouts)
+        for (const auto& m : b.memories) k[0].push_back(resolve_readout(r, m.name()).canonical() + " " + m.canonical());
     for (const int d : b.ds) k[1].push_back(std::to_string(d));
     for (const auto& t : b.tasks) k[2].push_back(t.canonical());
-    for (const auto& m : b.memories) k[3].push_back(m.canonical());
-    for (const auto& x : b.budgets) k[4].push_back(x ? std::to_string(*x) : std::string("natural"));
-    for (const auto n : b.ns) k[5].push_back(std::to_string(n));
+    for (const auto& x : b.budgets) k[3].push_back(x ? std::to_string(*x) : std::string("natural"));
+    for (const auto n : b.ns) k[4].push_back(std::to_string(n));
     return k;
 }
 
 /// The block's cell at list positions `at` (as in dimension_keys), seed 0.
-CellSpec cell_at(const SweepBlock& b, const std::array<std::size_t, 6>& at) {
-    return {b.memories[at[3]], b.tasks[at[2]], b.readouts[at[0]], b.budgets[at[4]], b.ds[at[1]], b.ns[at[5]], 0};
+CellSpec cell_at(const GridBlock& b, const std::array<std::size_t, 5>& at) {
+    const std::size_t m = b.memories.size();
+    return make_cell(b.memories[at[0] % m], b.tasks[at[2]], b.readouts[at[0] / m], b.budgets[at[3]], b.ds[at[1]],
+                     b.ns[at[4]], 0);
 }
 
 /// True when `s` is valid UTF-8 without control characters (it goes into JSON manifests).
@@ -199,8 +182,8 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
 std::vector<CellSpec> SweepConfig::cells() const {
     std::vector<CellSpec> all;
     for (const auto& b : blocks) {
-        auto c = block_cells(b);
-        all.insert(all.end(), c.begin(), c.end());
+        auto c = b.cells();
+        all.insert(all.end(), std::make_move_iterator(c.begin()), std::make_move_iterator(c.end()));
     }
     return all;
 }
@@ -271,10 +254,7 @@ SweepConfig load_sweep_config(const std::string& path) {
     // Count before expanding: a range or seed count too large is refused, not allocated.
     std::int64_t total = 0;
     for (const auto& b : config.blocks) {
-        const auto size = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
-        total += checked_grid_size({size(b.readouts), size(b.ds), size(b.tasks), size(b.memories), size(b.budgets),
-                                    size(b.ns), b.seeds},
-                                   where + " [block " + b.name + "]");
+        total += b.size(where + " [block " + b.name + "]");
         if (total > kMaxCells)
             throw UsageError(where + " has more than " + std::to_string(kMaxCells) + " cells; split it into several sweeps");
     }
@@ -284,21 +264,21 @@ SweepConfig load_sweep_config(const std::string& path) {
     // repeats a value; two blocks share a cell iff every list of one meets the other's
     // (both start at seed 0).
     for (std::size_t j = 0; j < config.blocks.size(); ++j) {
-        const SweepBlock& b = config.blocks[j];
+        const GridBlock& b = config.blocks[j];
         const auto keys = dimension_keys(b);
         for (std::size_t dim = 0; dim < keys.size(); ++dim) {
             std::set<std::string> seen;
             for (std::size_t i = 0; i < keys[dim].size(); ++i)
                 if (!seen.insert(keys[dim][i]).second) {
-                    std::array<std::size_t, 6> at{};
+                    std::array<std::size_t, 5> at{};
                     at[dim] = i;
-                    throw UsageError(where + ": cell (" + cell_key(cell_at(b, at)) + ") appears twice, in [block " +
+                    throw UsageError(where + ": cell (" + cell_label(cell_at(b, at)) + ") appears twice, in [block " +
                                      b.name + "]");
                 }
         }
         for (std::size_t a = 0; a < j; ++a) {
             const auto earlier = dimension_keys(config.blocks[a]);
-            std::array<std::size_t, 6> at{};
+            std::array<std::size_t, 5> at{};
             bool shared = true;
             for (std::size_t dim = 0; dim < keys.size() && shared; ++dim) {
                 const std::set<std::string> theirs(earlier[dim].begin(), earlier[dim].end());
@@ -308,7 +288,7 @@ SweepConfig load_sweep_config(const std::string& path) {
                 at[dim] = static_cast<std::size_t>(it - keys[dim].begin());
             }
             if (shared)
-                throw UsageError(where + ": cell (" + cell_key(cell_at(b, at)) + ") appears twice, in [block " +
+                throw UsageError(where + ": cell (" + cell_label(cell_at(b, at)) + ") appears twice, in [block " +
                                  config.blocks[a].name + "] and [block " + b.name + "]");
         }
     }

@@ -23,14 +23,14 @@
 // Integer lists take single values and ranges: `A..B` (step 1), `A..B+S`
 // (step S), `A..B*F` (×F while ≤ B).
 //
-// Within a block, cells nest as readout × d × task × memory × budget × n ×
-// seed (outermost first). A cell listed twice — in one block or across blocks —
+// Within a block, cells nest as in grid.hpp: readout × d × task × memory ×
+// budget × n × seed (outermost first). A cell listed twice — in one block or across blocks —
 // is an error, as is an unknown section or key, an empty value, or a spec,
 // size or budget `memcap run` would reject. Comments are whole lines starting
 // with `;` or `#`; a `;` or `#` after a value is also taken as a comment.
 #pragma once
 
-#include "harness/eval/cell.hpp"
+#include "harness/exec/grid.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -40,20 +40,10 @@
 
 namespace memcap {
 
-struct SweepBlock {
-    std::string name;
-    std::vector<Spec> memories, tasks;
-    std::vector<std::optional<std::int64_t>> budgets;  // empty optional: natural size
-    std::vector<std::int64_t> ns;
-    std::int64_t seeds = 10;
-    std::vector<int> ds{64};
-    std::vector<Spec> readouts;  // default: {auto}
-};
-
 struct SweepConfig {
     std::string path;  // as given on the command line
     std::string name;  // the file's stem: results go to NAME.csv
-    std::vector<SweepBlock> blocks;
+    std::vector<GridBlock> blocks;
 
     /// Every cell of every block, in sweep order.
     std::vector<CellSpec> cells() const;

@@ -3,28 +3,18 @@
 
 #include "core/error.hpp"
 #include "core/spec.hpp"
-#include "harness/eval/cell.hpp"
+#include "harness/results/csv.hpp"
+#include "harness/results/stats.hpp"
 
-#include <boost/math/distributions/students_t.hpp>
-
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <fstream>
 #include <map>
 
 namespace memcap {
-
-const char* const kSummaryHeader =
-    "memory_spec,task_spec,readout,budget_floats,state_floats,d,n,slot,seeds,errors,queries,"
-    "accuracy_mean_frac,accuracy_sd_frac,accuracy_ci95_lo_frac,accuracy_ci95_hi_frac,chance_frac,target_dist_mean\n";
-
 namespace {
-
-std::string sig(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", x);
-    return buf;
-}
 
 struct Acc {
     GroupSummary g;
@@ -39,61 +29,50 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw UsageError("input '" + path + "': cannot open for reading");
     std::string line;
-    std::string header(kCsvHeader);
-    header.pop_back();
-    if (!std::getline(in, line) || line != header)
-        throw UsageError("input '" + path + "': not a memcap results CSV (header differs)");
+    if (!std::getline(in, line)) throw UsageError("input '" + path + "': empty, not a memcap results CSV");
+    const CsvColumns col(line, cell_columns(), "input '" + path + "'");
+    const std::size_t memory = col["memory_spec"], task = col["task_spec"], readout = col["readout"],
+                      budget = col["budget_floats"], state = col["state_floats"], d = col["d"], n = col["n"],
+                      slot = col["slot"], queries = col["queries"], accuracy = col["accuracy_frac"],
+                      chance = col["chance_frac"], dist = col["target_dist_mean"], status = col["status"];
     std::map<std::string, std::size_t> index;
     std::vector<Acc> groups;
-    const std::size_t ncols = split_csv_line(header).size();
     std::size_t lineno = 1;
     while (std::getline(in, line)) {
         ++lineno;
         if (line.empty()) continue;
         const auto f = split_csv_line(line);
-        if (f.size() != ncols)
+        if (f.size() != col.count())
             throw UsageError("input '" + path + "': line " + std::to_string(lineno) + " has " +
-                             std::to_string(f.size()) + " fields, expected " + std::to_string(ncols));
-        // columns: 0 memory 1 task 2 readout 3 budget 4 state 5 param 6 d 7 n 8 seed 9 slot
-        //          10 queries 11 correct 12 acc 13 chance 14 dist 15 status 16 message
-        const std::string key = f[0] + '\x1f' + f[1] + '\x1f' + f[2] + '\x1f' + f[3] + '\x1f' + f[6] + '\x1f' + f[7] +
-                                '\x1f' + f[9];
+                             std::to_string(f.size()) + " fields, expected " + std::to_string(col.count()));
+        const std::string key = f[memory] + '\x1f' + f[task] + '\x1f' + f[readout] + '\x1f' + f[budget] + '\x1f' +
+                                f[d] + '\x1f' + f[n] + '\x1f' + f[slot];
         auto it = index.find(key);
         if (it == index.end()) {
             it = index.emplace(key, groups.size()).first;
             Acc a;
-            a.g.memory_spec = f[0], a.g.task_spec = f[1], a.g.readout = f[2], a.g.budget_floats = f[3];
-            a.g.d = f[6], a.g.n = f[7], a.g.slot = f[9];
+            a.g.memory_spec = f[memory], a.g.task_spec = f[task], a.g.readout = f[readout], a.g.budget_floats = f[budget];
+            a.g.d = f[d], a.g.n = f[n], a.g.slot = f[slot];
             groups.push_back(a);
         }
         Acc& a = groups[it->second];
         a.g.seeds += 1;
-        if (f[15] != "ok") {
+        if (f[status] != "ok") {
             a.g.errors += 1;
             continue;
         }
         const std::string what = "input '" + path + "' line " + std::to_string(lineno);
-        a.g.state_floats = std::max(a.g.state_floats, parse_int(f[4], what + " state_floats"));
-        a.g.queries += parse_int(f[10], what + " queries");
-        a.acc.push_back(parse_real(f[12], what + " accuracy_frac"));
-        a.g.chance = parse_real(f[13], what + " chance_frac");
-        if (!f[14].empty()) a.dist_sum += parse_real(f[14], what + " target_dist_mean"), ++a.dist_count;
+        a.g.state_floats = std::max(a.g.state_floats, parse_int(f[state], what + " state_floats"));
+        a.g.queries += parse_int(f[queries], what + " queries");
+        a.acc.push_back(parse_real(f[accuracy], what + " accuracy_frac"));
+        a.g.chance = parse_real(f[chance], what + " chance_frac");
+        if (!f[dist].empty()) a.dist_sum += parse_real(f[dist], what + " target_dist_mean"), ++a.dist_count;
     }
     std::vector<GroupSummary> out;
     for (auto& a : groups) {
-        const auto s = static_cast<double>(a.acc.size());
         if (!a.acc.empty()) {
-            double sum = 0;
-            for (double x : a.acc) sum += x;
-            a.g.mean = sum / s;
-            double ss = 0;
-            for (double x : a.acc) ss += (x - a.g.mean) * (x - a.g.mean);
-            a.g.sd = a.acc.size() > 1 ? std::sqrt(ss / (s - 1)) : 0.0;
-            const double t = a.acc.size() > 1
-                                 ? boost::math::quantile(boost::math::students_t(s - 1), 0.975)
-                                 : std::numeric_limits<double>::quiet_NaN();
-            a.g.ci_lo = std::max(0.0, a.g.mean - t * a.g.sd / std::sqrt(s));
-            a.g.ci_hi = std::min(1.0, a.g.mean + t * a.g.sd / std::sqrt(s));
+            const Summary s = summarise(a.acc, SummaryOptions{0.0, true});
+            a.g.mean = s.mean, a.g.sd = s.sd, a.g.ci_lo = s.lo, a.g.ci_hi = s.hi;
             a.g.dist_mean = a.dist_count ? a.dist_sum / static_cast<double>(a.dist_count)
                                          : std::numeric_limits<double>::quiet_NaN();
         }
@@ -103,16 +82,20 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
 }
 
 std::string summary_csv(const std::vector<GroupSummary>& groups) {
-    std::string out = kSummaryHeader;
+    std::string out = header_line(summary_columns());
     for (const auto& g : groups) {
         const bool any = g.seeds > g.errors;
         const bool ci = g.seeds - g.errors > 1;
-        out += csv_field(g.memory_spec) + "," + csv_field(g.task_spec) + "," + csv_field(g.readout) + "," + g.budget_floats + "," +
-               (any ? std::to_string(g.state_floats) : "") + "," + g.d + "," + g.n + "," + g.slot + "," +
-               std::to_string(g.seeds) + "," + std::to_string(g.errors) + "," + std::to_string(g.queries) + "," +
-               (any ? sig(g.mean) : "") + "," + (any ? sig(g.sd) : "") + "," + (ci ? sig(g.ci_lo) : "") + "," +
-               (ci ? sig(g.ci_hi) : "") + "," + (any ? sig(g.chance) : "") + "," + (any && !std::isnan(g.dist_mean) ? sig(g.dist_mean) : "") +
-               "\n";
+        const auto measured = [&](bool shown, double x) { return shown ? format_sig(x) : std::string(); };
+        CsvRecord r(summary_columns());
+        r.set("memory_spec", g.memory_spec).set("task_spec", g.task_spec).set("readout", g.readout);
+        r.set("budget_floats", g.budget_floats).set("state_floats", any ? std::to_string(g.state_floats) : "");
+        r.set("d", g.d).set("n", g.n).set("slot", g.slot);
+        r.set("seeds", std::to_string(g.seeds)).set("errors", std::to_string(g.errors)).set("queries", std::to_string(g.queries));
+        r.set("accuracy_mean_frac", measured(any, g.mean)).set("accuracy_sd_frac", measured(any, g.sd));
+        r.set("accuracy_ci95_lo_frac", measured(ci, g.ci_lo)).set("accuracy_ci95_hi_frac", measured(ci, g.ci_hi));
+        r.set("chance_frac", measured(any, g.chance)).set("target_dist_mean", measured(any && !std::isnan(g.dist_mean), g.dist_mean));
+        out += r.line();
     }
     return out;
 }

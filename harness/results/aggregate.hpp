@@ -1,6 +1,6 @@
 // memcap/harness/results/aggregate.hpp — summarising per-seed rows over seeds.
 //
-// Reads a results CSV (kCsvHeader) and writes one row per group
+// Reads a results CSV (columns by name, results/csv.hpp) and writes one row per group
 // (memory_spec, task_spec, readout, budget_floats, d, n, slot) in order of
 // first appearance: number of seeds, mean accuracy over seeds, its standard
 // deviation across seeds, and a 95% interval mean ± t₀.₉₇₅(S−1) · sd / √S.
@@ -8,6 +8,7 @@
 // seeds, not from the binomial count of queries.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,6 @@ struct GroupSummary {
     std::int64_t seeds = 0, errors = 0, queries = 0;
     double mean = 0, sd = 0, ci_lo = 0, ci_hi = 0, chance = 0, dist_mean = 0;
 };
-
-extern const char* const kSummaryHeader;
 
 /// Reads a results CSV; UsageError when it is missing, unreadable or not memcap output.
 std::vector<GroupSummary> summarise_csv(const std::string& path);

@@ -50,11 +50,7 @@ const std::string& config_path() {
     return path;
 }
 
-std::string key(const CellSpec& c) {
-    return c.memory.canonical() + " " + c.task.canonical() + " " + c.readout.canonical() + " " +
-           (c.budget_floats ? std::to_string(*c.budget_floats) : "natural") + " " + std::to_string(c.d) + " " +
-           std::to_string(c.n) + " " + std::to_string(c.seed);
-}
+std::string key(const CellSpec& c) { return cell_label(c); }  // readout resolved: `auto` and what it becomes are one cell
 
 }  // namespace
 

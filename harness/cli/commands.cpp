@@ -1,0 +1,251 @@
+// memcap/harness/cli/commands.cpp — the `memcap` command line: one function per command.
+//
+//   memcap list                          every backend, task and readout, with parameters
+//   memcap run --memory SPEC --task SPEC --n N... [--budget B...] [--seeds S] [--d D] [--out FILE]
+//   memcap sweep CONFIG [--out DIR] [--threads T] [--resume] [--dry-run]
+//   memcap reproduce [--out DIR] [--timings]
+//   memcap aggregate RESULTS.csv [--out FILE] [--markdown FILE]
+//
+// Bad input of any kind is one line on stderr, `memcap: error: ...`, exit 2,
+// and no output file is created or changed; every cell of a grid is checked
+// before any is computed.
+#include "harness/cli/commands.hpp"
+
+#include "core/error.hpp"
+#include "core/spec.hpp"
+#include "harness/cli/options.hpp"
+#include "harness/eval/readout.hpp"
+#include "harness/exec/grid.hpp"
+#include "harness/exec/runner.hpp"
+#include "harness/exec/sweep.hpp"
+#include "harness/experiments/reproduce.hpp"
+#include "harness/results/aggregate.hpp"
+#include "harness/results/atomic_file.hpp"
+#include "harness/results/csv.hpp"
+#include "harness/results/manifest.hpp"
+#include "memories/registry.hpp"
+#include "tasks/registry.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+#ifndef MEMCAP_VERSION
+#define MEMCAP_VERSION "0.0.0"
+#endif
+
+namespace memcap::cli {
+namespace {
+
+const char* const kUsage =
+    "usage: memcap <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  list        every memory backend and task, with parameters, defaults and state formula\n"
+    "  run         run a grid of cells (memories x tasks x budgets x n x seeds) and write CSV\n"
+    "  sweep       run the sweep a config file describes; resumable, MPI-aware (scripts/sweeps/)\n"
+    "  reproduce   every experiment of essays 000 and 004, with a table of essay vs measured numbers\n"
+    "  aggregate   summarise a results CSV over seeds (mean, sd, 95% interval)\n"
+    "\n"
+    "`memcap <command> --help` describes a command's options.\n";
+
+std::string join(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+int cmd_list(const std::vector<std::string>& args) {
+    po::options_description desc("memcap list: every memory backend and task");
+    desc.add_options()("help,h", "show this help");
+    const auto vm = parse(desc, args);
+    if (vm.count("help")) return std::cout << desc, 0;
+
+    std::cout << "memories (spec: name[:key=value,...]):\n";
+    for (const auto& m : memory_registry()) {
+        std::cout << "\n  " << m.name << " — " << m.description << "\n";
+        for (const auto& p : m.params) std::cout << "      " << p.describe() << "\n";
+        std::cout << "      state_floats = " << m.state_formula << "\n";
+        const Spec def = parse_memory_spec(m.name);
+        std::cout << "      minimum budget at d=64: " << m.min_budget(def, MemoryShape{}) << (m.min_budget(def, MemoryShape{}) == 1 ? " float\n" : " floats\n");
+        std::cout << "      source: " << m.paper << "\n";
+    }
+    std::cout << "\ntasks (spec: name[:key=value,...]):\n";
+    for (const auto& t : task_registry()) {
+        std::cout << "\n  " << t.name << " — " << t.description << "\n";
+        std::cout << "      n = " << t.n_meaning << "\n";
+        for (const auto& p : t.params) std::cout << "      " << p.describe() << "\n";
+        std::cout << "      source: " << t.source << "\n";
+    }
+    std::cout << "\nreadouts (--readout spec):\n";
+    for (const auto& r : readout_registry()) {
+        std::cout << "\n  " << r.name << " — " << r.description << "\n";
+        for (const auto& p : r.params) std::cout << "      " << p.describe() << "\n";
+    }
+    return 0;
+}
+
+int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
+    po::options_description desc(
+        "memcap run: every combination of the given memories, tasks, budgets, n and seeds;\n"
+        "tidy CSV (one row per cell and seed, per slot where the task has slots)");
+    desc.add_options()("help,h", "show this help")
+        ("memory,m", po::value<std::vector<std::string>>()->multitoken()->composing(),
+         "memory spec(s), e.g. softmax:beta=16 linear (required; see `memcap list`)")
+        ("task,t", po::value<std::vector<std::string>>()->multitoken()->composing(),
+         "task spec(s), e.g. assoc_recall:queries=32 (required)")
+        ("n", po::value<std::vector<std::string>>()->multitoken()->composing(), "task size(s) n (required)")
+        ("budget,b", po::value<std::vector<std::string>>()->multitoken()->composing(),
+         "state budget(s) in floats; 'natural' = the backend's natural size at d (default)")
+        ("seeds,s", po::value<std::string>()->default_value("10"), "replicates: seeds 0..S-1")
+        ("d", po::value<std::string>()->default_value("64"), "key/value dimension")
+        ("readout", po::value<std::string>()->default_value("auto"),
+         "auto (native, or the probe for memories without a native read), native, or probe[:train=2000,ridge=1e-06]")
+        ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
+        ("threads", po::value<std::string>(), "threads (default: all cores)")
+        ("quiet,q", "no progress bar");
+    const auto vm = parse(desc, args);
+    if (vm.count("help")) return std::cout << desc, 0;
+
+    GridBlock grid;
+    grid.memories = memory_specs(many(vm, "memory"));
+    grid.tasks = task_specs(many(vm, "task"));
+    if (grid.memories.empty()) throw UsageError("--memory is required (known: " + join(memory_names()) + ")");
+    if (grid.tasks.empty()) throw UsageError("--task is required (see `memcap list`)");
+    for (const auto& s : many(vm, "n")) grid.ns.push_back(positive(s, "--n", 100000000));
+    if (grid.ns.empty()) throw UsageError("--n is required (one or more task sizes)");
+    grid.budgets = budgets_option(many(vm, "budget"));
+    grid.seeds = positive(vm["seeds"].as<std::string>(), "--seeds", 1000000);
+    grid.ds = {static_cast<int>(positive(vm["d"].as<std::string>(), "--d", 1 << 20))};
+    grid.readouts = {parse_readout_spec(vm["readout"].as<std::string>())};
+    const int threads = threads_option(vm);
+
+    const auto cells = grid.cells();  // counts (and refuses) the grid before expanding it
+    check_cells(cells);
+
+    std::optional<AtomicFile> file;
+    if (vm.count("out")) file.emplace(vm["out"].as<std::string>());
+    auto sink = [&](const std::string& text) {
+        if (file) file->write(text);
+        else std::fwrite(text.data(), 1, text.size(), stdout);
+    };
+    sink(cell_header());
+    run_cells(cells, threads, !vm.count("quiet"), [&](std::size_t, const std::string& rows) { sink(rows); });
+    if (!file) {
+        if (std::fflush(stdout) != 0) throw UsageError("stdout: write failed");
+        return 0;
+    }
+    using J = nlohmann::ordered_json;
+    J config = {{"memories", J::array()}, {"tasks", J::array()}, {"budgets_floats", J::array()}, {"n", grid.ns},
+                {"seeds", grid.seeds}, {"d", grid.ds[0]}, {"readout", grid.readouts[0].canonical()}};
+    for (const auto& m : grid.memories) config["memories"].push_back(m.canonical());
+    for (const auto& t : grid.tasks) config["tasks"].push_back(t.canonical());
+    for (const auto& b : grid.budgets) config["budgets_floats"].push_back(b ? J(*b) : J());
+    AtomicFile manifest(file->path() + ".manifest.json");
+    manifest.write(manifest_text(make_manifest(cmdline, config, cells.size())));
+    file->commit();
+    manifest.commit();
+    return 0;
+}
+
+int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) {
+    po::options_description desc(
+        "memcap sweep CONFIG: every cell the config describes (see scripts/sweeps/ and the README);\n"
+        "writes DIR/NAME.csv for CONFIG NAME.ini, journaling each cell as it finishes");
+    desc.add_options()("help,h", "show this help")
+        ("config", po::value<std::string>(), "the sweep config (INI)")
+        ("out,o", po::value<std::string>()->default_value("."), "directory for NAME.csv, its manifest and journal")
+        ("threads", po::value<std::string>(), "threads (per MPI rank; default: all cores)")
+        ("resume", "finish an interrupted sweep in DIR (a complete one is left as it is)")
+        ("dry-run", "print the cells and an estimate of the work; compute and write nothing")
+        ("quiet,q", "no progress bar");
+    po::positional_options_description pos;
+    pos.add("config", 1);
+    const auto vm = parse(desc, args, &pos);
+    if (vm.count("help")) return std::cout << desc, 0;
+    if (!vm.count("config")) throw UsageError("sweep: give the config file, e.g. scripts/sweeps/smoke.ini");
+    SweepOptions o;
+    o.config_path = vm["config"].as<std::string>();
+    o.out_dir = vm["out"].as<std::string>();
+    if (vm.count("threads")) o.threads = threads_option(vm);
+    o.resume = vm.count("resume") > 0;
+    o.dry_run = vm.count("dry-run") > 0;
+    o.progress = !vm.count("quiet");
+    o.command = cmdline;
+    return run_sweep(o);
+}
+
+int cmd_aggregate(const std::vector<std::string>& args) {
+    po::options_description desc(
+        "memcap aggregate RESULTS.csv: one row per (memory, task, readout, budget, d, n, slot)\n"
+        "with the mean accuracy over seeds, its sd across seeds and a 95% t interval");
+    desc.add_options()("help,h", "show this help")
+        ("input", po::value<std::string>(), "results CSV written by `memcap run` (- for standard input)")
+        ("out,o", po::value<std::string>(), "summary CSV (default: stdout)")
+        ("markdown", po::value<std::string>(), "also write a Markdown table of mean accuracy vs n");
+    po::positional_options_description pos;
+    pos.add("input", 1);
+    const auto vm = parse(desc, args, &pos);
+    if (vm.count("help")) return std::cout << desc, 0;
+    if (!vm.count("input")) throw UsageError("aggregate: give the results CSV to summarise (- reads standard input)");
+    const std::string input = vm["input"].as<std::string>() == "-" ? "/dev/stdin" : vm["input"].as<std::string>();
+    const auto groups = summarise_csv(input);
+    std::optional<AtomicFile> out, md;
+    if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
+    if (vm.count("markdown")) md.emplace(vm["markdown"].as<std::string>());
+    const std::string csv = summary_csv(groups);
+    if (out) out->write(csv);
+    else std::cout << csv;
+    if (md) md->write(summary_markdown(groups));
+    if (out) out->commit();
+    if (md) md->commit();
+    return 0;
+}
+
+int cmd_reproduce(const std::vector<std::string>& args, const std::string& cmdline) {
+    po::options_description desc(
+        "memcap reproduce: every experiment of essay 004 (Parts 1-4) and essay 000's laboratory at the\n"
+        "essays' protocols; writes reproduce_cells.csv, reproduction.csv, REPRODUCTION.md and order_checks.csv.\n"
+        "A number that differs is a result, reported in the table (exit status 0)");
+    desc.add_options()("help,h", "show this help")
+        ("out,o", po::value<std::string>()->default_value("reproduce"), "output directory")
+        ("threads", po::value<std::string>(), "threads (default: all cores)")
+        ("quiet,q", "no progress bar")
+        ("timings", "print CPU seconds per experiment and wall seconds per phase to stderr");
+    const auto vm = parse(desc, args);
+    if (vm.count("help")) return std::cout << desc, 0;
+    const int threads = threads_option(vm);
+    const int differ = reproduce(vm["out"].as<std::string>(), threads, !vm.count("quiet"), cmdline, vm.count("timings") > 0);
+    std::cerr << "memcap reproduce: " << (differ ? std::to_string(differ) + " published number(s) differ"
+                                                 : std::string("every published number agrees"))
+              << "; see " << vm["out"].as<std::string>() << "/REPRODUCTION.md\n";
+    return 0;
+}
+
+}  // namespace
+
+int memcap_main(int argc, char** argv) {
+    try {
+        if (argc < 2) return std::cerr << kUsage, 2;
+        const std::string cmd = argv[1];
+        const std::vector<std::string> args(argv + 2, argv + argc);
+        if (cmd == "--help" || cmd == "-h" || cmd == "help") return std::cout << kUsage, 0;
+        if (cmd == "--version") return std::cout << "memcap " << MEMCAP_VERSION << "\n", 0;
+        if (cmd == "list") return cmd_list(args);
+        if (cmd == "run") return cmd_run(args, command_line(argc, argv));
+        if (cmd == "sweep") return cmd_sweep(args, command_line(argc, argv));
+        if (cmd == "aggregate") return cmd_aggregate(args);
+        if (cmd == "reproduce") return cmd_reproduce(args, command_line(argc, argv));
+        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce)");
+    } catch (const UsageError& e) {
+        std::cerr << "memcap: error: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "memcap: internal error: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace memcap::cli

@@ -1,0 +1,158 @@
+// memcap/harness/results/csv.cpp — see csv.hpp.
+#include "harness/results/csv.hpp"
+
+#include "core/error.hpp"
+#include "core/spec.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace memcap {
+
+const std::vector<Column>& cell_columns() {
+    static const std::vector<Column> columns = {
+        {"memory_spec", "the memory's canonical spec string"},
+        {"task_spec", "the task's canonical spec string"},
+        {"readout", "the readout used: native or probe:train=...,ridge=..."},
+        {"budget_floats", "the budget in floats; empty = the backend's natural size"},
+        {"state_floats", "floats of state the memory held (at most the budget)"},
+        {"param_floats", "floats of fixed parameters (projections), not state"},
+        {"d", "code width: dimension of keys and values"},
+        {"n", "task size: pairs, stream length or lag range"},
+        {"seed", "replicate"},
+        {"slot", "lag or position for tasks with slots; empty otherwise"},
+        {"queries", "reads scored"},
+        {"correct", "reads whose nearest candidate was the target"},
+        {"accuracy_frac", "correct / queries"},
+        {"chance_frac", "accuracy of a uniform guess among the candidates"},
+        {"target_dist_mean", "mean Euclidean distance from the read to the right value"},
+        {"status", "ok, or error"},
+        {"message", "why the cell failed (status error)"},
+    };
+    return columns;
+}
+
+const std::vector<Column>& summary_columns() {
+    static const std::vector<Column> columns = {
+        {"memory_spec", "the memory's canonical spec string"},
+        {"task_spec", "the task's canonical spec string"},
+        {"readout", "the readout used"},
+        {"budget_floats", "the budget; empty = natural size"},
+        {"state_floats", "largest state_floats over the group's seeds"},
+        {"d", "code width"},
+        {"n", "task size"},
+        {"slot", "lag or position; empty for tasks without slots"},
+        {"seeds", "rows in the group (one per seed)"},
+        {"errors", "seeds whose cell failed"},
+        {"queries", "reads scored over all seeds"},
+        {"accuracy_mean_frac", "mean accuracy over seeds"},
+        {"accuracy_sd_frac", "standard deviation of accuracy across seeds"},
+        {"accuracy_ci95_lo_frac", "95% t interval of the mean, lower end (clipped to 0)"},
+        {"accuracy_ci95_hi_frac", "95% t interval of the mean, upper end (clipped to 1)"},
+        {"chance_frac", "accuracy of a uniform guess"},
+        {"target_dist_mean", "mean over seeds of target_dist_mean"},
+    };
+    return columns;
+}
+
+std::string header_line(const std::vector<Column>& columns) {
+    std::string out;
+    for (const auto& c : columns) out += (out.empty() ? "" : ",") + std::string(c.name);
+    return out + "\n";
+}
+
+const std::string& cell_header() {
+    static const std::string header = header_line(cell_columns());
+    return header;
+}
+
+CsvRecord& CsvRecord::set(std::string_view column, std::string value) {
+    for (std::size_t i = 0; i < columns_->size(); ++i)
+        if ((*columns_)[i].name == column) {
+            fields_[i] = csv_field(value);
+            return *this;
+        }
+    throw std::logic_error("CsvRecord: no column '" + std::string(column) + "'");
+}
+
+std::string CsvRecord::line() const {
+    std::string out;
+    for (std::size_t i = 0; i < fields_.size(); ++i) out += (i ? "," : "") + fields_[i];
+    return out + "\n";
+}
+
+CsvColumns::CsvColumns(const std::string& header, const std::vector<Column>& required, const std::string& file)
+    : names_(split_csv_line(header)) {
+    for (const auto& c : required) {
+        bool found = false;
+        for (const auto& n : names_) found = found || n == c.name;
+        if (!found) throw UsageError(file + ": not a memcap results CSV (no column '" + c.name + "')");
+    }
+}
+
+std::size_t CsvColumns::operator[](std::string_view column) const {
+    for (std::size_t i = 0; i < names_.size(); ++i)
+        if (names_[i] == column) return i;
+    throw std::logic_error("CsvColumns: no column '" + std::string(column) + "'");
+}
+
+std::string cell_rows(const CellResult& r) {
+    CsvRecord lead(cell_columns());
+    lead.set("memory_spec", r.memory_spec).set("task_spec", r.task_spec).set("readout", r.readout);
+    lead.set("budget_floats", r.budget_floats ? std::to_string(*r.budget_floats) : std::string());
+    lead.set("d", std::to_string(r.d)).set("n", std::to_string(r.n)).set("seed", std::to_string(r.seed));
+    if (!r.ok) return CsvRecord(lead).set("status", "error").set("message", r.message).line();
+
+    lead.set("state_floats", std::to_string(r.state_floats)).set("param_floats", std::to_string(r.param_floats));
+    lead.set("chance_frac", format_real(r.chance_frac)).set("status", "ok");
+    std::string out;
+    for (const auto& s : r.slots) {
+        const double q = static_cast<double>(s.queries);
+        CsvRecord row(lead);
+        row.set("slot", s.slot < 0 ? std::string() : std::to_string(s.slot));
+        row.set("queries", std::to_string(s.queries)).set("correct", std::to_string(s.correct));
+        row.set("accuracy_frac", format_real(static_cast<double>(s.correct) / q));
+        row.set("target_dist_mean", std::isnan(s.target_dist_sum) ? std::string() : format_sig(s.target_dist_sum / q));
+        out += row.line();
+    }
+    return out;
+}
+
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char ch : text) {
+        if (ch == '"') out += '"';
+        out += (ch == '\n' || ch == '\r') ? ' ' : ch;
+    }
+    return out + "\"";
+}
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char ch = line[i];
+        if (quoted) {
+            if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') fields.back() += '"', ++i;
+            else if (ch == '"') quoted = false;
+            else fields.back() += ch;
+        } else if (ch == '"') {
+            quoted = true;
+        } else if (ch == ',') {
+            fields.emplace_back();
+        } else {
+            fields.back() += ch;
+        }
+    }
+    return fields;
+}
+
+std::string format_sig(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", x);
+    return buf;
+}
+
+}  // namespace memcap
