@@ -1,4 +1,4 @@
-// memcap/harness/eval/probe.hpp — the probe readout (SPEC §4): the best linear read of a state.
+// memcap/harness/eval/probe.hpp — the probe readout: the best linear read of a state.
 //
 // Fits a least-squares linear map from a memory's flat state on independent
 // training episodes (Split::Train), then scores it on the task's test episodes.

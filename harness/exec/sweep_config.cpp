@@ -113,6 +113,21 @@ std::array<std::vector<std::string>, 5> dimension_keys(const GridBlock& b) {
     return k;
 }
 
+/// The [sweep] section's sizes, checked where they are written (not in every block that inherits them).
+void check_defaults(const Values& v, const std::string& where) {
+    try {
+        if (v.count("n")) parse_int_list(v.at("n"), "n", 100000000);
+        if (v.count("d")) parse_int_list(v.at("d"), "d", 1 << 20);
+        if (v.count("seeds") && parse_int_list(v.at("seeds"), "seeds", 1000000).size() != 1)
+            throw UsageError("seeds: give one count S (seeds 0..S-1), not a list");
+        if (v.count("budgets"))
+            for (const auto& s : words(v.at("budgets")))
+                if (s != "natural") parse_int_list(s, "budgets", 4000000000LL);
+    } catch (const UsageError& e) {
+        throw UsageError(where + ": " + e.what());
+    }
+}
+
 /// The block's cell at list positions `at` (as in dimension_keys), seed 0.
 CellSpec cell_at(const GridBlock& b, const std::array<std::size_t, 5>& at) {
     const std::size_t m = b.memories.size();
@@ -237,6 +252,7 @@ SweepConfig load_sweep_config(const std::string& path) {
             throw UsageError(where + ": key '" + name + "' outside any section (put it under [sweep] or a [block NAME])");
         if (name == "sweep") {
             defaults = section_values(section, where + " [sweep]");
+            check_defaults(defaults, where + " [sweep]");
         } else if (name.rfind("block ", 0) == 0 && name.find_first_not_of(' ', 6) != std::string::npos) {
             if (!printable_utf8(name))
                 throw UsageError(where + ": a [block NAME] has a NAME that is not printable UTF-8");
