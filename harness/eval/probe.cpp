@@ -104,124 +104,161 @@ CellOutcome failure(std::string message) {
     return out;
 }
 
-}  // namespace
+/// The probe's design, fixed by the first training episode: feature and output
+/// layout, and each slot's block of one-hot columns.
+struct Layout {
+    bool slots = false;
+    Eigen::Index p = 0;            // state floats
+    Eigen::Index per_episode = 0;  // design rows per episode: 1 (slots) or the queries
+    Eigen::Index features = 0, rows = 0, outputs = 0;
+    Eigen::Index c = 0;              // candidates
+    Eigen::Index per_row_slots = 0;  // targets per episode (slot tasks)
+    std::vector<int> slot_index;     // slot → its block of one-hot columns, in order of first appearance
 
-CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell, const ProbeOptions& options) {
-    const bool slots = task.has_slots();
-    const std::int64_t train = options.train_rows;
-
-    // The first training episode fixes the shapes.
-    Episode first = task.episode(cell, Split::Train, 0);
-    memory.reset();
-    memory.write_batch(first.keys, first.values);
-    const Eigen::Index p = memory.state_floats();
-    const Eigen::Index per_episode = slots ? 1 : first.queries.rows();
-    const Eigen::Index features = p + (slots ? 0 : first.queries.cols()) + 1;
-    const Eigen::Index rows = train;  // one per episode (slots), one per query (no slots)
-    const std::int64_t episodes = (train + per_episode - 1) / per_episode;
-    if (std::min(features, rows) > kProbeMaxGram)
-        return failure("probe: " + std::to_string(features) + " features x " + std::to_string(rows) +
-                       " training rows exceeds the " + std::to_string(kProbeMaxGram) +
-                       "-square Gram limit; lower probe:train or the budget");
-    // Slot → its block of one-hot columns, in order of first appearance.
-    std::vector<int> slot_index;
-    int slots_seen = 0;
-    for (int s : slots ? first.slot : std::vector<int>{}) {
-        if (s < 0) return failure("probe: negative slot " + std::to_string(s));
-        if (static_cast<std::size_t>(s) >= slot_index.size()) slot_index.resize(static_cast<std::size_t>(s) + 1, -1);
-        if (slot_index[static_cast<std::size_t>(s)] < 0) slot_index[static_cast<std::size_t>(s)] = slots_seen++;
-    }
-    const Eigen::Index c = first.candidates.rows();
-    const Eigen::Index outputs = slots ? static_cast<Eigen::Index>(slots_seen) * c : first.candidates.cols();
-    const auto per_row_slots = static_cast<Eigen::Index>(first.target.size());
-    const auto make_design = [&](Eigen::Index n) {
+    Design make_design(Eigen::Index n) const {
         Design d;
         d.x = MatD::Zero(n, features);
         if (slots) d.slots = per_row_slots, d.hot.assign(static_cast<std::size_t>(n * per_row_slots), 0);
         else d.y = MatD::Zero(n, outputs);
         return d;
-    };
-    const auto same_slots = [&](const Episode& e) {
+    }
+    bool same_slots(const Episode& e) const {
         if (!slots) return true;
         if (static_cast<Eigen::Index>(e.target.size()) != per_row_slots) return false;
         for (int s : e.slot)
             if (s < 0 || static_cast<std::size_t>(s) >= slot_index.size() || slot_index[static_cast<std::size_t>(s)] < 0) return false;
         return true;
-    };
+    }
+};
 
-    Design d = make_design(rows);
+/// Writes the episode into a freshly reset memory.
+void load(Memory& memory, const Episode& e) {
+    memory.reset();
+    memory.write_batch(e.keys, e.values);
+}
+
+/// The layout from the first training episode (already written into `memory`); a message when the probe cannot run.
+std::string make_layout(const Memory& memory, const Episode& first, bool slots, std::int64_t train, Layout& l) {
+    l.slots = slots;
+    l.p = memory.state_floats();
+    l.per_episode = slots ? 1 : first.queries.rows();
+    l.features = l.p + (slots ? 0 : first.queries.cols()) + 1;
+    l.rows = train;  // one per episode (slots), one per query (no slots)
+    if (std::min(l.features, l.rows) > kProbeMaxGram)
+        return "probe: " + std::to_string(l.features) + " features x " + std::to_string(l.rows) +
+               " training rows exceeds the " + std::to_string(kProbeMaxGram) +
+               "-square Gram limit; lower probe:train or the budget";
+    int slots_seen = 0;
+    for (int s : slots ? first.slot : std::vector<int>{}) {
+        if (s < 0) return "probe: negative slot " + std::to_string(s);
+        if (static_cast<std::size_t>(s) >= l.slot_index.size()) l.slot_index.resize(static_cast<std::size_t>(s) + 1, -1);
+        if (l.slot_index[static_cast<std::size_t>(s)] < 0) l.slot_index[static_cast<std::size_t>(s)] = slots_seen++;
+    }
+    l.c = first.candidates.rows();
+    l.outputs = slots ? static_cast<Eigen::Index>(slots_seen) * l.c : first.candidates.cols();
+    l.per_row_slots = static_cast<Eigen::Index>(first.target.size());
+    return "";
+}
+
+/// Fits the map on the training episodes; a message when it cannot be fitted.
+std::string fit_probe(Memory& memory, const Task& task, const TaskCell& cell, const ProbeOptions& options, Episode& e,
+                      const Layout& l, Design& d, Fit& fit) {
+    const std::int64_t episodes = (l.rows + l.per_episode - 1) / l.per_episode;
+    d = l.make_design(l.rows);
     for (std::int64_t ep = 0; ep < episodes; ++ep) {
         if (ep > 0) {
-            task.fill_episode(cell, Split::Train, ep, first);
-            memory.reset();
-            memory.write_batch(first.keys, first.values);
+            task.fill_episode(cell, Split::Train, ep, e);
+            load(memory, e);
         }
-        if (memory.state_floats() != p) return failure("probe: the state size changes between episodes");
-        if (!same_slots(first)) return failure("probe: the slots change between episodes");
-        append_rows(first, memory.state(), slots, slot_index, ep * per_episode, d, rows - ep * per_episode);
+        if (memory.state_floats() != l.p) return "probe: the state size changes between episodes";
+        if (!l.same_slots(e)) return "probe: the slots change between episodes";
+        append_rows(e, memory.state(), l.slots, l.slot_index, ep * l.per_episode, d, l.rows - ep * l.per_episode);
     }
-    if (!d.x.allFinite()) return failure("probe: non-finite state in a training episode");
-    const std::int64_t tests = task.test_episodes(cell);
-    const Fit fit = solve_ridge(d, outputs, options.ridge, tests * per_episode, options.dual_form);
-    if (!fit.finite()) return failure("probe: the least-squares solve gave non-finite weights");
+    if (!d.x.allFinite()) return "probe: non-finite state in a training episode";
+    fit = solve_ridge(d, l.outputs, options.ridge, task.test_episodes(cell) * l.per_episode, options.dual_form);
+    if (!fit.finite()) return "probe: the least-squares solve gave non-finite weights";
+    return "";
+}
 
-    // Score the test episodes in chunks of about kChunkRows rows: one GEMM per chunk.
+/// Adds a slot task's predictions (one row per episode) into per-slot scores: the arg-max token.
+void score_slots(const Layout& l, const MatD& pred, std::int64_t count, const std::vector<int>& targets,
+                 const std::vector<int>& slots, std::vector<SlotScore>& by_slot) {
+    for (std::int64_t k = 0; k < count; ++k)
+        for (Eigen::Index i = 0; i < l.per_row_slots; ++i) {
+            const auto at = static_cast<std::size_t>(k * l.per_row_slots + i);
+            const int slot = slots[at], target = targets[at];
+            Eigen::Index best;
+            pred.row(k).segment(l.slot_index[static_cast<std::size_t>(slot)] * l.c, l.c).maxCoeff(&best);
+            if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
+            SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
+            s.slot = slot;
+            s.queries += 1;
+            s.correct += (best == target);
+            s.target_dist_sum = std::numeric_limits<double>::quiet_NaN();  // no read vector to measure
+        }
+}
+
+/// Scores the test episodes in chunks of about kChunkRows rows: one GEMM per chunk.
+/// Returns a message when a prediction is not finite.
+std::string score_probe(Memory& memory, const Task& task, const TaskCell& cell, const Layout& l, const Design& d,
+                        const Fit& fit, std::vector<SlotScore>& by_slot) {
     constexpr Eigen::Index kChunkRows = 256;
-    CellOutcome out;
-    std::vector<SlotScore> by_slot;
-    const auto chunk_episodes = std::max<std::int64_t>(1, kChunkRows / per_episode);
+    const std::int64_t tests = task.test_episodes(cell);
+    const auto chunk_episodes = std::max<std::int64_t>(1, kChunkRows / l.per_episode);
     // Slot-free tasks keep each chunk's episodes (score_reads needs their candidates);
     // slot tasks keep only each episode's targets and slots, so one Episode is refilled.
-    std::vector<Episode> chunk(static_cast<std::size_t>(slots ? 1 : std::min(chunk_episodes, tests)));
+    std::vector<Episode> chunk(static_cast<std::size_t>(l.slots ? 1 : std::min(chunk_episodes, tests)));
     std::vector<int> chunk_target, chunk_slot;  // slot tasks: per_row_slots entries per episode
-    Design t = make_design(std::min(chunk_episodes, tests) * per_episode);  // reused: every row is rewritten
+    Design t = l.make_design(std::min(chunk_episodes, tests) * l.per_episode);  // reused: every row is rewritten
     MatD pred;
     for (std::int64_t begin = 0; begin < tests; begin += chunk_episodes) {
         const std::int64_t count = std::min(chunk_episodes, tests - begin);
         chunk_target.clear();
         chunk_slot.clear();
         for (std::int64_t k = 0; k < count; ++k) {
-            Episode& e = chunk[slots ? 0 : static_cast<std::size_t>(k)];
+            Episode& e = chunk[l.slots ? 0 : static_cast<std::size_t>(k)];
             task.fill_episode(cell, Split::Test, begin + k, e);
-            memory.reset();
-            memory.write_batch(e.keys, e.values);
-            if (memory.state_floats() != p) return failure("probe: the state size changes between episodes");
-            if (!same_slots(e) || e.queries.rows() != (slots ? e.queries.rows() : per_episode))
-                return failure("probe: the episode shape changes between episodes");
-            append_rows(e, memory.state(), slots, slot_index, k * per_episode, t);
+            load(memory, e);
+            if (memory.state_floats() != l.p) return "probe: the state size changes between episodes";
+            if (!l.same_slots(e) || e.queries.rows() != (l.slots ? e.queries.rows() : l.per_episode))
+                return "probe: the episode shape changes between episodes";
+            append_rows(e, memory.state(), l.slots, l.slot_index, k * l.per_episode, t);
             chunk_target.insert(chunk_target.end(), e.target.begin(), e.target.end());
             chunk_slot.insert(chunk_slot.end(), e.slot.begin(), e.slot.end());
         }
-        if (fit.a.size()) pred.noalias() = (t.x.topRows(count * per_episode) * d.x.transpose()) * fit.a;  // x Xᵀ A
-        else pred.noalias() = t.x.topRows(count * per_episode) * fit.w;
-        if (!pred.allFinite())  // name the first episode with a non-finite prediction
-            for (std::int64_t k = 0; k < count; ++k)
-                if (!pred.middleRows(k * per_episode, per_episode).allFinite())
-                    return failure("probe: non-finite prediction in test episode " + std::to_string(begin + k));
+        if (fit.a.size()) pred.noalias() = (t.x.topRows(count * l.per_episode) * d.x.transpose()) * fit.a;  // x Xᵀ A
+        else pred.noalias() = t.x.topRows(count * l.per_episode) * fit.w;
+        for (std::int64_t k = 0; k < count; ++k)  // name the first episode with a non-finite prediction
+            if (!pred.middleRows(k * l.per_episode, l.per_episode).allFinite())
+                return "probe: non-finite prediction in test episode " + std::to_string(begin + k);
+        if (l.slots) {
+            score_slots(l, pred, count, chunk_target, chunk_slot, by_slot);
+            continue;
+        }
         for (std::int64_t k = 0; k < count; ++k) {
-            const auto rows_k = pred.middleRows(k * per_episode, per_episode);
-            if (!slots) {
-                const RowMat reads = rows_k.cast<float>();
-                if (!reads.allFinite())
-                    return failure("probe: prediction beyond float range in test episode " + std::to_string(begin + k));
-                score_reads(chunk[static_cast<std::size_t>(k)], reads, by_slot);
-                continue;
-            }
-            for (Eigen::Index i = 0; i < per_row_slots; ++i) {
-                const auto at = static_cast<std::size_t>(k * per_row_slots + i);
-                const int slot = chunk_slot[at], target = chunk_target[at];
-                Eigen::Index best;
-                rows_k.row(0).segment(slot_index[static_cast<std::size_t>(slot)] * c, c).maxCoeff(&best);
-                if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
-                SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
-                s.slot = slot;
-                s.queries += 1;
-                s.correct += (best == target);
-                s.target_dist_sum = std::numeric_limits<double>::quiet_NaN();  // no read vector to measure
-            }
+            const RowMat reads = pred.middleRows(k * l.per_episode, l.per_episode).cast<float>();
+            if (!reads.allFinite()) return "probe: prediction beyond float range in test episode " + std::to_string(begin + k);
+            score_reads(chunk[static_cast<std::size_t>(k)], reads, by_slot);
         }
     }
-    out.state_floats = p;
+    return "";
+}
+
+}  // namespace
+
+CellOutcome probe_readout(Memory& memory, const Task& task, const TaskCell& cell, const ProbeOptions& options) {
+    Episode e = task.episode(cell, Split::Train, 0);  // the first training episode fixes the shapes
+    load(memory, e);
+    Layout layout;
+    Design design;
+    Fit fit;
+    std::vector<SlotScore> by_slot;
+    std::string failed = make_layout(memory, e, task.has_slots(), options.train_rows, layout);
+    if (failed.empty()) failed = fit_probe(memory, task, cell, options, e, layout, design, fit);
+    if (failed.empty()) failed = score_probe(memory, task, cell, layout, design, fit, by_slot);
+    if (!failed.empty()) return failure(std::move(failed));
+    CellOutcome out;
+    out.state_floats = layout.p;
     for (const auto& s : by_slot)
         if (s.queries > 0) out.slots.push_back(s);
     out.param_floats = memory.param_floats();
