@@ -71,7 +71,7 @@ def read_hrr(k, v, q):
 def score(reads, v, target):
     """Per seed: fraction of reads nearest their target value, mean distance to it."""
     sq = (v * v).sum(-1)
-    best = (sq.unsqueeze(1) - 2.0 * reads @ v.transpose(-1, -2)).argmin(-1)
+    best = (sq.unsqueeze(1) - 2.0 * (reads @ v.transpose(-1, -2))).argmin(-1)
     right = torch.gather(v, 1, target.unsqueeze(-1).expand(-1, -1, v.shape[-1]))
     return (best == target).double().mean(-1), torch.linalg.vector_norm(reads - right, dim=-1).double().mean(-1)
 

@@ -58,7 +58,7 @@ def unit(x):
 def nearest(reads, cands):
     """Index of the candidate nearest (Euclidean) to each read. reads (..., m, d), cands (..., c, d)."""
     sq = (cands * cands).sum(-1)
-    return (sq.unsqueeze(-2) - 2.0 * reads @ cands.transpose(-1, -2)).argmin(-1)
+    return (sq.unsqueeze(-2) - 2.0 * (reads @ cands.transpose(-1, -2))).argmin(-1)
 
 
 def gather_rows(x, idx):
