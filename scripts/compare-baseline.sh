@@ -20,11 +20,22 @@
 # cores numpy's OpenBLAS uses, i.e. OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else nproc).
 #
 # Fairness: numpy and torch run on /usr/bin/python3 with Debian's python3-numpy and
-# python3-torch, both on OpenBLAS (the pthreads build, libopenblas0-pthread; Debian's
-# default libblas3 is the unoptimised reference BLAS, so it is installed when missing).
-# python3-torch is installed here, when missing, for this comparison only (the tests
-# never use it). OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset (together) so
-# OpenBLAS picks its kernels for this CPU; memcap runs with --threads, torch with
+# python3-torch, both on OpenBLAS (Debian's default libblas3 is the unoptimised
+# reference BLAS). numpy uses the pthreads build (libopenblas0-pthread, the system's
+# libblas.so.3). torch uses the OpenMP build (libopenblas0-openmp, put first on
+# LD_LIBRARY_PATH for the torch processes only; the system's choice is left alone), so
+# that its own OpenMP ops and its GEMMs share one thread pool, as upstream torch's
+# builds do with MKL; with the pthreads build, torch's OpenMP workers and OpenBLAS's
+# pthreads spin against each other on 2 cores (measured: reproduce_torch.py 4.4-6.8 s
+# against 2.7-3.0 s). These packages and python3-torch are installed here when missing,
+# for this comparison only (the tests never use torch). OMP_WAIT_POLICY defaults to
+# passive for every side (memcap's OpenMP, torch's, OpenBLAS's OpenMP build): on a
+# shared machine, idle OpenMP workers spinning at each of torch's many small parallel
+# regions take the cores that the other jobs and the working threads need (measured,
+# load average ~4: reproduce_torch.py 10.7 s active against 3.7 s passive, the assoc
+# block 3.6-3.9 s against 1.0 s; memcap unchanged within noise). Set OMP_WAIT_POLICY
+# to override. OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset (together) so OpenBLAS
+# picks its kernels for this CPU; memcap runs with --threads, torch with
 # torch.set_num_threads, and OpenBLAS with OPENBLAS_NUM_THREADS, all the same count.
 # Times are wall-clock of the whole process (the number a user waits for, so the
 # interpreter's start and its imports count) and, beside them, CPU time (user + sys)
@@ -50,7 +61,7 @@ fi
 sudo=""
 [[ $(id -u) -ne 0 ]] && sudo="sudo"
 need=()
-for p in python3-numpy python3-torch libopenblas0-pthread; do
+for p in python3-numpy python3-torch libopenblas0-pthread libopenblas0-openmp; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
 done
 if ((${#need[@]})); then
@@ -59,19 +70,25 @@ if ((${#need[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
 fi
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+# torch's processes: OpenBLAS's OpenMP build first on the library path
+omp_blas=$(dpkg -L libopenblas0-openmp | grep '/openblas-openmp/libblas\.so\.3$')
+omp_blas=${omp_blas%/*}
+torch_env=(env "LD_LIBRARY_PATH=$omp_blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 # the BLAS and LAPACK libraries a python snippet has loaded once it has done a GEMM
 blas_of() {
-    "$python" -c "$1"'
+    "${@:2}" "$python" -c "$1"'
 libs = sorted({l.split()[-1] for l in open("/proc/self/maps") if "blas" in l.lower() or "lapack" in l.lower()})
 print(" ".join(libs) or "none")'
 }
 blas=$(blas_of 'import numpy as np; a = np.ones((64, 64)); a @ a')
-torch_blas=$(blas_of 'import torch; a = torch.ones(64, 64); a @ a')
+torch_blas=$(blas_of 'import torch; a = torch.ones(64, 64); a @ a' "${torch_env[@]}")
 for side in numpy torch; do
-    libs=$blas; [[ $side == torch ]] && libs=$torch_blas
-    if [[ $libs != *openblas* ]]; then
-        echo "compare-baseline: $side is not using OpenBLAS ($libs); the baseline would be a strawman." >&2
-        echo "  select it with: update-alternatives --config libblas.so.3-x86_64-linux-gnu" >&2
+    libs=$blas want=openblas what=OpenBLAS
+    [[ $side == torch ]] && libs=$torch_blas want=openblas-openmp what="OpenBLAS's OpenMP build"
+    if [[ $libs != *$want* ]]; then
+        echo "compare-baseline: $side is not using $what ($libs); the baseline would be a strawman." >&2
+        [[ $side == numpy ]] && echo "  select it with: update-alternatives --config libblas.so.3-x86_64-linux-gnu" >&2
         exit 1
     fi
 done
@@ -81,12 +98,12 @@ export OPENBLAS_NUM_THREADS=$threads
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# wall seconds of `python3 -c CODE`, best of 3 (interpreter start + imports)
+# wall seconds of `[ENV...] python3 -c CODE`, best of 3 (interpreter start + imports)
 startup() {
     local best=""
     for _ in 1 2 3; do
         local t0=$EPOCHREALTIME
-        "$python" -c "$1"
+        "${@:2}" "$python" -c "$1"
         best=$(awk -v a="$t0" -v b="$EPOCHREALTIME" -v c="$best" 'BEGIN { t = b - a; print (c == "" || t < c) ? t : c }')
     done
     printf "%.2f s" "$best"
@@ -94,10 +111,10 @@ startup() {
 
 np_version=$("$python" -c 'import numpy; print(numpy.__version__)')
 torch_version=$("$python" -c 'import torch; print(torch.__version__)')
-echo "memcap : $memcap --threads $threads  (OpenMP threads: $threads)"
+echo "memcap : $memcap --threads $threads  (OpenMP threads: $threads, OMP_WAIT_POLICY=$OMP_WAIT_POLICY)"
 echo "numpy  : $python, numpy $np_version, OpenBLAS threads: $threads, $blas"
 echo "torch  : $python, torch $torch_version, torch.set_num_threads($threads), OpenBLAS threads: $threads, $torch_blas"
-echo "start-up (python3 + import, best of 3): numpy $(startup 'import numpy'), torch $(startup 'import torch')"
+echo "start-up (python3 + import, best of 3): numpy $(startup 'import numpy'), torch $(startup 'import torch' "${torch_env[@]}")"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "runs   : $runs of each, interleaved, after one untimed warm-up of each"
 
@@ -118,10 +135,10 @@ time_run() {
 
 run_reproduce_memcap() { rm -rf "$tmp/out"; time_run "$1" "$memcap" reproduce --out "$tmp/out" --quiet --threads "$threads"; }
 run_reproduce_numpy() { time_run "$1" "$python" "$base/reproduce_numpy.py" --quiet; }
-run_reproduce_torch() { time_run "$1" "$python" "$base/reproduce_torch.py" --quiet --threads "$threads"; }
+run_reproduce_torch() { time_run "$1" "${torch_env[@]}" "$python" "$base/reproduce_torch.py" --quiet --threads "$threads"; }
 run_assoc_memcap() { time_run "$1" "$memcap" run "${assoc_args[@]}" --quiet --threads "$threads" --out "$tmp/assoc.csv"; }
 run_assoc_numpy() { time_run "$1" "$python" "$base/assoc_block_numpy.py" --quiet; }
-run_assoc_torch() { time_run "$1" "$python" "$base/assoc_block_torch.py" --quiet --threads "$threads"; }
+run_assoc_torch() { time_run "$1" "${torch_env[@]}" "$python" "$base/assoc_block_torch.py" --quiet --threads "$threads"; }
 
 # compare WORKLOAD TITLE: warm-up, RUNS interleaved runs of run_WORKLOAD_{memcap,numpy,torch}, summary
 compare() {
@@ -167,7 +184,7 @@ echo "per experiment, one thread each (numpy and torch --timings wall, memcap re
 rm -rf "$tmp/out"
 "$memcap" reproduce --out "$tmp/out" --quiet --threads 1 --timings 2>"$tmp/memcap.timings" >/dev/null
 OPENBLAS_NUM_THREADS=1 "$python" "$base/reproduce_numpy.py" --timings >"$tmp/numpy.timings"
-OPENBLAS_NUM_THREADS=1 "$python" "$base/reproduce_torch.py" --timings --threads 1 >"$tmp/torch.timings"
+OPENBLAS_NUM_THREADS=1 "${torch_env[@]}" "$python" "$base/reproduce_torch.py" --timings --threads 1 >"$tmp/torch.timings"
 "$python" - "$tmp/memcap.timings" "$tmp/numpy.timings" "$tmp/torch.timings" <<'EOF'
 import re, sys
 def table(path, start, stop):

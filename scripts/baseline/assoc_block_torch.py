@@ -14,8 +14,11 @@ random streams are torch's, not memcap's: the accuracies agree with memcap's wit
 sampling error, not bit for bit.
 
 Threads: --threads N (default: OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else the
-cores this process may run on) sets torch's intra-op threads and OpenBLAS's (Debian's
-torch does its GEMMs in OpenBLAS).
+cores this process may run on) sets torch's intra-op threads and, because Debian's
+torch does its GEMMs and LAPACK in OpenBLAS, OpenBLAS's threads too. Run it as
+scripts/compare-baseline.sh does: on OpenBLAS's OpenMP build, so torch's ops and its
+GEMMs share one thread pool (LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp,
+package libopenblas0-openmp), and, on a shared machine, with OMP_WAIT_POLICY=passive.
 
 Usage: assoc_block_torch.py [--seed S] [--seeds 200] [--d 64] [--n 4 8 ...] [--threads N] [--quiet] [--timings]
 """

@@ -29,7 +29,10 @@ Experiments (harness/reproduce.cpp; the list of reproduce_numpy.py):
 
 Threads: --threads N (default: OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS, else the
 cores this process may run on) sets torch's intra-op threads and, because Debian's
-torch does its GEMMs and LAPACK in OpenBLAS, OpenBLAS's threads too.
+torch does its GEMMs and LAPACK in OpenBLAS, OpenBLAS's threads too. Run it as
+scripts/compare-baseline.sh does: on OpenBLAS's OpenMP build, so torch's ops and its
+GEMMs share one thread pool (LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp,
+package libopenblas0-openmp), and, on a shared machine, with OMP_WAIT_POLICY=passive.
 
 Usage: reproduce_torch.py [--seed S] [--quiet] [--timings] [--threads N]
 """
