@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """numpy baseline for `memcap reproduce`: the same experiments at the same sample sizes.
 
-Written the way one would write it fast in numpy, as a fair peer of memcap (issue 7):
+Written the way one would write it fast in numpy, as a fair peer of memcap:
 everything is vectorised over seeds, episodes, queries and pairs (batched matmul /
 einsum), FFTs go through numpy.fft.rfft/irfft, the probe readout solves its ridge
 normal equations with numpy.linalg.solve, and the only Python loop over data is the
