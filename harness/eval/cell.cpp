@@ -6,6 +6,8 @@
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
+#include <algorithm>
+
 namespace memcap {
 
 CellSpec make_cell(const Spec& memory, const Spec& task, const Spec& readout, std::optional<std::int64_t> budget_floats,
@@ -24,6 +26,15 @@ std::unique_ptr<Memory> build_memory(const CellSpec& c, const Task& task) {
     shape.budget_floats = c.budget_floats;
     shape.positional_keys = task.positional_keys();
     return make_memory(c.memory, shape, c.seed);  // UsageError naming a budget below the minimum
+}
+
+double cell_work(const CellSpec& c) {
+    const auto task = make_task(c.task);
+    const TaskCell tc{c.n, c.d, c.seed};
+    const double state = static_cast<double>(c.budget_floats.value_or(std::int64_t{c.d} * c.d));
+    double work = static_cast<double>(c.n) * state * static_cast<double>(task->test_episodes(tc));
+    if (c.readout.name() == "probe") work += static_cast<double>(c.n) * state * static_cast<double>(c.readout.integer("train"));
+    return std::max(work, 1.0);
 }
 
 void check_cell(const CellSpec& c) {

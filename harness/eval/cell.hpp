@@ -44,6 +44,10 @@ std::string cell_label(const CellSpec& cell);
 /// Builds the cell's memory for its task (shape from the task, budget from the cell).
 std::unique_ptr<Memory> build_memory(const CellSpec& cell, const Task& task);
 
+/// A rough measure of the cell's work, for progress estimates only: n × state size × scored
+/// episodes (× training rows for the probe). Never affects results.
+double cell_work(const CellSpec& cell);
+
 /// Throws UsageError when the cell cannot run (see above); does no work beyond building it.
 void check_cell(const CellSpec& cell);
 

@@ -7,14 +7,15 @@
 
 namespace memcap {
 
-Progress::Progress(std::int64_t total, std::string label, bool enabled)
-    : total_(total), label_(std::move(label)), enabled_(enabled && total > 0), tty_(::isatty(2) != 0),
-      start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+Progress::Progress(std::int64_t total, std::string label, bool enabled, double total_weight)
+    : total_(total), total_weight_(total_weight > 0 ? total_weight : static_cast<double>(total)), label_(std::move(label)),
+      enabled_(enabled && total > 0), tty_(::isatty(2) != 0), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
 
-void Progress::tick(std::int64_t done_now) {
+void Progress::tick(std::int64_t done_now, double weight) {
     if (!enabled_) return;
     std::lock_guard<std::mutex> lock(mutex_);
     done_ += done_now;
+    weight_done_ += weight;
     const auto now = std::chrono::steady_clock::now();
     if (tty_) {
         if (now - last_draw_ > std::chrono::milliseconds(100) || done_ == total_) draw(false), last_draw_ = now;
@@ -35,20 +36,24 @@ void Progress::finish() {
 void Progress::draw(bool final_line) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double rate = secs > 0 ? static_cast<double>(done_) / secs : 0.0;
-    const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : 0.0;
+    const double share = weight_done_ / total_weight_;
+    const bool known = share > 0 && (share >= 0.05 || secs >= 3.0);
+    const double eta = known ? secs * (1.0 - share) / share : 0.0;
+    char eta_text[32];
+    std::snprintf(eta_text, sizeof eta_text, known ? "%.0fs" : "?", final_line ? secs : eta);
     if (tty_) {
         constexpr int width = 30;
         const int filled = static_cast<int>(width * done_ / total_);
-        std::fprintf(stderr, "\r%s [%s%s] %lld/%lld cells  %.1f/s  %s %.0fs ", label_.c_str(),
+        std::fprintf(stderr, "\r%s [%s%s] %lld/%lld cells  %.1f/s  %s %s ", label_.c_str(),
                      std::string(static_cast<std::size_t>(filled), '#').c_str(),
                      std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), static_cast<long long>(done_),
-                     static_cast<long long>(total_), rate, final_line ? "took" : "ETA", final_line ? secs : eta);
+                     static_cast<long long>(total_), rate, final_line ? "took" : "ETA", eta_text);
         if (final_line) std::fputc('\n', stderr);
     } else {
-        std::fprintf(stderr, "%s: %lld/%lld cells (%.0f%%), %.1f/s, %s %.0fs\n", label_.c_str(),
+        std::fprintf(stderr, "%s: %lld/%lld cells (%.0f%%), %.1f/s, %s %s\n", label_.c_str(),
                      static_cast<long long>(done_), static_cast<long long>(total_),
                      100.0 * static_cast<double>(done_) / static_cast<double>(total_), rate,
-                     final_line ? "took" : "ETA", final_line ? secs : eta);
+                     final_line ? "took" : "ETA", eta_text);
     }
     std::fflush(stderr);
 }

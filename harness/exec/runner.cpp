@@ -26,7 +26,11 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
                const std::function<void(std::size_t, const std::string&)>& emit) {
     std::vector<std::string> rows(cells.size());
     std::vector<char> done(cells.size(), 0);
-    Progress bar(static_cast<std::int64_t>(cells.size()), "memcap", progress);
+    std::vector<double> work(progress ? cells.size() : 0);
+    for (std::size_t i = 0; i < work.size(); ++i) work[i] = cell_work(cells[i]);
+    double total = 0;
+    for (double w : work) total += w;
+    Progress bar(static_cast<std::int64_t>(cells.size()), "memcap", progress, total);
     std::size_t next_emit = 0;
     auto flush_ready = [&] {
         while (next_emit < cells.size() && done[next_emit]) {
@@ -44,7 +48,7 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
         rows[idx] = text;
         done[idx] = 1;
         if (omp_get_thread_num() == 0) flush_ready();
-        bar.tick();
+        bar.tick(1, work.empty() ? 1.0 : work[idx]);
     });
     flush_ready();
     bar.finish();

@@ -210,13 +210,17 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
 std::vector<std::size_t> compute(const SweepOptions& o, const SweepPlan& p, SweepOutputs& out, const MpiSession& mpi,
                                  int threads) {
     std::vector<std::size_t> per_rank(static_cast<std::size_t>(mpi.size()), 0);
-    Progress bar(static_cast<std::int64_t>(out.todo.size()), "sweep " + p.config.name, o.progress);
+    std::vector<double> work(o.progress ? p.cells.size() : 0);
+    double total = 0;
+    for (const std::size_t i : out.todo)
+        if (o.progress) total += work[i] = cell_work(p.cells[i]);
+    Progress bar(static_cast<std::int64_t>(out.todo.size()), "sweep " + p.config.name, o.progress, total);
     std::mutex journal_mutex;
     auto record = [&](std::size_t idx, const std::string& rows, int rank) {
         std::lock_guard<std::mutex> lock(journal_mutex);
         out.journal->append(idx, rows);
         ++per_rank[static_cast<std::size_t>(rank)];
-        bar.tick();
+        bar.tick(1, work.empty() ? 1.0 : work[idx]);
     };
     std::exception_ptr failure;
     try {
