@@ -74,7 +74,8 @@ std::string ParamInfo::describe() const {
         case ParamType::Int: kind = "integer" + range_text(*this); break;
         case ParamType::Choice: kind = join(choices, "|"); break;
     }
-    return key + "=" + default_value + " (" + kind + ")" + (help.empty() ? "" : ": " + help);
+    return key + "=" + default_value + " (" + kind + (best.empty() ? "" : "; best: " + join(best, " ")) + ")" +
+           (help.empty() ? "" : ": " + help);
 }
 
 ParamInfo real_param(std::string key, std::string def, std::string help, double min, bool min_open, double max,
@@ -113,6 +114,13 @@ std::int64_t Spec::integer(const std::string& key) const { return parse_int(text
 
 bool Spec::has(const std::string& key) const {
     return std::any_of(values_.begin(), values_.end(), [&](const auto& kv) { return kv.first == key; });
+}
+
+std::vector<std::string> Spec::best_keys() const {
+    std::vector<std::string> out;
+    for (const auto& kv : values_)
+        if (kv.second == "best") out.push_back(kv.first);
+    return out;
 }
 
 const std::string& Spec::text(const std::string& key) const {
@@ -183,7 +191,10 @@ Spec bind_spec(const Schema& schema, const RawSpec& raw) {
         for (const auto& kv : raw.pairs)
             if (kv.first == p.key) value = kv.second;
         const std::string what = schema.kind + " '" + schema.name + "': " + p.key;
-        if (p.type == ParamType::Choice) {
+        if (value == "best") {
+            if (p.best.empty())
+                throw UsageError(what + "=best: this parameter has no candidates to choose from (give a value)");
+        } else if (p.type == ParamType::Choice) {
             if (std::find(p.choices.begin(), p.choices.end(), value) == p.choices.end())
                 throw UsageError(what + "=" + value + " is not one of " + join(p.choices, ", "));
         } else {

@@ -4,7 +4,9 @@
 // `assoc_recall:queries=32,noise=0.12`. One generic parser splits the text;
 // a Schema (a registry entry's name and declared parameters) binds it: every
 // key must be declared, every value must parse and lie in range, and every
-// missing key takes its default. Spec::canonical() prints the name with every
+// missing key takes its default. A parameter that declares candidates (ParamInfo::best)
+// may also be given as `best` (e.g. `softmax:beta=best`): the harness then chooses
+// its value on tuning seeds and binds the spec again with it. Spec::canonical() prints the name with every
 // parameter in declaration order and numbers in shortest round-trip form, so
 //
 //     parse("delta:beta=0.50")  ->  "delta:beta=0.5"
@@ -34,6 +36,9 @@ struct ParamInfo {
     bool min_open = false;  // true: value must be > min (else >= min)
     bool max_open = false;  // true: value must be < max (else <= max)
     std::vector<std::string> choices;  // for ParamType::Choice
+    /// Candidates tried when the value is given as `best` (chosen on tuning seeds, see
+    /// harness/exec/tuning.hpp), in order of preference on ties; empty: cannot be tuned.
+    std::vector<std::string> best;
 
     /// "beta=16 (real > 0)": the form `memcap list` prints.
     std::string describe() const;
@@ -66,6 +71,8 @@ public:
     double real(const std::string& key) const;
     std::int64_t integer(const std::string& key) const;
     const std::string& text(const std::string& key) const;
+    /// Keys whose value is `best`: to be chosen on tuning seeds before the spec is used.
+    std::vector<std::string> best_keys() const;
     bool has(const std::string& key) const;
     /// The canonical spec string: `name:k1=v1,k2=v2` (just `name` without parameters).
     std::string canonical() const;

@@ -71,10 +71,11 @@ TEST_CASE("a measured failure is an error row with empty measurement columns", "
     const std::string row = cell_rows(cell_result(c, failed, 0.125));
     const auto f = split_csv_line(row.substr(0, row.size() - 1));
     REQUIRE(f.size() == cell_columns().size());
-    REQUIRE(f[15] == "error");
-    REQUIRE(f[16] == failed.message);
-    REQUIRE(f[12].empty());
-    REQUIRE(f[13].empty());
+    const CsvColumns col(cell_header().substr(0, cell_header().size() - 1), cell_columns(), "header");
+    REQUIRE(f[col["status"]] == "error");
+    REQUIRE(f[col["message"]] == failed.message);
+    REQUIRE(f[col["accuracy_frac"]].empty());
+    REQUIRE(f[col["chance_frac"]].empty());
 }
 
 TEST_CASE("quoting round-trips specs that contain commas", "[harness][csv]") {

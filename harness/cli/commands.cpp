@@ -18,6 +18,7 @@
 #include "harness/exec/grid.hpp"
 #include "harness/exec/runner.hpp"
 #include "harness/exec/sweep.hpp"
+#include "harness/exec/tuning.hpp"
 #include "harness/experiments/reproduce.hpp"
 #include "harness/results/aggregate.hpp"
 #include "harness/results/atomic_file.hpp"
@@ -100,7 +101,11 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         ("budget,b", po::value<std::vector<std::string>>()->multitoken()->composing(),
          "state budget(s) in floats; 'natural' = the backend's natural size at d (default)")
         ("seeds,s", po::value<std::string>()->default_value("10"), "replicates: seeds 0..S-1")
-        ("d", po::value<std::string>()->default_value("64"), "key/value dimension")
+        ("d", po::value<std::string>()->default_value("64"),
+         "code width (key/value dimension); 'best' chooses it per memory, budget and n on tuning seeds\n"
+         "(powers of two 4..4096 the budget allows), 'best:8..512*2' from a list")
+        ("tuning-seeds", po::value<std::string>()->default_value("3"),
+         "seeds each choice (d=best, key=best) is made on; disjoint from the scored seeds")
         ("readout", po::value<std::string>()->default_value("auto"),
          "auto (native, or the probe for memories without a native read), native, or probe[:train=2000,ridge=1e-06]")
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
@@ -118,12 +123,16 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     if (grid.ns.empty()) throw UsageError("--n is required (one or more task sizes)");
     grid.budgets = budgets_option(many(vm, "budget"));
     grid.seeds = positive(vm["seeds"].as<std::string>(), "--seeds", 1000000);
-    grid.ds = {static_cast<int>(positive(vm["d"].as<std::string>(), "--d", 1 << 20))};
+    const std::string d = vm["d"].as<std::string>();
+    if (d == "best" || d.rfind("best:", 0) == 0) grid.set_widths(d, "--d");
+    else grid.ds = {static_cast<int>(positive(d, "--d", 1 << 20))};
+    grid.tuning_seeds = positive(vm["tuning-seeds"].as<std::string>(), "--tuning-seeds", 1000);
     grid.readouts = {parse_readout_spec(vm["readout"].as<std::string>())};
     const int threads = threads_option(vm);
 
-    const auto cells = grid.cells();  // counts (and refuses) the grid before expanding it
+    auto cells = grid.cells();  // counts (and refuses) the grid before expanding it
     check_cells(cells);
+    resolve_tuning(cells, threads, !vm.count("quiet"));
 
     std::optional<AtomicFile> file;
     if (vm.count("out")) file.emplace(vm["out"].as<std::string>());
@@ -139,7 +148,9 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     }
     using J = nlohmann::ordered_json;
     J config = {{"memories", J::array()}, {"tasks", J::array()}, {"budgets_floats", J::array()}, {"n", grid.ns},
-                {"seeds", grid.seeds}, {"d", grid.ds[0]}, {"readout", grid.readouts[0].canonical()}};
+                {"seeds", grid.seeds}, {"d", grid.d_best ? J(grid.widths_text()) : J(grid.ds[0])},
+                {"readout", grid.readouts[0].canonical()}};
+    if (grid.d_best || cells.empty() || !cells[0].tuned.empty()) config["tuning_seeds"] = grid.tuning_seeds;
     for (const auto& m : grid.memories) config["memories"].push_back(m.canonical());
     for (const auto& t : grid.tasks) config["tasks"].push_back(t.canonical());
     for (const auto& b : grid.budgets) config["budgets_floats"].push_back(b ? J(*b) : J());

@@ -12,14 +12,19 @@ namespace memcap {
 
 CellSpec make_cell(const Spec& memory, const Spec& task, const Spec& readout, std::optional<std::int64_t> budget_floats,
                    int d, std::int64_t n, std::uint64_t seed) {
-    return {memory, task, resolve_readout(readout, memory.name()), budget_floats, d, n, seed};
+    CellSpec c;
+    c.memory = memory, c.task = task, c.readout = resolve_readout(readout, memory.name());
+    c.budget_floats = budget_floats, c.d = d, c.n = n, c.seed = seed;
+    return c;
 }
 
-std::string cell_label(const CellSpec& c) {
+std::string group_label(const CellSpec& c) {
     return c.memory.canonical() + " " + c.task.canonical() + " readout=" + c.readout.canonical() +
            " budget=" + (c.budget_floats ? std::to_string(*c.budget_floats) : std::string("natural")) +
-           " d=" + std::to_string(c.d) + " n=" + std::to_string(c.n) + " seed=" + std::to_string(c.seed);
+           " d=" + (c.needs_tuning() && c.d == 0 ? std::string("best") : std::to_string(c.d)) + " n=" + std::to_string(c.n);
 }
+
+std::string cell_label(const CellSpec& c) { return group_label(c) + " seed=" + std::to_string(c.seed); }
 
 std::unique_ptr<Memory> build_memory(const CellSpec& c, const Task& task) {
     MemoryShape shape = task.shape(TaskCell{c.n, c.d, c.seed});
@@ -66,6 +71,7 @@ CellResult cell_result(const CellSpec& c, CellOutcome outcome, double chance_fra
     r.d = c.d;
     r.n = c.n;
     r.seed = c.seed;
+    r.tuned = c.tuned;
     r.chance_frac = chance_frac;
     return r;
 }

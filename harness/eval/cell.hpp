@@ -32,6 +32,16 @@ struct CellSpec {
     int d = 64;
     std::int64_t n = 0;
     std::uint64_t seed = 0;
+
+    // Choices made on tuning seeds (harness/exec/tuning.hpp). Before tuning, a cell that
+    // asks for one has tuning_seeds > 0, and d = 0 with d_candidates (d = best) and/or
+    // memory parameters given as `best`; tuning rewrites d and the memory spec with the
+    // choice and records what was chosen in `tuned`.
+    std::vector<int> d_candidates;  // empty with d = 0: the default widths for the memory and budget
+    int tuning_seeds = 0;           // 0: nothing left to choose
+    std::string tuned;              // what was chosen, e.g. "d,beta" (CSV column `tuned`); empty: nothing
+
+    bool needs_tuning() const { return tuning_seeds > 0; }
 };
 
 /// A cell with `readout` resolved for its memory (`auto` becomes native or probe).
@@ -40,6 +50,8 @@ CellSpec make_cell(const Spec& memory, const Spec& task, const Spec& readout, st
 
 /// The cell in words, for messages: "softmax:beta=16 assoc_recall:... readout=native budget=natural d=64 n=8 seed=0".
 std::string cell_label(const CellSpec& cell);
+/// The cell's group: its label without the seed (cells that share a tuning choice).
+std::string group_label(const CellSpec& cell);
 
 /// Builds the cell's memory for its task (shape from the task, budget from the cell).
 std::unique_ptr<Memory> build_memory(const CellSpec& cell, const Task& task);

@@ -8,6 +8,12 @@
 // `memcap run` builds one block from its options; a sweep config is a list of
 // blocks (sweep_config.hpp), its cells the blocks' cells in file order. Each
 // cell's readout is resolved for its memory here, once.
+//
+// The width may be chosen per (memory, task, readout, budget, n) instead of
+// given: `d = best` (default candidates: powers of two from 4 up to what the
+// budget allows the memory, at most 4096) or `d = best:8..512*2`; so may a
+// memory parameter that declares candidates (`softmax:beta=best`). The choice
+// is made on `tuning_seeds` seeds disjoint from the scored ones (tuning.hpp).
 #pragma once
 
 #include "core/spec.hpp"
@@ -31,17 +37,32 @@ struct GridBlock {
     std::vector<std::int64_t> ns;
     std::int64_t seeds = 10;
     std::vector<int> ds{64};
+    bool d_best = false;            // d chosen on tuning seeds (ds is then {0})
+    std::vector<int> d_candidates;  // with d_best: the widths tried; empty = the default widths
+    std::int64_t tuning_seeds = 3;  // seeds each choice is made on
     std::vector<Spec> readouts;  // as given (auto allowed)
+
+    /// Sets the widths from `d` text: a list ("32 64", "8..512*2"), `best` or `best:LIST`.
+    void set_widths(const std::string& text, const std::string& what);
+    /// The widths as the manifest records them: a list, or "best" / "best:8,16,...".
+    std::string widths_text() const;
 
     /// Cells in the block, counted without expanding; UsageError naming `what` beyond kMaxCells.
     std::int64_t size(const std::string& what) const;
-    /// Every cell of the block, in nesting order, readouts resolved.
+    /// Every cell of the block, in nesting order, readouts resolved (choices still to make).
     std::vector<CellSpec> cells() const;
+
+private:
+    CellSpec tuned_cell(CellSpec cell) const;
 };
 
 /// The product of `sizes` (a grid's dimensions); UsageError naming `what` when
 /// it exceeds kMaxCells (checked without overflow).
 std::int64_t checked_grid_size(const std::vector<std::int64_t>& sizes, const std::string& what);
+
+/// Parses an integer list such as "4 8 16" or "4..4096*2" for key `what`;
+/// each value must lie in [1, max].
+std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what, std::int64_t max);
 
 /// Throws UsageError (check_cell's) for the first cell that cannot run; each distinct
 /// (memory, task, readout, budget, d, n) is checked once, before any work is done.

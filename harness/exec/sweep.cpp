@@ -13,6 +13,7 @@
 #include "harness/exec/runner.hpp"
 #include "harness/exec/signals.hpp"
 #include "harness/exec/sweep_config.hpp"
+#include "harness/exec/tuning.hpp"
 #include "harness/results/atomic_file.hpp"
 #include "harness/results/csv.hpp"
 #include "harness/results/manifest.hpp"
@@ -27,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -109,6 +111,7 @@ void check_manifest(const std::string& path, const nlohmann::ordered_json& expec
 }
 
 
+/// The config, its cells (checked, choices still open), paths and manifest.
 SweepPlan plan_sweep(const SweepOptions& o) {
     SweepPlan p;
     p.config = load_sweep_config(o.config_path);
@@ -133,9 +136,21 @@ SweepPlan plan_sweep(const SweepOptions& o) {
 }
 
 /// `--dry-run`: the cells, the output's state and an estimate of the work; reads and writes nothing.
+/// Cells whose choices are open are timed at their first candidate; the tuning cells are counted.
 void print_dry_run(const SweepPlan& p, int threads) {
     std::vector<std::size_t> todo(p.cells.size());
     for (std::size_t i = 0; i < p.cells.size(); ++i) todo[i] = i;
+    std::vector<CellSpec> timed = p.cells;
+    std::map<std::string, std::size_t> groups;
+    std::size_t tuning_cells = 0;
+    for (auto& c : timed) {
+        if (!c.needs_tuning()) continue;
+        const auto candidates = tuning_candidates(c);
+        if (groups.emplace(group_label(c), candidates.size()).second) tuning_cells += candidates.size() * static_cast<std::size_t>(c.tuning_seeds);
+        const std::uint64_t seed = c.seed;
+        c = candidates.front();
+        c.seed = seed;
+    }
     std::error_code ec;
     std::cout << "sweep " << p.config.name << " (" << p.config.path << "): " << p.cells.size() << " cells in "
               << p.config.blocks.size() << (p.config.blocks.size() == 1 ? " block\n" : " blocks\n");
@@ -143,7 +158,10 @@ void print_dry_run(const SweepPlan& p, int threads) {
     std::cout << "  output: " << p.csv_path;
     if (fs::exists(p.csv_path, ec)) std::cout << " (exists: the sweep is complete)";
     else if (fs::exists(p.journal_path, ec)) std::cout << " (an interrupted sweep's journal exists: --resume finishes it)";
-    std::cout << "\n  estimate: " << estimate_work(p.cells, todo, threads) << "\n";
+    if (!groups.empty())
+        std::cout << "\n  tuning: " << groups.size() << " groups choose on " << tuning_cells
+                  << " tuning cells first (on every MPI rank), not in the estimate";
+    std::cout << "\n  estimate: " << estimate_work(timed, todo, threads) << "\n";
 }
 
 /// Creates `dir` if missing (its parent must exist); returns true if it made it.
@@ -299,6 +317,7 @@ int run_sweep(const SweepOptions& o) {
         if (root) print_dry_run(plan, threads * mpi.size());
         return 0;
     }
+    resolve_tuning(plan.cells, threads, o.progress && root);  // deterministic: the same choices on every rank
 
     SweepOutputs out;
     if (failed_on_root(mpi, [&] { if (root) out = open_outputs(o, plan); })) return 2;

@@ -20,7 +20,7 @@
 namespace memcap {
 namespace {
 
-const std::vector<std::string> kKeys = {"memories", "tasks", "budgets", "n", "seeds", "d", "readout"};
+const std::vector<std::string> kKeys = {"memories", "tasks", "budgets", "n", "seeds", "d", "readout", "tuning_seeds"};
 
 std::string join(const std::vector<std::string>& items) {
     std::string out;
@@ -43,6 +43,13 @@ std::string strip_comment(const std::string& value) {
 }
 
 using Values = std::map<std::string, std::string>;
+
+/// A count such as `seeds = 10`: one integer in [1, max], not a list.
+std::int64_t single_count(const std::string& text, const std::string& key, std::int64_t max) {
+    const auto s = parse_int_list(text, key, max);
+    if (s.size() != 1) throw UsageError(key + ": give one count, not a list");
+    return s[0];
+}
 
 /// The keys of one section, checked against kKeys.
 Values section_values(const boost::property_tree::ptree& section, const std::string& where) {
@@ -82,15 +89,9 @@ GridBlock make_block(const std::string& name, const Values& defaults, const Valu
         } else {
             b.budgets = {std::nullopt};
         }
-        if (v.count("seeds")) {
-            const auto s = parse_int_list(v["seeds"], "seeds", 1000000);
-            if (s.size() != 1) throw UsageError("seeds: give one count S (seeds 0..S-1), not a list");
-            b.seeds = s[0];
-        }
-        if (v.count("d")) {
-            b.ds.clear();
-            for (auto x : parse_int_list(v["d"], "d", 1 << 20)) b.ds.push_back(static_cast<int>(x));
-        }
+        if (v.count("seeds")) b.seeds = single_count(v["seeds"], "seeds", 1000000);
+        if (v.count("d")) b.set_widths(v["d"], "d");
+        if (v.count("tuning_seeds")) b.tuning_seeds = single_count(v["tuning_seeds"], "tuning_seeds", 1000);
         for (const auto& r : words(v.count("readout") ? v["readout"] : std::string("auto")))
             b.readouts.push_back(parse_readout_spec(r));
     } catch (const UsageError& e) {
@@ -106,7 +107,7 @@ std::array<std::vector<std::string>, 5> dimension_keys(const GridBlock& b) {
     std::array<std::vector<std::string>, 5> k;
     for (const auto& r : b.readouts)
         for (const auto& m : b.memories) k[0].push_back(resolve_readout(r, m.name()).canonical() + " " + m.canonical());
-    for (const int d : b.ds) k[1].push_back(std::to_string(d));
+    for (const int d : b.ds) k[1].push_back(b.d_best ? b.widths_text() : std::to_string(d));
     for (const auto& t : b.tasks) k[2].push_back(t.canonical());
     for (const auto& x : b.budgets) k[3].push_back(x ? std::to_string(*x) : std::string("natural"));
     for (const auto n : b.ns) k[4].push_back(std::to_string(n));
@@ -117,9 +118,9 @@ std::array<std::vector<std::string>, 5> dimension_keys(const GridBlock& b) {
 void check_defaults(const Values& v, const std::string& where) {
     try {
         if (v.count("n")) parse_int_list(v.at("n"), "n", 100000000);
-        if (v.count("d")) parse_int_list(v.at("d"), "d", 1 << 20);
-        if (v.count("seeds") && parse_int_list(v.at("seeds"), "seeds", 1000000).size() != 1)
-            throw UsageError("seeds: give one count S (seeds 0..S-1), not a list");
+        if (v.count("d")) GridBlock().set_widths(v.at("d"), "d");
+        if (v.count("seeds")) single_count(v.at("seeds"), "seeds", 1000000);
+        if (v.count("tuning_seeds")) single_count(v.at("tuning_seeds"), "tuning_seeds", 1000);
         if (v.count("budgets"))
             for (const auto& s : words(v.at("budgets")))
                 if (s != "natural") parse_int_list(s, "budgets", 4000000000LL);
@@ -161,39 +162,6 @@ bool printable_utf8(const std::string& s) {
 
 }  // namespace
 
-std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what, std::int64_t max) {
-    std::vector<std::int64_t> out;
-    auto check = [&](std::int64_t x, const std::string& tok) {
-        if (x < 1) throw UsageError(what + ": '" + tok + "' must be at least 1");
-        if (x > max) throw UsageError(what + ": '" + tok + "' exceeds the limit of " + std::to_string(max));
-        return x;
-    };
-    for (const auto& tok : words(text)) {
-        const auto dots = tok.find("..");
-        if (dots == std::string::npos) {
-            out.push_back(check(parse_int(tok, what), tok));
-            continue;
-        }
-        const std::string lo_text = tok.substr(0, dots), rest = tok.substr(dots + 2);
-        const auto op = rest.find_first_of("*+");
-        const std::string hi_text = rest.substr(0, op);
-        const std::int64_t lo = check(parse_int(lo_text, what), lo_text), hi = check(parse_int(hi_text, what), hi_text);
-        if (hi < lo) throw UsageError(what + ": range '" + tok + "' ends below its start");
-        const bool geometric = op != std::string::npos && rest[op] == '*';
-        std::int64_t step = 1;
-        if (op != std::string::npos) step = parse_int(rest.substr(op + 1), what);
-        if (geometric ? step < 2 : step < 1)
-            throw UsageError(what + ": range '" + tok + "' needs a " + (geometric ? "factor of at least 2" : "step of at least 1"));
-        for (std::int64_t x = lo; x <= hi; x = geometric ? x * step : x + step) {
-            out.push_back(x);
-            if (out.size() > 1000000) throw UsageError(what + ": range '" + tok + "' has more than a million values");
-            if (geometric ? x > hi / step : x > hi - step) break;
-        }
-    }
-    if (out.empty()) throw UsageError(what + ": no values");
-    return out;
-}
-
 std::vector<CellSpec> SweepConfig::cells() const {
     std::vector<CellSpec> all;
     for (const auto& b : blocks) {
@@ -217,7 +185,13 @@ nlohmann::ordered_json SweepConfig::canonical() const {
         for (const auto& x : b.budgets) j["budgets_floats"].push_back(x ? J(*x) : J());
         j["n"] = b.ns;
         j["seeds"] = b.seeds;
-        j["d"] = b.ds;
+        if (b.d_best) j["d"] = b.widths_text(), j["tuning_seeds"] = b.tuning_seeds;
+        else j["d"] = b.ds;
+        if (!b.d_best) {
+            bool any = false;
+            for (const auto& m : b.memories) any = any || !m.best_keys().empty();
+            if (any) j["tuning_seeds"] = b.tuning_seeds;
+        }
         j["readout"] = J::array();
         for (const auto& r : b.readouts) j["readout"].push_back(r.canonical());
         blocks_json.push_back(j);

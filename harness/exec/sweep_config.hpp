@@ -56,8 +56,4 @@ struct SweepConfig {
 /// the problem) on any fault, including duplicate cells.
 SweepConfig load_sweep_config(const std::string& path);
 
-/// Parses an integer list such as "4 8 16" or "4..4096*2" for key `what`;
-/// each value must lie in [1, max].
-std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what, std::int64_t max);
-
 }  // namespace memcap

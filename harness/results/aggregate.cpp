@@ -34,7 +34,8 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
     const std::size_t memory = col["memory_spec"], task = col["task_spec"], readout = col["readout"],
                       budget = col["budget_floats"], state = col["state_floats"], d = col["d"], n = col["n"],
                       slot = col["slot"], queries = col["queries"], accuracy = col["accuracy_frac"],
-                      chance = col["chance_frac"], dist = col["target_dist_mean"], status = col["status"];
+                      chance = col["chance_frac"], dist = col["target_dist_mean"], status = col["status"],
+                      tuned = col["tuned"];
     std::map<std::string, std::size_t> index;
     std::vector<Acc> groups;
     std::size_t lineno = 1;
@@ -52,7 +53,7 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
             it = index.emplace(key, groups.size()).first;
             Acc a;
             a.g.memory_spec = f[memory], a.g.task_spec = f[task], a.g.readout = f[readout], a.g.budget_floats = f[budget];
-            a.g.d = f[d], a.g.n = f[n], a.g.slot = f[slot];
+            a.g.d = f[d], a.g.n = f[n], a.g.slot = f[slot], a.g.tuned = f[tuned];
             groups.push_back(a);
         }
         Acc& a = groups[it->second];
@@ -94,6 +95,7 @@ std::string summary_csv(const std::vector<GroupSummary>& groups) {
         r.set("seeds", std::to_string(g.seeds)).set("errors", std::to_string(g.errors)).set("queries", std::to_string(g.queries));
         r.set("accuracy_mean_frac", measured(any, g.mean)).set("accuracy_sd_frac", measured(any, g.sd));
         r.set("accuracy_ci95_lo_frac", measured(ci, g.ci_lo)).set("accuracy_ci95_hi_frac", measured(ci, g.ci_hi));
+        r.set("tuned", g.tuned);
         r.set("chance_frac", measured(any, g.chance)).set("target_dist_mean", measured(any && !std::isnan(g.dist_mean), g.dist_mean));
         out += r.line();
     }

@@ -15,7 +15,7 @@
 namespace memcap {
 
 struct GroupSummary {
-    std::string memory_spec, task_spec, readout, budget_floats, slot;
+    std::string memory_spec, task_spec, readout, budget_floats, slot, tuned;
     std::string d, n;
     std::int64_t state_floats = 0;
     std::int64_t seeds = 0, errors = 0, queries = 0;

@@ -27,6 +27,7 @@ const std::vector<Column>& cell_columns() {
         {"accuracy_frac", "correct / queries"},
         {"chance_frac", "accuracy of a uniform guess among the candidates"},
         {"target_dist_mean", "mean Euclidean distance from the read to the right value"},
+        {"tuned", "settings chosen on tuning seeds (d, memory parameters given as best); empty: none"},
         {"status", "ok, or error"},
         {"message", "why the cell failed (status error)"},
     };
@@ -52,6 +53,7 @@ const std::vector<Column>& summary_columns() {
         {"accuracy_ci95_hi_frac", "95% t interval of the mean, upper end (clipped to 1)"},
         {"chance_frac", "accuracy of a uniform guess"},
         {"target_dist_mean", "mean over seeds of target_dist_mean"},
+        {"tuned", "settings chosen on tuning seeds"},
     };
     return columns;
 }
@@ -102,6 +104,7 @@ std::string cell_rows(const CellResult& r) {
     lead.set("memory_spec", r.memory_spec).set("task_spec", r.task_spec).set("readout", r.readout);
     lead.set("budget_floats", r.budget_floats ? std::to_string(*r.budget_floats) : std::string());
     lead.set("d", std::to_string(r.d)).set("n", std::to_string(r.n)).set("seed", std::to_string(r.seed));
+    lead.set("tuned", r.tuned);
     if (!r.ok) return CsvRecord(lead).set("status", "error").set("message", r.message).line();
 
     lead.set("state_floats", std::to_string(r.state_floats)).set("param_floats", std::to_string(r.param_floats));

@@ -1,0 +1,151 @@
+// memcap/harness/exec/tuning.cpp — see tuning.hpp.
+#include "harness/exec/tuning.hpp"
+
+#include "core/error.hpp"
+#include "harness/exec/progress.hpp"
+#include "memories/registry.hpp"
+
+#include <exception>
+#include <map>
+
+namespace memcap {
+
+static_assert(kTuningSeedBase > 1000000, "tuning seeds must lie above every scored seed (at most 1,000,000 seeds)");
+
+namespace {
+
+/// The widths a group tries: its list, or the powers of two from 4 to kMaxDefaultWidth.
+std::vector<int> widths(const CellSpec& c) {
+    if (c.d != 0) return {c.d};
+    if (!c.d_candidates.empty()) return c.d_candidates;
+    std::vector<int> out;
+    for (int d = 4; d <= kMaxDefaultWidth; d *= 2) out.push_back(d);
+    return out;
+}
+
+/// Memory specs for every combination of the candidates of its `best` parameters, in order.
+std::vector<Spec> memory_choices(const Spec& memory) {
+    std::vector<RawSpec> raws{RawSpec{memory.name(), {}}};
+    const auto best = memory.best_keys();
+    for (const auto& p : find_memory(memory.name()).params) {
+        const bool tuned = std::find(best.begin(), best.end(), p.key) != best.end();
+        std::vector<RawSpec> next;
+        for (const auto& raw : raws)
+            for (const auto& value : tuned ? p.best : std::vector<std::string>{memory.text(p.key)}) {
+                RawSpec r = raw;
+                r.pairs.emplace_back(p.key, value);
+                next.push_back(std::move(r));
+            }
+        raws = std::move(next);
+    }
+    std::vector<Spec> out;
+    for (const auto& raw : raws) out.push_back(bind_spec(find_memory(memory.name()).schema(), raw));
+    return out;
+}
+
+std::string tuned_label(const CellSpec& c) {
+    std::string out = c.d == 0 ? "d" : "";
+    for (const auto& k : c.memory.best_keys()) out += (out.empty() ? "" : ",") + k;
+    return out;
+}
+
+/// Mean accuracy of one tuning cell (the mean over slots on tasks with slots); −1 when it failed.
+double accuracy(const CellResult& r) {
+    if (!r.ok || r.slots.empty()) return -1.0;
+    double sum = 0;
+    for (const auto& s : r.slots) sum += static_cast<double>(s.correct) / static_cast<double>(s.queries);
+    return sum / static_cast<double>(r.slots.size());
+}
+
+}  // namespace
+
+std::vector<CellSpec> tuning_candidates(const CellSpec& cell) {
+    if (cell.d == 0 && !cell.budget_floats)
+        throw UsageError("d=best chooses the width at a budget: give --budget (or budgets = in the config); "
+                         "at the natural size the state grows with d");
+    std::vector<CellSpec> out;
+    const bool listed = cell.d != 0 || !cell.d_candidates.empty();
+    for (const int d : widths(cell))
+        for (const auto& memory : memory_choices(cell.memory)) {
+            CellSpec c = cell;
+            c.d = d, c.memory = memory, c.seed = 0;
+            c.d_candidates.clear();
+            c.tuning_seeds = 0;
+            c.tuned.clear();
+            try {
+                check_cell(c);
+            } catch (const UsageError& e) {
+                // a width the user listed must run; default widths the memory cannot take are skipped
+                if (listed && cell.memory.best_keys().empty()) throw;
+                continue;
+            }
+            out.push_back(std::move(c));
+        }
+    if (out.empty())
+        throw UsageError("cell (" + group_label(cell) + "): no candidate width or setting can run at this budget");
+    return out;
+}
+
+void check_candidates(const CellSpec& cell) { tuning_candidates(cell); }
+
+void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset) {
+    // Groups in order of first appearance, each with its candidates.
+    std::map<std::string, std::size_t> group_of;
+    std::vector<std::vector<CellSpec>> candidates;
+    std::vector<int> seeds;
+    for (const auto& c : cells)
+        if (c.needs_tuning() && group_of.emplace(group_label(c), candidates.size()).second) {
+            candidates.push_back(tuning_candidates(c));
+            seeds.push_back(c.tuning_seeds);
+        }
+    if (candidates.empty()) return;
+    struct Job {
+        std::size_t group, candidate;
+        CellSpec cell;
+    };
+    std::vector<Job> jobs;
+    for (std::size_t g = 0; g < candidates.size(); ++g)
+        for (std::size_t k = 0; k < candidates[g].size(); ++k)
+            for (int s = 0; s < seeds[g]; ++s) {
+                CellSpec c = candidates[g][k];
+                c.seed = kTuningSeedBase + tuning_seed_offset + static_cast<std::uint64_t>(s);
+                jobs.push_back({g, k, std::move(c)});
+            }
+    std::vector<double> score(jobs.size());
+    std::exception_ptr failure;
+    Progress bar(static_cast<std::int64_t>(jobs.size()), "tuning", progress);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(jobs.size()); ++i) {
+        const auto j = static_cast<std::size_t>(i);
+        try {
+            score[j] = accuracy(run_cell(jobs[j].cell));
+        } catch (...) {
+#pragma omp critical(memcap_tuning_failure)
+            if (!failure) failure = std::current_exception();
+        }
+        bar.tick();
+    }
+    bar.finish();
+    if (failure) std::rethrow_exception(failure);
+
+    // Sum in job order (fixed), then pick per group: strictly better wins, so ties keep the earlier.
+    std::vector<std::vector<double>> total(candidates.size());
+    for (std::size_t g = 0; g < candidates.size(); ++g) total[g].assign(candidates[g].size(), 0.0);
+    for (std::size_t j = 0; j < jobs.size(); ++j) total[jobs[j].group][jobs[j].candidate] += score[j];
+    std::vector<std::size_t> best(candidates.size(), 0);
+    for (std::size_t g = 0; g < candidates.size(); ++g)
+        for (std::size_t k = 1; k < total[g].size(); ++k)
+            if (total[g][k] > total[g][best[g]]) best[g] = k;
+    for (auto& c : cells) {
+        if (!c.needs_tuning()) continue;
+        const std::size_t g = group_of.at(group_label(c));
+        const CellSpec& chosen = candidates[g][best[g]];
+        c.tuned = tuned_label(c);
+        c.d = chosen.d;
+        c.memory = chosen.memory;
+        c.d_candidates.clear();
+        c.tuning_seeds = 0;
+    }
+}
+
+}  // namespace memcap
