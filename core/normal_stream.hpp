@@ -29,7 +29,10 @@
 // compiles with -ffp-contract=off and never -ffast-math), an exact
 // int-to-float conversion, integer arithmetic or a select, so the scalar
 // functions below and the vectorised loops in normal_stream.cpp give the same
-// bits on every x86-64 ISA (SSE2, AVX2, AVX-512).
+// bits on every x86-64 ISA (SSE2, AVX2, AVX-512). normal_stream.cpp compiles
+// the loops for the build's target and, on x86-64, also for AVX2 and AVX-512,
+// and runs the widest kernel the CPU has: a baseline build is as fast as a
+// -march=native one and gives the same numbers.
 //
 // Accuracy, checked over every input: log_f within 1 ulp of ln u for every
 // float u in [2^−33, 1]; sin_f and cos_f within 2^−24 of sin α and cos α for
@@ -59,6 +62,19 @@ void normal_stream_fill(std::uint64_t key, std::uint64_t position, double* out, 
 /// The scalar building blocks, used by the vectorised loops in normal_stream.cpp
 /// (inlined there) and by the tests as the reference for single values.
 namespace normal_detail {
+
+/// The compiled forms of the fill loops. normal_stream_fill runs the widest one
+/// the CPU has (avx512, avx2, build_target); all give the same bits, and the
+/// tests compare each with the scalar route.
+enum class Kernel {
+    build_target,  // compiled for the build's -march (baseline x86-64 unless MEMCAP_NATIVE)
+    avx2,          // x86-64 only: the loops compiled for AVX2
+    avx512,        // x86-64 only: for AVX-512 F/DQ/VL/BW
+};
+bool kernel_available(Kernel k);
+/// normal_stream_fill through kernel `k` (which must be available).
+void fill_with(Kernel k, std::uint64_t key, std::uint64_t position, float* out, std::size_t n, double sd = 1.0);
+void fill_with(Kernel k, std::uint64_t key, std::uint64_t position, double* out, std::size_t n, double sd = 1.0);
 
 inline std::uint32_t float_bits(float x) {
     std::uint32_t b;

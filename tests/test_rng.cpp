@@ -113,23 +113,37 @@ TEST_CASE("normal stream: Philox4x32-10 blocks are Random123's", "[rng]") {
     }
 }
 
-TEST_CASE("normal stream: vectorised fills equal the scalar route, bit for bit", "[rng]") {
-    // Starts at 0, mid-block, mid-batch, and where the block counter carries into
-    // its second word (b = 2^32); lengths cross the 1024-normal batches.
+TEST_CASE("normal stream: every kernel's fills equal the scalar route, bit for bit", "[rng]") {
+    // Each compiled form of the loops this CPU can run (build target, AVX2,
+    // AVX-512), float and double. Starts at 0, mid-block, mid-batch, and where
+    // the block counter carries into its second word (b = 2^32); lengths cross
+    // the 1024-normal batches.
     const std::uint64_t key = 0x0123456789abcdefULL;
     const std::uint64_t starts[] = {0, 3, 1021, 4 * ((std::uint64_t{1} << 32) - 5) + 2};
-    for (std::uint64_t p : starts) {
-        CAPTURE(p);
-        const auto z = stream(key, p, 3001);
-        for (std::size_t i = 0; i < z.size(); ++i) {
-            const std::uint64_t q = p + i;
-            const float expected = reference_block(key, q / 4)[q % 4];
-            if (nd::float_bits(z[i]) != nd::float_bits(expected)) {
-                CAPTURE(i, z[i], expected);
-                FAIL("fill differs from the scalar route");
+    int kernels = 0;
+    for (nd::Kernel k : {nd::Kernel::build_target, nd::Kernel::avx2, nd::Kernel::avx512}) {
+        if (!nd::kernel_available(k)) continue;
+        ++kernels;
+        for (std::uint64_t p : starts) {
+            CAPTURE(static_cast<int>(k), p);
+            std::vector<float> z(3001);
+            std::vector<double> d(3001);
+            nd::fill_with(k, key, p, z.data(), z.size());
+            nd::fill_with(k, key, p, d.data(), d.size(), 0.37);
+            for (std::size_t i = 0; i < z.size(); ++i) {
+                const std::uint64_t q = p + i;
+                const float expected = reference_block(key, q / 4)[q % 4];
+                if (nd::float_bits(z[i]) != nd::float_bits(expected) || d[i] != 0.37 * static_cast<double>(expected)) {
+                    CAPTURE(i, z[i], d[i], expected);
+                    FAIL("fill differs from the scalar route");
+                }
             }
         }
     }
+    REQUIRE(kernels >= 1);
+    const auto z = stream(key, 5, 2000);  // normal_stream_fill: the widest kernel
+    for (std::size_t i = 0; i < z.size(); ++i)
+        REQUIRE(nd::float_bits(z[i]) == nd::float_bits(reference_block(key, (5 + i) / 4)[(5 + i) % 4]));
 }
 
 TEST_CASE("normal stream: the reproducibility contract", "[rng]") {
