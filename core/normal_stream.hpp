@@ -10,17 +10,17 @@
 //     counter = {low 32 bits of b, high 32 bits of b, 0, kNormalTag}
 // giving four 32-bit words w0..w3. kNormalTag ≠ 0 keeps these counters apart
 // from those of r123::Engine (Rng's scalar draws), whose fourth word stays 0.
-// Box–Muller turns (w0, w1) into Z_4b, Z_4b+1 and (w2, w3) into Z_4b+2, Z_4b+3;
-// for a pair of words (a, c):
+// Box–Muller turns the pair (w0, w1) into Z_4b, Z_4b+1 and the pair (w2, w3)
+// into Z_4b+2, Z_4b+3; for a pair of words (a, c):
 //
 //     u = RN((a + ½) · 2^−32) ∈ [2^−33, 1]             (RN: round to nearest float)
 //     r = sqrt(−2 · log_f(u))                          0 ≤ r ≤ 6.77
-//     φ = octant·π/4 ± α: octant = c >> 29, t = (c >> 6) mod 2^23 (26 bits of
-//         angle in all), t ← 2^23 − 1 − t in odd octants,
-//         α = (t + ½) · RN(π/4) · 2^−23 ∈ (0, π/4)
-//     (cos φ, sin φ) from sin_f α, cos_f α by the octant's symmetry (a swap and
-//         sign flips: exact)
-//     Z_4b+2j = r cos φ,  Z_4b+2j+1 = r sin φ
+//     octant o = c >> 29, t = (c >> 6) mod 2^23        (26 bits of angle in all)
+//     α = (t + ½) · RN(π/4) · 2^−23 ∈ (0, π/4)         in even octants, φ = o·π/4 + α
+//     α = (2^23 − t − ½) · RN(π/4) · 2^−23             in odd octants,  φ = (o + 1)·π/4 − α
+//     (cos φ, sin φ) = sin_f α and cos_f α, swapped in octants 1, 2, 5, 6, cos
+//         negated in octants 2–5, sin negated in octants 4–7 (exact steps)
+//     first normal = r cos φ, second = r sin φ
 //
 // log_f, sin_f and cos_f are Cephes' single-precision logf (range reduction,
 // degree-9 polynomial) and sinf/cosf polynomials on |α| ≤ π/4, evaluated in
@@ -30,18 +30,19 @@
 // int-to-float conversion, integer arithmetic or a select, so the scalar
 // functions below and the vectorised loops in normal_stream.cpp give the same
 // bits on every x86-64 ISA (SSE2, AVX2, AVX-512). normal_stream.cpp compiles
-// the loops for the build's target and, on x86-64, also for AVX2 and AVX-512,
-// and runs the widest kernel the CPU has: a baseline build is as fast as a
-// -march=native one and gives the same numbers.
+// the loops with the build's own flags and, on x86-64, also for AVX2 and
+// AVX-512, and runs the widest kernel the CPU has: a baseline x86-64 build is
+// as fast as a -march=native one and gives the same numbers.
 //
-// Accuracy, checked over every input: log_f within 1 ulp of ln u for every
-// float u in [2^−33, 1]; sin_f and cos_f within 2^−24 of sin α and cos α for
-// every α used; each Z within 3 · 2^−24 · max(r, 1) of double-precision
-// Box–Muller of the same float u and angle (10^7 word pairs sampled). The one
-// coarser spot is r near 0: u is rounded to float, so 1 − u moves in steps of
-// 2^−24 (u = 1 and r = 0 for the top 2^7 values of a) and r below 10^−3 takes
-// values ≈ √(k · 2^−23), which moves the normal CDF by under 2^−24. So the Z are float-precision normals; a double
-// output gets the same float value widened, then times sd in double.
+// Accuracy (checked offline over every input; the tests check samples):
+// log_f within 0.83 ulp of ln u for every float u in [2^−33, 1]; sin_f and
+// cos_f within 2^−24 of sin α and cos α for every α used; each Z within
+// 3 · 2^−24 · max(r, 1) of double-precision Box–Muller of the same float u and
+// angle (1.4 · 10^7 word pairs sampled). The one coarser spot is r near 0: u is
+// rounded to float, so 1 − u moves in steps of 2^−24 (u = 1 and r = 0 for the
+// top 2^7 values of a) and r below 10^−3 takes values ≈ √(k · 2^−23), which
+// moves the normal CDF by under 2^−24. So the Z are float-precision normals; a
+// double output gets the same float value widened, then times sd in double.
 #pragma once
 
 #include <cmath>
@@ -67,7 +68,7 @@ namespace normal_detail {
 /// the CPU has (avx512, avx2, build_target); all give the same bits, and the
 /// tests compare each with the scalar route.
 enum class Kernel {
-    build_target,  // compiled for the build's -march (baseline x86-64 unless MEMCAP_NATIVE)
+    build_target,  // compiled with the build's own flags (its -march)
     avx2,          // x86-64 only: the loops compiled for AVX2
     avx512,        // x86-64 only: for AVX-512 F/DQ/VL/BW
 };
