@@ -101,12 +101,18 @@ MEMCAP_ALWAYS_INLINE void fill(std::uint64_t key, std::uint64_t position, T* out
     while (n > 0) {
         const std::size_t skip = static_cast<std::size_t>(position & 3U);  // only the first batch can start mid-block
         const std::size_t want = std::min(n + skip, 4 * kBatch);
-        normal_blocks<form>(k0, k1, position >> 2, (want + 3) / 4, z);
         const std::size_t take = want - skip;
-        const float* src = z + skip;
         bool copied = false;
         if constexpr (std::is_same_v<T, float>) {
-            if (sd == 1.0) {
+            if (sd == 1.0 && skip == 0 && want % 4 == 0) {  // whole blocks: straight into out
+                normal_blocks<form>(k0, k1, position >> 2, want / 4, out);
+                copied = true;
+            }
+        }
+        if (!copied) normal_blocks<form>(k0, k1, position >> 2, (want + 3) / 4, z);
+        const float* src = z + skip;
+        if constexpr (std::is_same_v<T, float>) {
+            if (!copied && sd == 1.0) {
                 std::memcpy(out, src, take * sizeof(float));
                 copied = true;
             }
