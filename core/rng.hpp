@@ -6,12 +6,35 @@
 //     Rng rng = Rng::stream("task", task.canonical(), n, d, seed);
 //
 // The parts are hashed (FNV-1a over a typed byte encoding, then splitmix64)
-// into a 64-bit key for a Random123 Philox4x32-10 engine whose counter starts
-// at zero. Normal and uniform variates come from Boost.Random's distributions,
-// whose algorithms are fixed (unlike std::normal_distribution, which differs
-// between standard libraries), so a stream gives the same numbers on every
-// platform, thread count and MPI rank.
+// into a 64-bit key K. One Rng holds two independent counter-based sequences
+// under K, both Random123 Philox4x32-10 with key {K mod 2^32, K >> 32}:
+//
+//  * Scalar draws — normal(), uniform(), chi_squared(), below() — come from
+//    Boost.Random's distributions (fixed algorithms, unlike std::
+//    normal_distribution) on an r123::Engine whose counter starts at zero
+//    (blocks {1, 0, 0, 0}, {2, 0, 0, 0}, …). normal() is Boost's
+//    normal_distribution<double> (ziggurat), one draw per call.
+//
+//  * Array fills — fill_normal() and unit_rows() — come from the normal stream
+//    of core/normal_stream.hpp: Z_q is output q mod 4 of the Philox block with
+//    counter {b mod 2^32, b >> 32, 0, 0x4e4f524d}, b = ⌊q/4⌋, through
+//    Box–Muller with float-accurate polynomial log, sin and cos in single
+//    precision (IEEE +, −, ×, sqrt and exact integer steps only: the same bits
+//    scalar or vectorised, on every x86-64 ISA). The Rng keeps a fill position p (number of normals
+//    filled so far, starting at 0): a fill of N entries writes Z_p … Z_{p+N−1}
+//    in storage order, each times sd (in double), and sets p += N. So
+//    consecutive fills read one unbroken sequence (fill(a) then fill(b) equals
+//    fill(a + b)), fills of different lengths share their prefix, and a float
+//    and a double fill get the same values (a double gets the float widened).
+//
+// The two sequences use disjoint counters (the Engine's fourth word is 0), so
+// scalar draws and fills can be mixed in any order: neither moves the other,
+// and each call's numbers depend only on K and how much of its own sequence
+// came before. A stream gives the same numbers on every platform, thread
+// count and MPI rank.
 #pragma once
+
+#include "core/normal_stream.hpp"
 
 #include <Random123/conventional/Engine.hpp>
 #include <Random123/philox.h>
@@ -23,6 +46,7 @@
 
 #include <Eigen/Core>
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
@@ -62,7 +86,7 @@ class Rng {
 public:
     using Engine = r123::Engine<r123::Philox4x32>;
 
-    explicit Rng(std::uint64_t key) {
+    explicit Rng(std::uint64_t key) : key_(key) {
         Engine::ukey_type uk = {{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)}};
         engine_.seed(uk);
     }
@@ -84,12 +108,20 @@ public:
         return boost::random::uniform_int_distribution<std::int64_t>(0, n - 1)(engine_);
     }
 
-    /// Fills `m` with N(0, sd²) entries in storage order.
+    /// Fills `m` with N(0, sd²) entries in storage order: the next m.size()
+    /// normals of the fill stream (see the header), each times sd.
     template <class Derived>
     void fill_normal(Eigen::DenseBase<Derived>& m, double sd = 1.0) {
-        auto* p = m.derived().data();
-        for (Eigen::Index i = 0; i < m.size(); ++i) p[i] = static_cast<typename Derived::Scalar>(sd * normal());
+        using Scalar = typename Derived::Scalar;
+        static_assert(std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>,
+                      "fill_normal fills float or double arrays");
+        const auto n = static_cast<std::size_t>(m.size());
+        normal_stream_fill(key_, fill_position_, m.derived().data(), n, sd);
+        fill_position_ += n;
     }
+
+    /// Normals the fill stream has handed out so far (the next fill starts here).
+    std::uint64_t fill_position() const { return fill_position_; }
 
     /// An m × d matrix of N(0, 1) rows normalised to unit length: random unit codes.
     template <class Mat>
@@ -104,6 +136,8 @@ public:
     }
 
 private:
+    std::uint64_t key_;
+    std::uint64_t fill_position_ = 0;
     Engine engine_;
     boost::random::normal_distribution<double> normal_;
 };

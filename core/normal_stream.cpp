@@ -1,0 +1,228 @@
+// memcap/core/normal_stream.cpp — see normal_stream.hpp.
+//
+// The two loops of normal_blocks run the scalar functions of normal_detail over
+// a batch of Philox blocks; `#pragma omp simd` (the project builds with
+// -fopenmp) lets the compiler run them in vector lanes. Vector lanes apply the
+// same IEEE operations to each element as the scalar code, so the numbers do
+// not depend on whether, or how wide, the loops are vectorised — nor on which
+// of the kernels below runs them.
+#include "core/normal_stream.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#if defined(__FAST_MATH__)
+#error "core/normal_stream.cpp must not be built with -ffast-math: the normal stream's bits would change"
+#endif
+
+namespace memcap {
+namespace {
+
+#if defined(__GNUC__)
+#define MEMCAP_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define MEMCAP_ALWAYS_INLINE inline
+#endif
+
+constexpr std::size_t kBatch = 256;  // Philox blocks per batch: 1024 normals, 4 KiB of words
+
+/// Two spellings of the same integer function (Philox4x32-10), picked for the
+/// code the compiler makes of them; integer results cannot depend on the ISA,
+/// and the tests compare every kernel with Random123.
+enum class Form {
+    lanes32,  // normal_detail's 32-bit form: GCC vectorises the 32 × 32 → 64-bit products with pmuludq
+    lanes64,  // 64-bit lanes throughout: with AVX-512DQ each 64 × 64-bit product is one vpmullq
+};
+
+/// w0..w3[i] = Philox4x32-10 of counter {b, b >> 32, 0, kNormalTag}, b = first + i.
+template <Form form>
+MEMCAP_ALWAYS_INLINE void philox_blocks(std::uint32_t k0, std::uint32_t k1, std::uint64_t first, std::size_t count,
+                                        std::uint32_t* w0, std::uint32_t* w1, std::uint32_t* w2, std::uint32_t* w3) {
+    if constexpr (form == Form::lanes64) {
+#pragma omp simd
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::uint64_t b = first + i;
+            // every variable holds a 32-bit value; products of two fit in 64 bits
+            std::uint64_t c0 = b & 0xffffffffU, c1 = b >> 32, c2 = 0, c3 = kNormalTag, a = k0, e = k1;
+#pragma GCC unroll 10
+            for (int r = 0; r < 10; ++r) {
+                const std::uint64_t p0 = std::uint64_t{0xD2511F53U} * c0, p1 = std::uint64_t{0xCD9E8D57U} * c2;
+                c0 = (p1 >> 32) ^ c1 ^ a;
+                c2 = (p0 >> 32) ^ c3 ^ e;
+                c1 = p1 & 0xffffffffU;
+                c3 = p0 & 0xffffffffU;
+                a = (a + 0x9E3779B9U) & 0xffffffffU;
+                e = (e + 0xBB67AE85U) & 0xffffffffU;
+            }
+            w0[i] = static_cast<std::uint32_t>(c0);
+            w1[i] = static_cast<std::uint32_t>(c1);
+            w2[i] = static_cast<std::uint32_t>(c2);
+            w3[i] = static_cast<std::uint32_t>(c3);
+        }
+    } else {
+#pragma omp simd
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::uint64_t b = first + i;
+            std::uint32_t c0 = static_cast<std::uint32_t>(b), c1 = static_cast<std::uint32_t>(b >> 32), c2 = 0,
+                          c3 = kNormalTag;
+            normal_detail::philox4x32_10(c0, c1, c2, c3, k0, k1);
+            w0[i] = c0;
+            w1[i] = c1;
+            w2[i] = c2;
+            w3[i] = c3;
+        }
+    }
+}
+
+/// z[0 .. 4·count) = Z_{4·first} … of the stream keyed {k0, k1}; count ≤ kBatch.
+template <Form form>
+MEMCAP_ALWAYS_INLINE void normal_blocks(std::uint32_t k0, std::uint32_t k1, std::uint64_t first, std::size_t count,
+                                        float* z) {
+    alignas(64) std::uint32_t w0[kBatch], w1[kBatch], w2[kBatch], w3[kBatch];
+    philox_blocks<form>(k0, k1, first, count, w0, w1, w2, w3);
+#pragma omp simd
+    for (std::size_t i = 0; i < count; ++i) {
+        float a, b, c, d;
+        normal_detail::box_muller(w0[i], w1[i], a, b);
+        normal_detail::box_muller(w2[i], w3[i], c, d);
+        z[4 * i] = a;
+        z[4 * i + 1] = b;
+        z[4 * i + 2] = c;
+        z[4 * i + 3] = d;
+    }
+}
+
+/// Z_position … Z_{position+n−1} times sd (in double) into out.
+template <Form form, class T>
+MEMCAP_ALWAYS_INLINE void fill(std::uint64_t key, std::uint64_t position, T* out, std::size_t n, double sd) {
+    const auto k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
+    alignas(64) float z[4 * kBatch];
+    while (n > 0) {
+        const std::size_t skip = static_cast<std::size_t>(position & 3U);  // only the first batch can start mid-block
+        const std::size_t want = std::min(n + skip, 4 * kBatch);
+        const std::size_t take = want - skip;
+        bool copied = false;
+        if constexpr (std::is_same_v<T, float>) {
+            if (sd == 1.0 && skip == 0 && want % 4 == 0) {  // whole blocks: straight into out
+                normal_blocks<form>(k0, k1, position >> 2, want / 4, out);
+                copied = true;
+            }
+        }
+        if (!copied) normal_blocks<form>(k0, k1, position >> 2, (want + 3) / 4, z);
+        const float* src = z + skip;
+        if constexpr (std::is_same_v<T, float>) {
+            if (!copied && sd == 1.0) {
+                std::memcpy(out, src, take * sizeof(float));
+                copied = true;
+            }
+        }
+        if (!copied) {
+#pragma omp simd
+            for (std::size_t i = 0; i < take; ++i) out[i] = static_cast<T>(sd * static_cast<double>(src[i]));
+        }
+        out += take;
+        n -= take;
+        position += take;
+    }
+}
+
+/// One kernel's float and double fills.
+struct Fills {
+    void (*f)(std::uint64_t, std::uint64_t, float*, std::size_t, double);
+    void (*d)(std::uint64_t, std::uint64_t, double*, std::size_t, double);
+};
+
+// The kernels: the same loops compiled for the build's target and, on x86-64,
+// for AVX2 and for AVX-512 (picked at run time from the CPU: a baseline build
+// runs as fast as a -march=native one, and the bits are the same either way).
+#if defined(__AVX512DQ__)
+constexpr Form kBuildForm = Form::lanes64;
+#else
+constexpr Form kBuildForm = Form::lanes32;
+#endif
+void fill_build_f(std::uint64_t key, std::uint64_t p, float* out, std::size_t n, double sd) {
+    fill<kBuildForm>(key, p, out, n, sd);
+}
+void fill_build_d(std::uint64_t key, std::uint64_t p, double* out, std::size_t n, double sd) {
+    fill<kBuildForm>(key, p, out, n, sd);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MEMCAP_NORMAL_KERNELS 1
+#define MEMCAP_AVX2 __attribute__((target("avx2")))
+#define MEMCAP_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
+MEMCAP_AVX2 void fill_avx2_f(std::uint64_t key, std::uint64_t p, float* out, std::size_t n, double sd) {
+    fill<Form::lanes32>(key, p, out, n, sd);
+}
+MEMCAP_AVX2 void fill_avx2_d(std::uint64_t key, std::uint64_t p, double* out, std::size_t n, double sd) {
+    fill<Form::lanes32>(key, p, out, n, sd);
+}
+MEMCAP_AVX512 void fill_avx512_f(std::uint64_t key, std::uint64_t p, float* out, std::size_t n, double sd) {
+    fill<Form::lanes64>(key, p, out, n, sd);
+}
+MEMCAP_AVX512 void fill_avx512_d(std::uint64_t key, std::uint64_t p, double* out, std::size_t n, double sd) {
+    fill<Form::lanes64>(key, p, out, n, sd);
+}
+#endif
+
+Fills kernel(normal_detail::Kernel k) {
+#if defined(MEMCAP_NORMAL_KERNELS)
+    if (k == normal_detail::Kernel::avx512) return {fill_avx512_f, fill_avx512_d};
+    if (k == normal_detail::Kernel::avx2) return {fill_avx2_f, fill_avx2_d};
+#endif
+    (void)k;
+    return {fill_build_f, fill_build_d};
+}
+
+Fills best_kernel() {
+    using normal_detail::Kernel;
+    for (Kernel k : {Kernel::avx512, Kernel::avx2})
+        if (normal_detail::kernel_available(k)) return kernel(k);
+    return kernel(Kernel::build_target);
+}
+
+/// The widest kernel this CPU runs, chosen on first use.
+const Fills& best() {
+    static const Fills k = best_kernel();
+    return k;
+}
+
+}  // namespace
+
+bool normal_detail::kernel_available(Kernel k) {
+#if defined(MEMCAP_NORMAL_KERNELS)
+    __builtin_cpu_init();
+#endif
+    switch (k) {
+    case Kernel::build_target:
+        return true;
+#if defined(MEMCAP_NORMAL_KERNELS)
+    case Kernel::avx2:
+        return __builtin_cpu_supports("avx2");
+    case Kernel::avx512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+#endif
+    default:
+        return false;
+    }
+}
+
+void normal_detail::fill_with(Kernel k, std::uint64_t key, std::uint64_t position, float* out, std::size_t n,
+                              double sd) {
+    kernel(k).f(key, position, out, n, sd);
+}
+void normal_detail::fill_with(Kernel k, std::uint64_t key, std::uint64_t position, double* out, std::size_t n,
+                              double sd) {
+    kernel(k).d(key, position, out, n, sd);
+}
+
+void normal_stream_fill(std::uint64_t key, std::uint64_t position, float* out, std::size_t n, double sd) {
+    best().f(key, position, out, n, sd);
+}
+void normal_stream_fill(std::uint64_t key, std::uint64_t position, double* out, std::size_t n, double sd) {
+    best().d(key, position, out, n, sd);
+}
+
+}  // namespace memcap
