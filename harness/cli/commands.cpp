@@ -1,8 +1,9 @@
 // memcap/harness/cli/commands.cpp — the `memcap` command line: one function per command.
 //
-//   memcap list                          every backend, task and readout, with parameters
+//   memcap list [--plugin PATH.so]       every backend, task and readout, with parameters
 //   memcap run --memory SPEC --task SPEC --n N... [--budget B...] [--seeds S] [--d D] [--out FILE]
 //   memcap sweep CONFIG [--out DIR] [--threads T] [--resume] [--dry-run]
+//   (run and sweep take --plugin PATH.so too: backends built outside this tree, exec/plugins.hpp)
 //   memcap reproduce [--out DIR] [--timings]
 //   memcap aggregate RESULTS.csv [--out FILE] [--markdown FILE]
 //
@@ -16,6 +17,7 @@
 #include "harness/cli/options.hpp"
 #include "harness/eval/readout.hpp"
 #include "harness/exec/grid.hpp"
+#include "harness/exec/plugins.hpp"
 #include "harness/exec/runner.hpp"
 #include "harness/exec/sweep.hpp"
 #include "harness/exec/tuning.hpp"
@@ -52,6 +54,12 @@ const char* const kUsage =
     "\n"
     "`memcap <command> --help` describes a command's options.\n";
 
+/// The --plugin option: shared libraries holding more backends, loaded before any spec is read.
+void add_plugin_option(po::options_description& desc) {
+    desc.add_options()("plugin", po::value<std::vector<std::string>>()->composing(),
+                       "shared library with more backends (extern \"C\" memcap_register_plugin; repeatable)");
+}
+
 std::string join(const std::vector<std::string>& names) {
     std::string out;
     for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -61,8 +69,10 @@ std::string join(const std::vector<std::string>& names) {
 int cmd_list(const std::vector<std::string>& args) {
     po::options_description desc("memcap list: every memory backend and task");
     desc.add_options()("help,h", "show this help");
+    add_plugin_option(desc);
     const auto vm = parse(desc, args);
     if (vm.count("help")) return std::cout << desc, 0;
+    load_plugins(many(vm, "plugin"));
 
     std::cout << "memories (spec: name[:key=value,...]):\n";
     for (const auto& m : memory_registry()) {
@@ -111,8 +121,10 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
         ("threads", po::value<std::string>(), "threads (default: all cores)")
         ("quiet,q", "no progress bar");
+    add_plugin_option(desc);
     const auto vm = parse(desc, args);
     if (vm.count("help")) return std::cout << desc, 0;
+    load_plugins(many(vm, "plugin"));
 
     GridBlock grid;
     grid.memories = memory_specs(many(vm, "memory"));
@@ -154,6 +166,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     for (const auto& m : grid.memories) config["memories"].push_back(m.canonical());
     for (const auto& t : grid.tasks) config["tasks"].push_back(t.canonical());
     for (const auto& b : grid.budgets) config["budgets_floats"].push_back(b ? J(*b) : J());
+    if (vm.count("plugin")) config["plugins"] = many(vm, "plugin");
     AtomicFile manifest(file->path() + ".manifest.json");
     manifest.write(manifest_text(make_manifest(cmdline, config, cells.size())));
     file->commit();
@@ -172,11 +185,13 @@ int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) 
         ("resume", "finish an interrupted sweep in DIR (a complete one is left as it is)")
         ("dry-run", "print the cells and an estimate of the work; compute and write nothing")
         ("quiet,q", "no progress bar");
+    add_plugin_option(desc);
     po::positional_options_description pos;
     pos.add("config", 1);
     const auto vm = parse(desc, args, &pos);
     if (vm.count("help")) return std::cout << desc, 0;
     if (!vm.count("config")) throw UsageError("sweep: give the config file, e.g. scripts/sweeps/smoke.ini");
+    load_plugins(many(vm, "plugin"));  // the config's own `plugins =` key is read with the config
     SweepOptions o;
     o.config_path = vm["config"].as<std::string>();
     o.out_dir = vm["out"].as<std::string>();

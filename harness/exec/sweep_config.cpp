@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "harness/eval/readout.hpp"
+#include "harness/exec/plugins.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -20,7 +21,8 @@
 namespace memcap {
 namespace {
 
-const std::vector<std::string> kKeys = {"memories", "tasks", "budgets", "n", "seeds", "d", "readout", "tuning_seeds"};
+const std::vector<std::string> kKeys = {"memories", "tasks",   "budgets",      "n",      "seeds",
+                                        "d",        "readout", "tuning_seeds", "plugins"};
 
 std::string join(const std::vector<std::string>& items) {
     std::string out;
@@ -196,7 +198,8 @@ nlohmann::ordered_json SweepConfig::canonical() const {
         for (const auto& r : b.readouts) j["readout"].push_back(r.canonical());
         blocks_json.push_back(j);
     }
-    return J{{"blocks", blocks_json}};
+    if (plugins.empty()) return J{{"blocks", blocks_json}};
+    return J{{"plugins", plugins}, {"blocks", blocks_json}};
 }
 
 SweepConfig load_sweep_config(const std::string& path) {
@@ -227,6 +230,10 @@ SweepConfig load_sweep_config(const std::string& path) {
         if (name == "sweep") {
             defaults = section_values(section, where + " [sweep]");
             check_defaults(defaults, where + " [sweep]");
+            if (defaults.count("plugins")) {
+                config.plugins = words(defaults["plugins"]);
+                defaults.erase("plugins");
+            }
         } else if (name.rfind("block ", 0) == 0 && name.find_first_not_of(' ', 6) != std::string::npos) {
             if (!printable_utf8(name))
                 throw UsageError(where + ": a [block NAME] has a NAME that is not printable UTF-8");
@@ -236,9 +243,21 @@ SweepConfig load_sweep_config(const std::string& path) {
         }
     }
     if (blocks.empty()) throw UsageError(where + " has no [block NAME] section: nothing to sweep");
+    // Plugins first: their backends' names appear in the blocks' memories. A relative path is
+    // taken relative to the config file's directory, so a config runs from any directory.
+    for (const auto& p : config.plugins) {
+        const auto file = std::filesystem::path(path).parent_path() / p;
+        try {
+            load_plugin(std::filesystem::path(p).is_absolute() ? p : file.lexically_normal().string());
+        } catch (const UsageError& e) {
+            throw UsageError(where + " [sweep] plugins: " + e.what());
+        }
+    }
     for (const auto& [name, section] : blocks) {
         const std::string at = where + " [block " + name + "]";
-        config.blocks.push_back(make_block(name, defaults, section_values(*section, at), at));
+        Values own = section_values(*section, at);
+        if (own.count("plugins")) throw UsageError(at + ": key 'plugins' belongs in [sweep] (plugins load for the whole sweep)");
+        config.blocks.push_back(make_block(name, defaults, own, at));
     }
 
     // Count before expanding: a range or seed count too large is refused, not allocated.

@@ -20,6 +20,8 @@
 //   n         task sizes (required)            budgets   floats or `natural` (default natural)
 //   seeds     count S: seeds 0..S-1 (10)       d         dimension(s) (64)
 //   readout   readout spec(s) (auto)
+//   plugins   shared libraries with more backends, loaded before the blocks are
+//             read ([sweep] only; relative to the config's directory; plugins.hpp)
 // Integer lists take single values and ranges: `A..B` (step 1), `A..B+S`
 // (step S), `A..B*F` (×F while ≤ B).
 //
@@ -44,6 +46,7 @@ struct SweepConfig {
     std::string path;  // as given on the command line
     std::string name;  // the file's stem: results go to NAME.csv
     std::vector<GridBlock> blocks;
+    std::vector<std::string> plugins;  // the [sweep] section's `plugins`, as written
 
     /// Every cell of every block, in sweep order.
     std::vector<CellSpec> cells() const;
