@@ -1,0 +1,210 @@
+"""memcap from Python: the benchmark's harness, its backends and its CSV as pandas DataFrames.
+
+    import memcap
+    df = memcap.run(memories=["softmax", "linear"], tasks=["assoc_recall"], n=[64, 256], seeds=5)
+    df.groupby(["memory_spec", "n"]).accuracy_frac.mean()
+
+Everything runs through the same C++ harness as the ``memcap`` command line
+(module ``memcap._memcap``, built by CMake into ``build/python/memcap``): the
+same cells, seeds, random streams, statistics and CSV. ``run`` returns exactly
+the rows ``memcap run`` writes, parsed with the column types in ``CELL_DTYPES``;
+``read_csv`` reads a file the command line wrote into the same frame.
+
+Bad input raises ``memcap.UsageError`` (a ``ValueError``) with the command
+line's one-line message. Ctrl-C during ``run`` or ``sweep`` stops cleanly: no
+new cell starts, cells in flight finish, then ``KeyboardInterrupt``.
+
+Backends: ``Memory`` builds any registered backend for direct use from numpy;
+``register_memory`` adds one written in Python (a class with reset / write /
+read / state) that then runs through the harness like the C++ ones;
+``load_plugin`` loads a C++ backend built outside the tree.
+"""
+
+import io
+import os
+import tempfile
+
+import pandas as pd
+
+from . import _memcap
+from ._memcap import Memory, UsageError
+
+__all__ = [
+    "run", "sweep", "aggregate", "read_csv", "list", "Memory", "register_memory", "load_plugin",
+    "UsageError", "CELL_DTYPES", "SUMMARY_DTYPES", "columns", "__version__",
+]
+__version__ = _memcap.__version__
+
+# pandas dtypes of the CSV columns, by name; the column names and their order come from the
+# C++ column tables (harness/results/csv.hpp). Counts that are empty on some rows (error
+# rows, natural budgets, tasks without slots) are nullable integers; text columns keep
+# empty fields as "".
+_TEXT = "object"
+CELL_DTYPES = {
+    "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
+    "budget_floats": "Int64", "state_floats": "Int64", "param_floats": "Int64",
+    "d": "int64", "n": "int64", "seed": "int64", "slot": "Int64",
+    "queries": "Int64", "correct": "Int64",
+    "accuracy_frac": "float64", "chance_frac": "float64", "target_dist_mean": "float64",
+    "tuned": _TEXT, "status": _TEXT, "message": _TEXT,
+}
+SUMMARY_DTYPES = {
+    "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
+    "budget_floats": "Int64", "state_floats": "int64", "d": "int64", "n": "int64", "slot": "Int64",
+    "seeds": "int64", "errors": "int64", "queries": "int64",
+    "accuracy_mean_frac": "float64", "accuracy_sd_frac": "float64",
+    "accuracy_ci95_lo_frac": "float64", "accuracy_ci95_hi_frac": "float64",
+    "chance_frac": "float64", "target_dist_mean": "float64", "tuned": _TEXT,
+}
+
+
+def columns(table="cells"):
+    """The columns of the results CSV (table="cells") or of the summary ("summary"): (name, meaning) pairs."""
+    if table == "cells":
+        return _memcap.cell_columns()
+    if table == "summary":
+        return _memcap.summary_columns()
+    raise UsageError("columns: table must be 'cells' or 'summary', not %r" % (table,))
+
+
+def _check_dtypes(table, dtypes):
+    names = [name for name, _ in columns(table)]
+    missing = [c for c in names if c not in dtypes]
+    extra = [c for c in dtypes if c not in names]
+    if missing or extra:
+        raise ImportError("memcap: the Python column types are out of step with the C++ column table "
+                          "(no dtype for %s; unknown %s)" % (missing, extra))
+    return {name: dtypes[name] for name in names}
+
+
+CELL_DTYPES = _check_dtypes("cells", CELL_DTYPES)
+SUMMARY_DTYPES = _check_dtypes("summary", SUMMARY_DTYPES)
+
+
+def _parse(source, dtypes):
+    text_columns = [c for c, t in dtypes.items() if t == _TEXT]
+    frame = pd.read_csv(source, dtype=dtypes, keep_default_na=False,
+                        na_values={c: [""] for c in dtypes if c not in text_columns})
+    if [*frame.columns] != [*dtypes]:
+        raise UsageError("not a memcap CSV: columns %s, expected %s" % ([*frame.columns], [*dtypes]))
+    return frame
+
+
+def read_csv(path):
+    """A results CSV written by ``memcap run`` or ``memcap sweep``, as ``run`` returns it."""
+    return _parse(path, CELL_DTYPES)
+
+
+def read_summary_csv(path):
+    """A summary CSV written by ``memcap aggregate``, as ``aggregate`` returns it."""
+    return _parse(path, SUMMARY_DTYPES)
+
+
+def list():  # noqa: A001 - the command's name
+    """Every backend, task and readout, with parameters: {"memories": [...], "tasks": [...], "readouts": [...]}.
+
+    Each entry is a dict (name, description, params: {key: "key=default (type, range)"}, ...),
+    what ``memcap list`` prints.
+    """
+    return _memcap.list_entries()
+
+
+def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning_seeds=3, threads=None,
+        progress=True):
+    """Every combination of memories x tasks x budgets x n x seeds 0..seeds-1, as a DataFrame.
+
+    The same grid, the same cells and the same rows as
+    ``memcap run -m MEM... -t TASK... --budget B... --n N... --seeds S --d D --readout R``:
+    ``memories`` and ``tasks`` are spec strings (a string or a list), ``budgets`` floats of
+    state or ``"natural"``/``None`` (the default: each backend's natural size at d), ``n``
+    task sizes, ``d`` an int or ``"best"``/``"best:LIST"``. ``threads`` defaults to all
+    cores. ``progress``: True shows the command line's bar on stderr; a callable
+    ``progress(done, total)`` is called from this thread as cells finish (e.g. to drive a
+    notebook widget); False shows nothing.
+    """
+    callback = progress if callable(progress) else None
+    text = _memcap.run_csv(memories, tasks, "natural" if budgets is None else budgets, n, seeds, d,
+                           str(readout), tuning_seeds, threads, bool(progress), callback)
+    return _parse(io.StringIO(text), CELL_DTYPES)
+
+
+def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=True):
+    """Runs the sweep a config file describes, as ``memcap sweep CONFIG --out OUT``.
+
+    Writes OUT/NAME.csv (with its manifest; journaled while it runs, resumable with
+    ``resume=True``) and returns it as a DataFrame; ``dry_run=True`` prints the cells and an
+    estimate and returns None. Ctrl-C stops as the command line does (cells in flight are
+    journaled; a second Ctrl-C ends the process at once) and raises KeyboardInterrupt.
+    """
+    config, out = os.fspath(config), os.fspath(out)
+    command = "memcap.sweep(%r, out=%r%s)" % (config, out, ", resume=True" if resume else "")
+    status = _memcap.sweep(config, out, threads, bool(resume), bool(dry_run), bool(progress), command)
+    if status in (130, 143):
+        raise KeyboardInterrupt("memcap.sweep stopped; continue with memcap.sweep(%r, out=%r, resume=True)"
+                                % (config, out))
+    if status != 0:
+        raise RuntimeError("memcap.sweep: exit status %d" % status)
+    if dry_run:
+        return None
+    name = os.path.splitext(os.path.basename(config))[0]
+    return read_csv(os.path.join(out, name + ".csv"))
+
+
+def aggregate(results):
+    """Mean accuracy over seeds with its sd and 95% interval, per (memory, task, readout, budget, d, n, slot).
+
+    ``results``: a DataFrame as ``run`` returns it, or the path of a results CSV. The
+    summary is ``memcap aggregate``'s (harness/results/stats.hpp), as a DataFrame.
+    """
+    if isinstance(results, (str, os.PathLike)):
+        return _parse(io.StringIO(_memcap.aggregate_csv(os.fspath(results))), SUMMARY_DTYPES)
+    if not isinstance(results, pd.DataFrame):
+        raise UsageError("aggregate: give a DataFrame from memcap.run or the path of a results CSV")
+    with tempfile.TemporaryDirectory(prefix="memcap-") as tmp:
+        path = os.path.join(tmp, "results.csv")
+        results.to_csv(path, index=False)
+        return _parse(io.StringIO(_memcap.aggregate_csv(path)), SUMMARY_DTYPES)
+
+
+def register_memory(name, cls, params=None, state_floats=None, min_budget=None, param_floats=0,
+                    floats_per_write=0, description="", state_formula="", paper="", native_read=True,
+                    order_free=False):
+    """Adds a backend written in Python; it then runs through ``run`` and ``sweep`` like the C++ ones.
+
+    ``cls(d_key=, d_value=, budget=, seed=, **params)`` builds one memory (``budget`` is None at
+    the natural size; ``seed`` is drawn from memcap's stream for (spec, d, budget, seed): use it
+    for the backend's own random parameters). The instance provides
+
+        reset()             forget everything written
+        write(K, V)         store the rows of K (n x d_key) and V (n x d_value), in order
+        read(Q)             an (n x d_value) array: one read per row of Q
+        state()             the state, a float array of state_floats floats (any shape)
+
+    Arrays passed in are float32, C-contiguous, and the backend's to keep.
+
+    ``params``: {key: default}: a float (real parameter), an int (integer parameter) or a
+    list of strings (a choice, the first the default); spec strings then set them
+    (``"mybackend:beta=0.5"``). ``state_floats``: an int, or ``f(d_key, d_value, budget,
+    **params)`` giving the floats of state at that size (required; the harness checks it
+    against the budget). ``min_budget``: the same form; default: the state at the natural
+    size (a backend that ignores the budget is refused below what it holds).
+    ``param_floats``: floats of fixed parameters (not state), same form, default 0.
+    ``floats_per_write``: 0 when the state has its full size from the start (a grid);
+    otherwise it grows by this many floats per write up to ``state_floats`` (a cache; -1
+    there for no bound). The harness checks the built memory against these numbers.
+    ``native_read=False`` makes ``readout="auto"`` score it through the probe;
+    ``order_free=True`` declares that its writes commute (the paired-permutation control).
+
+    Calls into the instance hold the GIL: Python backends compute one call at a time, while
+    C++ cells of the same run still use every thread. Refused with ``UsageError``: a name
+    already taken or not a spec name, a bad parameter.
+    """
+    _memcap.register_memory(name, cls, dict(params or {}), state_floats, min_budget, param_floats,
+                            floats_per_write, description, state_formula, paper, bool(native_read),
+                            bool(order_free))
+
+
+def load_plugin(path):
+    """Loads a C++ plugin (a shared library built against an installed memcap; see the README's
+    "Out-of-tree backend"), whose backends then run like the built-in ones."""
+    _memcap.load_plugin(os.fspath(path))

@@ -1,0 +1,660 @@
+// memcap/python/src/module.cpp — the compiled half of the Python package `memcap` (module `memcap._memcap`).
+//
+// The pure-Python half (python/memcap/__init__.py) turns what this returns into
+// pandas DataFrames; everything that computes goes through the same harness the
+// `memcap` command line uses:
+//
+//   run_csv        the cells of one grid (harness/exec/grid.hpp), checked, tuned and run
+//                  (runner.hpp), as the CLI's CSV text (results/csv.hpp)
+//   sweep          harness/exec/sweep.hpp's run_sweep
+//   aggregate_csv  results/aggregate.hpp's summary of a results CSV
+//   Memory         one backend built by make_memory, written and read from numpy
+//   register_memory  a backend written in Python joins the registry (PyBackend below)
+//   load_plugin    a C++ backend built outside the tree (harness/exec/plugins.hpp)
+//
+// Errors: memcap's UsageError becomes memcap.UsageError, a ValueError subclass
+// carrying the same one-line message; anything else from the harness is a
+// RuntimeError.
+//
+// Threads and the GIL: run_csv and sweep release the GIL and compute on a worker
+// thread (OpenMP inside); the calling thread wakes every 100 ms to run Python's
+// signal handlers (PyErr_CheckSignals), so Ctrl-C stops the run: no new cell
+// starts, cells in flight finish, then KeyboardInterrupt is raised. A backend
+// written in Python takes the GIL for each call it serves (reset, write, read,
+// state), so C++ cells still run in parallel beside it and Python calls run one
+// at a time.
+#include "core/error.hpp"
+#include "core/spec.hpp"
+#include "harness/cli/options.hpp"
+#include "harness/eval/readout.hpp"
+#include "harness/exec/grid.hpp"
+#include "harness/exec/plugins.hpp"
+#include "harness/exec/progress.hpp"
+#include "harness/exec/runner.hpp"
+#include "harness/exec/sweep.hpp"
+#include "harness/exec/tuning.hpp"
+#include "harness/results/aggregate.hpp"
+#include "harness/results/csv.hpp"
+#include "memories/registry.hpp"
+#include "tasks/registry.hpp"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <dlfcn.h>
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace py = pybind11;
+using namespace memcap;
+
+namespace {
+
+/// Runs currently in progress: the registry is not synchronised, so registering while a
+/// run reads it is refused.
+std::atomic<int> g_active_runs{0};
+
+struct ActiveRun {
+    ActiveRun() { ++g_active_runs; }
+    ~ActiveRun() { --g_active_runs; }
+};
+
+void refuse_while_running(const char* what) {
+    if (g_active_runs.load() > 0)
+        throw std::runtime_error(std::string(what) + ": not while a run or sweep is in progress");
+}
+
+// ---------------------------------------------------------------------------------------
+// Running harness work off the calling thread, with Ctrl-C and progress callbacks.
+
+/// Calls `work` on a worker thread with the GIL released. Every 100 ms the calling thread
+/// takes the GIL, runs Python's signal handlers (a KeyboardInterrupt sets *stop, and is
+/// raised once `work` has returned) and calls `tick` (may be empty). Exceptions from `work`
+/// are rethrown here.
+void run_interruptible(const std::function<void()>& work, std::atomic<bool>* stop, const std::function<void()>& tick) {
+    ActiveRun active;
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    std::exception_ptr failure;
+    std::optional<py::error_already_set> interrupt;
+    {
+        py::gil_scoped_release release;
+        std::thread worker([&] {
+            try {
+                work();
+            } catch (...) {
+                failure = std::current_exception();
+            }
+            std::lock_guard<std::mutex> lock(m);
+            done = true;
+            cv.notify_all();
+        });
+        std::unique_lock<std::mutex> lock(m);
+        while (!cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return done; })) {
+            lock.unlock();
+            {
+                py::gil_scoped_acquire acquire;
+                if (!interrupt && PyErr_CheckSignals() != 0) {
+                    interrupt.emplace();  // fetches (and clears) the pending exception
+                    if (stop) *stop = true;
+                }
+                if (tick && !interrupt) try {
+                        tick();
+                    } catch (py::error_already_set& e) {
+                        interrupt.emplace(std::move(e));
+                        if (stop) *stop = true;
+                    }
+            }
+            lock.lock();
+        }
+        lock.unlock();
+        worker.join();
+    }
+    if (tick && !interrupt) tick();
+    if (interrupt) throw *interrupt;  // e.g. KeyboardInterrupt: the run stopped cleanly
+    if (failure) std::rethrow_exception(failure);
+}
+
+/// Words of a Python value given for a list option: str, int or an iterable of them.
+std::vector<std::string> words_of(const py::handle& value) {
+    std::vector<std::string> out;
+    if (value.is_none()) return out;
+    if (py::isinstance<py::str>(value) || py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value))
+        return {py::str(value).cast<std::string>()};
+    for (const auto& item : value) out.push_back(py::str(item).cast<std::string>());
+    return out;
+}
+
+std::int64_t positive_of(const py::handle& value, const std::string& what, std::int64_t max) {
+    return cli::positive(py::str(value).cast<std::string>(), what, max);
+}
+
+// ---------------------------------------------------------------------------------------
+// memcap.run
+
+std::string run_csv(const py::object& memories, const py::object& tasks, const py::object& budgets, const py::object& n,
+                    const py::object& seeds, const py::object& d, const std::string& readout,
+                    const py::object& tuning_seeds, const py::object& threads_value, bool progress,
+                    const py::object& callback) {
+    GridBlock grid;
+    grid.memories = cli::memory_specs(words_of(memories));
+    grid.tasks = cli::task_specs(words_of(tasks));
+    if (grid.memories.empty()) {
+        std::string known;
+        for (const auto& name : memory_names()) known += (known.empty() ? "" : ", ") + name;
+        throw UsageError("memories is required (known: " + known + ")");
+    }
+    if (grid.tasks.empty()) throw UsageError("tasks is required (see memcap.list())");
+    for (const auto& s : words_of(n)) grid.ns.push_back(cli::positive(s, "n", 100000000));
+    if (grid.ns.empty()) throw UsageError("n is required (one or more task sizes)");
+    grid.budgets.clear();
+    for (const auto& s : words_of(budgets)) {
+        if (s == "natural" || s == "None") {
+            grid.budgets.push_back(std::nullopt);
+            continue;
+        }
+        try {
+            grid.budgets.push_back(cli::positive(s, "budgets", 4000000000LL));
+        } catch (const UsageError& e) {
+            throw UsageError(std::string(e.what()) + " (a number of floats, or 'natural' for the backend's natural size)");
+        }
+    }
+    if (grid.budgets.empty()) grid.budgets.push_back(std::nullopt);
+    grid.seeds = positive_of(seeds, "seeds", 1000000);
+    const std::string width = py::str(d).cast<std::string>();
+    if (width == "best" || width.rfind("best:", 0) == 0) grid.set_widths(width, "d");
+    else grid.ds = {static_cast<int>(cli::positive(width, "d", 1 << 20))};
+    grid.tuning_seeds = positive_of(tuning_seeds, "tuning_seeds", 1000);
+    grid.readouts = {parse_readout_spec(readout)};
+    const int threads = threads_value.is_none() ? omp_get_max_threads()
+                                                : static_cast<int>(positive_of(threads_value, "threads", 4096));
+
+    std::vector<CellSpec> cells = grid.cells();  // counts (and refuses) the grid before expanding it
+    std::vector<std::string> rows(cells.size());
+    std::atomic<bool> stop{false};
+    std::atomic<std::int64_t> done_cells{0};
+    const bool bar = progress && callback.is_none();
+    auto work = [&] {
+        check_cells(cells);
+        resolve_tuning(cells, threads, bar);
+        std::vector<double> weight(cells.size());
+        double total = 0;
+        for (std::size_t i = 0; i < cells.size(); ++i) total += weight[i] = bar ? cell_work(cells[i]) : 1.0;
+        Progress meter(static_cast<std::int64_t>(cells.size()), "memcap", bar, total);
+        std::vector<std::size_t> order(cells.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        run_cells_unordered(cells, order, threads, stop, [&](std::size_t i, const std::string& text) {
+            rows[i] = text;
+            meter.tick(1, weight[i]);
+            ++done_cells;
+        });
+        if (!stop) meter.finish();
+    };
+    std::int64_t reported = -1;
+    std::function<void()> tick;
+    if (!callback.is_none())
+        tick = [&] {
+            const std::int64_t now = done_cells.load();
+            if (now != reported) callback(now, static_cast<std::int64_t>(cells.size()));
+            reported = now;
+        };
+    run_interruptible(work, &stop, tick);
+
+    std::size_t size = cell_header().size();
+    for (const auto& r : rows) size += r.size();
+    std::string csv;
+    csv.reserve(size);
+    csv += cell_header();
+    for (const auto& r : rows) csv += r;
+    return csv;
+}
+
+// ---------------------------------------------------------------------------------------
+// memcap.Memory: one backend from numpy.
+
+std::string describe_array(const py::array& a) {
+    std::string shape = "(";
+    for (py::ssize_t i = 0; i < a.ndim(); ++i) shape += (i ? ", " : "") + std::to_string(a.shape(i));
+    shape += a.ndim() == 1 ? ",)" : ")";
+    return py::str(a.dtype()).cast<std::string>() + " array of shape " + shape;
+}
+
+/// A float32 batch of rows of `width` floats (or one vector of `width`), C-contiguous: the
+/// array itself when it is already laid out so (no copy), else a C-contiguous copy.
+/// ValueError naming the expected shape and dtype otherwise.
+py::array_t<float, py::array::c_style> rows_of(const py::handle& value, int width, const char* what, const char* call) {
+    if (!py::isinstance<py::array>(value))
+        throw py::value_error(std::string(call) + ": " + what + " must be a numpy float32 array of shape (n, " +
+                              std::to_string(width) + "), got " + py::str(py::type::of(value)).cast<std::string>());
+    auto a = py::reinterpret_borrow<py::array>(value);
+    const std::string expected = std::string(call) + ": " + what + " must be a float32 array of shape (n, " +
+                                 std::to_string(width) + ") or (" + std::to_string(width) + ",), row-major; got " +
+                                 describe_array(a);
+    if (!a.dtype().is(py::dtype::of<float>())) throw py::value_error(expected);
+    if (a.ndim() == 1 ? a.shape(0) != width : (a.ndim() != 2 || a.shape(1) != width)) throw py::value_error(expected);
+    return py::array_t<float, py::array::c_style>::ensure(a);  // a itself when already C-contiguous
+}
+
+class PyMemoryHandle {
+public:
+    PyMemoryHandle(const std::string& spec_text, int d, const py::object& budget, std::uint64_t seed,
+                   const py::object& d_value, bool positional_keys)
+        : spec_(parse_memory_spec(spec_text)) {
+        if (d < 1) throw UsageError("d: '" + std::to_string(d) + "' must be at least 1");
+        shape_.d_key = d;
+        shape_.d_value = d_value.is_none() ? d : d_value.cast<int>();
+        if (shape_.d_value < 1) throw UsageError("d_value: '" + std::to_string(shape_.d_value) + "' must be at least 1");
+        shape_.positional_keys = positional_keys;
+        const std::string b = py::str(budget).cast<std::string>();
+        if (!budget.is_none() && b != "natural") shape_.budget_floats = cli::positive(b, "budget", 4000000000LL);
+        memory_ = make_memory(spec_, shape_, seed);
+    }
+
+    // Each call releases the GIL before it takes the handle's lock (a backend written in
+    // Python takes the GIL back inside), so two Python threads sharing a Memory cannot deadlock.
+    void reset() {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(mutex_);
+        memory_->reset();
+    }
+
+    void write(const py::object& keys, const py::object& values) {
+        auto k = rows_of(keys, shape_.d_key, "keys", "write");
+        auto v = rows_of(values, shape_.d_value, "values", "write");
+        const py::ssize_t n = k.ndim() == 1 ? 1 : k.shape(0);
+        if (k.ndim() != v.ndim() || (v.ndim() == 1 ? 1 : v.shape(0)) != n)
+            throw py::value_error("write: keys and values must have the same number of rows; got " +
+                                  describe_array(k) + " and " + describe_array(v));
+        Eigen::Map<const RowMat> K(k.data(), n, shape_.d_key), V(v.data(), n, shape_.d_value);
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(mutex_);
+        memory_->write_batch(K, V);
+    }
+
+    py::array_t<float> read(const py::object& queries) {
+        auto q = rows_of(queries, shape_.d_key, "queries", "read");
+        const py::ssize_t n = q.ndim() == 1 ? 1 : q.shape(0);
+        std::vector<py::ssize_t> dims = {n, py::ssize_t(shape_.d_value)};
+        if (q.ndim() == 1) dims.erase(dims.begin());
+        py::array_t<float> out(dims);
+        Eigen::Map<const RowMat> Q(q.data(), n, shape_.d_key);
+        Eigen::Map<RowMat> R(out.mutable_data(), n, shape_.d_value);
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(mutex_);
+        memory_->read_batch(Q, R);
+        return out;
+    }
+
+    py::array_t<float> state() {
+        std::vector<float> copy;
+        {
+            py::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(mutex_);
+            const ConstStateView s = memory_->state();
+            copy.assign(s.data(), s.data() + s.size());
+        }
+        py::array_t<float> out(static_cast<py::ssize_t>(copy.size()));
+        std::copy(copy.begin(), copy.end(), out.mutable_data());
+        return out;
+    }
+
+    std::int64_t state_floats() {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(mutex_);
+        return memory_->state_floats();
+    }
+    std::int64_t param_floats() {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(mutex_);
+        return memory_->param_floats();
+    }
+    std::string spec() const { return spec_.canonical(); }
+    int d_key() const { return shape_.d_key; }
+    int d_value() const { return shape_.d_value; }
+    py::object budget() const { return shape_.budget_floats ? py::object(py::int_(*shape_.budget_floats)) : py::none(); }
+
+private:
+    Spec spec_;
+    MemoryShape shape_;
+    std::unique_ptr<Memory> memory_;
+    std::mutex mutex_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Backends written in Python.
+
+/// Wraps an instance of a Python backend class (reset / write / read / state on numpy
+/// arrays) as a Memory. Every call takes the GIL. Batches are passed as fresh float32
+/// arrays (copies: the backend may keep them); reads and the state are converted to
+/// float32 and checked for shape.
+class PyBackend final : public Memory {
+public:
+    PyBackend(std::string name, py::object instance, const MemoryShape& shape, std::int64_t param_floats)
+        : name_(std::move(name)), obj_(std::move(instance)), d_key_(shape.d_key), d_value_(shape.d_value),
+          params_(param_floats) {}
+    ~PyBackend() override {
+        py::gil_scoped_acquire gil;
+        obj_ = py::object();
+        state_ = py::array_t<float>();
+    }
+
+    void reset() override {
+        call("reset", [&] { obj_.attr("reset")(); });
+    }
+    void write(ConstVecRef key, ConstVecRef value) override {
+        write_batch(key.transpose(), value.transpose());
+    }
+    void read(ConstVecRef query, VecRef out) const override {
+        RowMat r(1, d_value_);
+        read_batch(query.transpose(), r);
+        out = r.row(0).transpose();
+    }
+    void write_batch(ConstMatRef keys, ConstMatRef values) override {
+        call("write", [&] { obj_.attr("write")(copy(keys), copy(values)); });
+    }
+    void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override {
+        require_no_hidden(options);
+        call("read", [&] {
+            py::object r = obj_.attr("read")(copy(queries));
+            auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(r);
+            if (!a || a.ndim() != 2 || a.shape(0) != out.rows() || a.shape(1) != out.cols())
+                throw std::runtime_error("read returned " +
+                                         (a ? describe_array(a) : py::str(py::type::of(r)).cast<std::string>()) +
+                                         ", expected an array of shape (" + std::to_string(out.rows()) + ", " +
+                                         std::to_string(out.cols()) + ")");
+            out = Eigen::Map<const RowMat>(a.data(), out.rows(), out.cols());
+        });
+    }
+    std::int64_t state_floats() const override {
+        refresh_state();
+        return state_.size();
+    }
+    ConstStateView state() const override {
+        refresh_state();
+        return ConstStateView(state_.data(), state_.size());
+    }
+    std::int64_t param_floats() const override { return params_; }
+
+private:
+    template <class F>
+    void call(const char* what, F&& f) const {
+        py::gil_scoped_acquire gil;
+        try {
+            f();
+        } catch (py::error_already_set& e) {
+            throw std::runtime_error("python backend '" + name_ + "', " + what + ": " + e.what());
+        }
+    }
+    static py::array_t<float> copy(ConstMatRef m) {
+        py::array_t<float> a({py::ssize_t(m.rows()), py::ssize_t(m.cols())});
+        Eigen::Map<RowMat>(a.mutable_data(), m.rows(), m.cols()) = m;
+        return a;
+    }
+    void refresh_state() const {
+        call("state", [&] {
+            py::object s = obj_.attr("state")();
+            auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(s);
+            if (!a) throw std::runtime_error("state returned " + py::str(py::type::of(s)).cast<std::string>() +
+                                             ", expected a float32 array");
+            state_ = a;  // flat view of any shape: its floats in C order
+        });
+    }
+
+    std::string name_;
+    py::object obj_;
+    int d_key_, d_value_;
+    std::int64_t params_;  // declared at registration (param_floats), not state
+    mutable py::array_t<float> state_;
+};
+
+/// Calls a user function `f(d_key, d_value, budget, **params)` for a size.
+std::int64_t size_call(const py::object& f, const Spec& spec, const std::vector<ParamInfo>& params,
+                       const MemoryShape& shape, const std::string& name, const char* what);
+
+py::dict param_values(const Spec& spec, const std::vector<ParamInfo>& params) {
+    py::dict kw;
+    for (const auto& p : params) {
+        const char* k = p.key.c_str();
+        if (p.type == ParamType::Real) kw[k] = spec.real(p.key);
+        else if (p.type == ParamType::Int) kw[k] = spec.integer(p.key);
+        else kw[k] = spec.text(p.key);
+    }
+    return kw;
+}
+
+py::object budget_object(const MemoryShape& shape) {
+    return shape.budget_floats ? py::object(py::int_(*shape.budget_floats)) : py::none();
+}
+
+std::int64_t size_call(const py::object& f, const Spec& spec, const std::vector<ParamInfo>& params,
+                       const MemoryShape& shape, const std::string& name, const char* what) {
+    py::gil_scoped_acquire gil;
+    try {
+        if (!PyCallable_Check(f.ptr())) return f.cast<std::int64_t>();
+        return f(shape.d_key, shape.d_value, budget_object(shape), **param_values(spec, params)).cast<std::int64_t>();
+    } catch (py::error_already_set& e) {
+        throw std::runtime_error("python backend '" + name + "', " + what + ": " + e.what());
+    } catch (py::cast_error& e) {
+        throw std::runtime_error("python backend '" + name + "', " + what + ": did not return an integer");
+    }
+}
+
+void register_python_memory(const std::string& name, const py::object& cls, const py::dict& params,
+                            const py::object& state_floats, const py::object& min_budget,
+                            const py::object& param_floats, const py::object& floats_per_write, std::string description,
+                            std::string state_formula, std::string paper, bool native_read, bool order_free) {
+    refuse_while_running("register_memory");
+    if (!PyCallable_Check(cls.ptr())) throw py::type_error("register_memory: cls must be a class (or a callable)");
+    MemoryEntry e;
+    e.name = name;
+    for (const auto& [key_obj, value] : params) {
+        const std::string key = py::str(key_obj).cast<std::string>();
+        if (py::isinstance<py::bool_>(value))
+            throw UsageError("register_memory: parameter '" + key + "': give a float, an int or a list of choices");
+        if (py::isinstance<py::float_>(value))
+            e.params.push_back(real_param(key, format_real(value.cast<double>()), "(python backend)",
+                                          -std::numeric_limits<double>::infinity()));
+        else if (py::isinstance<py::int_>(value))
+            e.params.push_back(int_param(key, std::to_string(value.cast<std::int64_t>()), "(python backend)",
+                                         -std::numeric_limits<double>::infinity()));
+        else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+            std::vector<std::string> choices;
+            for (const auto& c : value) choices.push_back(py::str(c).cast<std::string>());
+            if (choices.empty()) throw UsageError("register_memory: parameter '" + key + "' has no choices");
+            e.params.push_back(choice_param(key, choices, "(python backend; default: the first)"));
+        } else {
+            throw UsageError("register_memory: parameter '" + key + "': give a float, an int or a list of choices, not " +
+                             py::str(py::type::of(value)).cast<std::string>());
+        }
+    }
+    if (state_floats.is_none()) throw UsageError("register_memory: state_floats is required (an int, or f(d_key, d_value, budget, **params))");
+    e.description = description.empty() ? "backend written in Python" : std::move(description);
+    e.state_formula = state_formula.empty() ? "given by the Python backend" : std::move(state_formula);
+    e.paper = paper.empty() ? "(python backend)" : std::move(paper);
+    // The class and functions live as long as the process: the registry is never emptied,
+    // and must not drop Python references after the interpreter has finished.
+    const auto* keep_cls = new py::object(cls);
+    const auto* keep_size = new py::object(state_floats);
+    const auto* keep_min = new py::object(min_budget);
+    const auto* keep_params = new py::object(param_floats);
+    const auto* keep_growth = new py::object(floats_per_write);
+    const std::vector<ParamInfo> declared = e.params;
+    e.size = [name, declared, keep_size, keep_min, keep_params, keep_growth](const Spec& spec, const MemoryShape& shape) {
+        MemorySize s;
+        s.state_floats = size_call(*keep_size, spec, declared, shape, name, "state_floats");
+        s.param_floats = size_call(*keep_params, spec, declared, shape, name, "param_floats");
+        s.floats_per_write = size_call(*keep_growth, spec, declared, shape, name, "floats_per_write");
+        s.dims = {{"state", s.state_floats}};
+        if (!keep_min->is_none()) {
+            s.min_budget = size_call(*keep_min, spec, declared, shape, name, "min_budget");
+        } else {
+            // By default the natural size is the minimum: a backend that does not size itself
+            // to a budget is refused below the floats it holds.
+            MemoryShape natural = shape;
+            natural.budget_floats.reset();
+            const std::int64_t at_natural = size_call(*keep_size, spec, declared, natural, name, "state_floats");
+            s.min_budget = at_natural > 0 ? at_natural : 1;
+        }
+        return s;
+    };
+    e.make = [name, declared, keep_cls, keep_params](const Spec& spec, const MemoryShape& shape, Rng& rng) -> std::unique_ptr<Memory> {
+        // The backend's own random parameters: a seed from the stream (memory spec, d, budget,
+        // seed), so they follow the same rule as the C++ backends'.
+        const std::uint64_t seed = static_cast<std::uint64_t>(rng.below(std::int64_t{1} << 62));
+        py::gil_scoped_acquire gil;
+        try {
+            py::object instance = (*keep_cls)(py::arg("d_key") = shape.d_key, py::arg("d_value") = shape.d_value,
+                                               py::arg("budget") = budget_object(shape), py::arg("seed") = seed,
+                                               **param_values(spec, declared));
+            const std::int64_t params = size_call(*keep_params, spec, declared, shape, name, "param_floats");
+            return std::make_unique<PyBackend>(name, std::move(instance), shape, params);
+        } catch (py::error_already_set& err) {
+            throw std::runtime_error("python backend '" + name + "', constructor: " + err.what());
+        }
+    };
+    e.native_read = native_read;
+    e.order_free = order_free;
+    e.can_hide_pairs = false;
+    register_memory(std::move(e));
+}
+
+// ---------------------------------------------------------------------------------------
+
+py::dict describe_params(const std::vector<ParamInfo>& params) {
+    py::dict out;
+    for (const auto& p : params) out[p.key.c_str()] = p.describe();
+    return out;
+}
+
+py::dict list_entries() {
+    py::list memories, tasks, readouts;
+    for (const auto& m : memory_registry()) {
+        py::dict e;
+        e["name"] = m.name;
+        e["description"] = m.description;
+        e["params"] = describe_params(m.params);
+        e["state_formula"] = m.state_formula;
+        e["source"] = m.paper;
+        e["native_read"] = m.native_read;
+        memories.append(e);
+    }
+    for (const auto& t : task_registry()) {
+        py::dict e;
+        e["name"] = t.name;
+        e["description"] = t.description;
+        e["n"] = t.n_meaning;
+        e["params"] = describe_params(t.params);
+        e["source"] = t.source;
+        tasks.append(e);
+    }
+    for (const auto& r : readout_registry()) {
+        py::dict e;
+        e["name"] = r.name;
+        e["description"] = r.description;
+        e["params"] = describe_params(r.params);
+        readouts.append(e);
+    }
+    py::dict out;
+    out["memories"] = memories;
+    out["tasks"] = tasks;
+    out["readouts"] = readouts;
+    return out;
+}
+
+py::list columns(const std::vector<Column>& cols) {
+    py::list out;
+    for (const auto& c : cols) out.append(py::make_tuple(c.name, c.meaning));
+    return out;
+}
+
+int sweep(const std::string& config, const std::string& out, const py::object& threads, bool resume, bool dry_run,
+          bool progress, const std::string& command) {
+    SweepOptions o;
+    o.config_path = config;
+    o.out_dir = out;
+    if (!threads.is_none()) o.threads = static_cast<int>(positive_of(threads, "threads", 4096));
+    o.resume = resume;
+    o.dry_run = dry_run;
+    o.progress = progress;
+    o.command = command;
+    int status = 0;
+    // run_sweep handles SIGINT itself (harness/exec/signals.hpp): the first Ctrl-C stops
+    // handing out cells and returns 130; the caller raises KeyboardInterrupt.
+    run_interruptible([&] { status = run_sweep(o); }, nullptr, {});
+    return status;
+}
+
+void load_plugin_py(const std::string& path) {
+    refuse_while_running("load_plugin");
+    // Python loads extension modules with RTLD_LOCAL; a plugin binds to memcap's symbols,
+    // which live in this module, so make them global first.
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&load_plugin_py), &info) && info.dli_fname)
+        dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+    load_plugin(path);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_memcap, m) {
+    m.doc() = "memcap's harness (compiled part); use the package `memcap`";
+    static py::exception<UsageError> usage_error(m, "UsageError", PyExc_ValueError);
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const UsageError& e) {
+            usage_error(e.what());
+        }
+    });
+
+    m.attr("__version__") = MEMCAP_VERSION;
+    m.def("list_entries", &list_entries);
+    m.def("cell_columns", [] { return columns(cell_columns()); });
+    m.def("summary_columns", [] { return columns(summary_columns()); });
+    m.def("run_csv", &run_csv, py::arg("memories"), py::arg("tasks"), py::arg("budgets"), py::arg("n"),
+          py::arg("seeds"), py::arg("d"), py::arg("readout"), py::arg("tuning_seeds"), py::arg("threads"),
+          py::arg("progress"), py::arg("callback"));
+    m.def("sweep", &sweep, py::arg("config"), py::arg("out"), py::arg("threads"), py::arg("resume"),
+          py::arg("dry_run"), py::arg("progress"), py::arg("command"));
+    m.def("aggregate_csv", [](const std::string& path) {
+        std::vector<GroupSummary> groups;
+        {
+            py::gil_scoped_release release;
+            groups = summarise_csv(path);
+        }
+        return summary_csv(groups);
+    });
+    m.def("register_memory", &register_python_memory, py::arg("name"), py::arg("cls"), py::arg("params"),
+          py::arg("state_floats"), py::arg("min_budget"), py::arg("param_floats"), py::arg("floats_per_write"),
+          py::arg("description"), py::arg("state_formula"),
+          py::arg("paper"), py::arg("native_read"), py::arg("order_free"));
+    m.def("load_plugin", &load_plugin_py, py::arg("path"));
+    m.def("loaded_plugins", &loaded_plugins);
+
+    py::class_<PyMemoryHandle>(m, "Memory")
+        .def(py::init<const std::string&, int, const py::object&, std::uint64_t, const py::object&, bool>(),
+             py::arg("spec"), py::arg("d") = 64, py::arg("budget") = py::none(), py::arg("seed") = 0,
+             py::arg("d_value") = py::none(), py::arg("positional_keys") = false)
+        .def("reset", &PyMemoryHandle::reset)
+        .def("write", &PyMemoryHandle::write, py::arg("keys"), py::arg("values"))
+        .def("read", &PyMemoryHandle::read, py::arg("queries"))
+        .def("state", &PyMemoryHandle::state)
+        .def_property_readonly("state_floats", &PyMemoryHandle::state_floats)
+        .def_property_readonly("param_floats", &PyMemoryHandle::param_floats)
+        .def_property_readonly("spec", &PyMemoryHandle::spec)
+        .def_property_readonly("d_key", &PyMemoryHandle::d_key)
+        .def_property_readonly("d_value", &PyMemoryHandle::d_value)
+        .def_property_readonly("budget", &PyMemoryHandle::budget)
+        .def("__repr__", [](const PyMemoryHandle& h) {
+            return "memcap.Memory('" + h.spec() + "', d=" + std::to_string(h.d_key()) + ")";
+        });
+}

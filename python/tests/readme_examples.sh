@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The README's "From Python" commands, run as a user runs them: from another
+# directory, with nothing on PYTHONPATH but the build tree's python/ directory.
+# usage: readme_examples.sh PYTHON BUILD/python SOURCE_ROOT
+set -euo pipefail
+python=$1 pydir=$2 root=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export PYTHONPATH=$pydir
+
+out=$("$python" -c "import memcap; df = memcap.run(memories=['softmax','linear'], tasks=['assoc_recall'], n=[64,256], seeds=5); print(df.groupby(['memory_spec','n']).accuracy_frac.mean())")
+echo "$out"
+grep -q "softmax:beta=16  *64" <<<"$out"
+grep -q "linear:phi=proj,nu=1  *256" <<<"$out"
+
+out=$("$python" "$root/examples/python_backend/linear_numpy.py")
+echo "$out"
+grep -q "linear_numpy" <<<"$out"
+echo "readme_examples: ok"

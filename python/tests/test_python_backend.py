@@ -1,0 +1,133 @@
+"""A backend written in Python runs through the same harness, tasks, seeds and CSV as the C++ ones."""
+import os
+import sys
+import unittest
+
+import numpy as np
+import pandas as pd
+
+import memcap
+from support import EXAMPLES
+
+sys.path.insert(0, os.path.join(EXAMPLES, "python_backend"))
+import linear_numpy  # noqa: E402  examples/python_backend/linear_numpy.py
+
+linear_numpy.register("linear_numpy")
+
+
+class Failing:
+    def __init__(self, d_key, d_value, budget, seed, where):
+        self.where, self.d_value = where, d_value
+
+    def reset(self):
+        pass
+
+    def write(self, K, V):
+        if self.where == "write":
+            raise ArithmeticError("failing on purpose")
+
+    def read(self, Q):
+        if self.where == "shape":
+            return np.zeros((len(Q), self.d_value + 1), dtype=np.float32)
+        if self.where == "read":
+            raise ArithmeticError("failing on purpose")
+        return np.zeros((len(Q), self.d_value), dtype=np.float32)
+
+    def state(self):
+        return np.zeros(1, dtype=np.float32)
+
+
+memcap.register_memory("failing", Failing, params={"where": ["write", "read", "shape", "none"]}, state_floats=1)
+
+
+class Decay:
+    """M <- rho M + V^T K: a grid with a parameter, for spec strings and sizing."""
+
+    def __init__(self, d_key, d_value, budget, seed, rho):
+        self.rho, self.M = np.float32(rho), np.zeros((d_value, d_key), np.float32)
+
+    def reset(self):
+        self.M[:] = 0
+
+    def write(self, K, V):
+        for k, v in zip(K, V):
+            self.M = self.rho * self.M + np.outer(v, k)
+
+    def read(self, Q):
+        return Q @ self.M.T
+
+    def state(self):
+        return self.M
+
+
+memcap.register_memory("decay_numpy", Decay, params={"rho": 0.5},
+                       state_floats=lambda d_key, d_value, budget, rho: d_key * d_value)
+
+
+class PythonBackendTest(unittest.TestCase):
+    def test_numpy_linear_gives_the_rows_of_cpp_linear(self):
+        kwargs = dict(tasks=["assoc_recall", "lag_recall"], n=[8, 64, 256], seeds=3, progress=False)
+        mine = memcap.run(memories="linear_numpy", **kwargs)
+        theirs = memcap.run(memories="linear", **kwargs)
+        self.assertEqual(len(mine), len(theirs))
+        self.assertTrue((mine.memory_spec == "linear_numpy").all())
+        self.assertTrue((mine.status == "ok").all())
+        same = ["task_spec", "readout", "budget_floats", "state_floats", "param_floats", "d", "n", "seed", "slot",
+                "queries", "correct", "accuracy_frac", "chance_frac", "status"]
+        pd.testing.assert_frame_equal(mine[same], theirs[same])
+        # the reads agree to float32 rounding (numpy's and Eigen's sums run in different orders)
+        np.testing.assert_allclose(mine.target_dist_mean, theirs.target_dist_mean, rtol=1e-4)
+
+    def test_budgets_are_checked_against_the_declared_size(self):
+        df = memcap.run(memories=["linear_numpy", "linear"], tasks="assoc_recall", budgets=4096, n=32, seeds=2,
+                        progress=False)
+        self.assertEqual(list(df.state_floats), [4096] * 4)
+        with self.assertRaises(ValueError) as caught:
+            memcap.run(memories="linear_numpy", tasks="assoc_recall", budgets=1024, n=32, progress=False)
+        self.assertIn("minimum of 4096", str(caught.exception))
+
+    def test_mixed_grids_on_several_threads_equal_one_thread(self):
+        kwargs = dict(memories=["softmax", "linear_numpy", "hrr"], tasks="assoc_recall", n=[16, 128], seeds=4,
+                      progress=False)
+        pd.testing.assert_frame_equal(memcap.run(threads=2, **kwargs), memcap.run(threads=1, **kwargs))
+
+    def test_parameters_bind_through_spec_strings(self):
+        df = memcap.run(memories=["decay_numpy", "decay_numpy:rho=1"], tasks="assoc_recall", n=16, seeds=2,
+                        d=16, progress=False)
+        self.assertEqual(sorted(set(df.memory_spec)), ["decay_numpy:rho=0.5", "decay_numpy:rho=1"])
+        with self.assertRaises(memcap.UsageError):
+            memcap.run(memories="decay_numpy:rho=x", tasks="assoc_recall", n=16, progress=False)
+        with self.assertRaises(memcap.UsageError):
+            memcap.run(memories="decay_numpy:gamma=1", tasks="assoc_recall", n=16, progress=False)
+        m = memcap.Memory("decay_numpy:rho=1", d=4)  # usable directly as well
+        m.write(np.eye(4, dtype=np.float32), np.eye(4, dtype=np.float32))
+        np.testing.assert_allclose(m.read(np.eye(4, dtype=np.float32)), np.eye(4))
+        self.assertEqual(m.state_floats, 16)
+
+    def test_listed_like_the_cpp_backends(self):
+        names = [m["name"] for m in memcap.list()["memories"]]
+        self.assertIn("linear_numpy", names)
+        self.assertLess(names.index("selective"), names.index("linear_numpy"))
+
+    def test_clashing_or_malformed_registrations_are_refused(self):
+        for name in ["linear", "linear_numpy", "", "has space", "a:b"]:
+            with self.assertRaises(ValueError, msg=name):
+                memcap.register_memory(name, linear_numpy.NumpyLinear, state_floats=16)
+        with self.assertRaises(ValueError):
+            memcap.register_memory("flagged", linear_numpy.NumpyLinear, params={"on": True}, state_floats=16)
+        with self.assertRaises(ValueError):
+            memcap.register_memory("unsized", linear_numpy.NumpyLinear)
+
+    def test_an_exception_in_the_backend_is_a_runtime_error_naming_the_cell(self):
+        for where in ["write", "read", "shape"]:
+            with self.assertRaises(RuntimeError, msg=where) as caught:
+                memcap.run(memories="failing:where=" + where, tasks="assoc_recall", n=8, seeds=2, progress=False)
+            text = str(caught.exception)
+            self.assertIn("failing", text)
+            self.assertIn("ArithmeticError" if where != "shape" else "expected an array of shape", text)
+        df = memcap.run(memories="failing:where=none", tasks="assoc_recall", n=8, seeds=1, progress=False)
+        self.assertEqual(list(df.status), ["ok"])
+
+
+if __name__ == "__main__":
+    unittest.main()
