@@ -197,7 +197,7 @@ std::string run_csv(const py::object& memories, const py::object& tasks, const p
             meter.tick(1, weight[i]);
             ++done_cells;
         });
-        if (!stop) meter.finish();
+        meter.finish();
     };
     std::int64_t reported = -1;
     std::function<void()> tick;
