@@ -116,64 +116,105 @@ KernelCost rotation_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch
 }
 
 std::vector<MemoryEntry> build_registry() {
-    return {
-        //  name       what it is (memcap list)
-        {"softmax", "softmax attention over a FIFO key-value cache",
-         {real_param("beta", "16", "sharpness on raw dot products (0 = uniform attention)", 0.0)},
-         "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs; unbounded without a budget",
-         "Bahdanau et al. 2014; Vaswani et al. 2017",
-         [](const Spec&, const MemoryShape& s) { return std::int64_t{s.d_key + s.d_value}; },
-         [](const Spec& spec, const MemoryShape& s, Rng&) -> std::unique_ptr<Memory> {
-             return std::make_unique<SoftmaxCache>(s, spec.real("beta"));
-         },
-         softmax_cost},
-        {"linear", "linear-attention / fast-weight outer-product grid",
-         {phi_param, nu_param},
-         "d_v x d_phi, d_phi = floor(B / d_v) (dpfp: rounded down to a multiple of 2 nu); d_k without a budget",
-         "Katharopoulos et al. 2020; Schlag, Irie & Schmidhuber 2021",
-         grid_min_budget,
-         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-             return std::make_unique<LinearGrid>(s, spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
-         },
-         linear_cost},
-        {"delta", "delta-rule outer-product grid (fast weights that edit)",
-         {real_param("beta", "1", "write strength beta_w", 0.0, true, 2.0), phi_param, nu_param},
-         "d_v x d_phi, as linear", "Schlag, Irie & Schmidhuber 2021",
-         grid_min_budget,
-         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-             return std::make_unique<DeltaGrid>(s, spec.real("beta"), spec.text("phi"),
-                                                static_cast<int>(spec.integer("nu")), rng);
-         },
-         delta_cost},
-        {"hrr", "holographic reduced representation: circular convolution, unbind by correlation",
-         {},
-         "D = B (d without a budget)", "Plate 1995",
-         [](const Spec&, const MemoryShape&) { return std::int64_t{1}; },
-         [](const Spec&, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-             return std::make_unique<Hrr>(s, rng);
-         },
-         hrr_cost},
-        {"rotation", "decaying rotation RNN s <- rho R s + U x, read by a least-squares probe",
-         {real_param("rho", "0.9", "decay per step", 0.0, false, 1.0, true),
-          choice_param("angles", {"uniform", "haar"}, "rotation angles: i.i.d. uniform, or those of a Haar R (D <= 2048)")},
-         "D = B (d without a budget)", "essay 004 Part 1",
-         [](const Spec&, const MemoryShape&) { return std::int64_t{1}; },
-         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-             return std::make_unique<RotationRnn>(s, spec.real("rho"), spec.text("angles"), rng);
-         },
-         rotation_cost, false},
-        {"selective", "selective state model S <- a(x) S + b(x) v phi(k)^T, input-dependent step (Mamba)",
-         {real_param("rho", "1", "decay per full step (1 = none)", 0.0, true, 1.0),
-          choice_param("gate", {"salience", "none"}, "step from the token-class feature v_0, or always 1"),
-          phi_param, nu_param},
-         "d_v x d_phi, as linear", "Gu & Dao 2023 (Mamba); Dao & Gu 2024",
-         grid_min_budget,
-         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-             return std::make_unique<SelectiveState>(s, spec.real("rho"), spec.text("gate") == "salience",
-                                                     spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
-         },
-         selective_cost},
-    };
+    std::vector<MemoryEntry> table;
+    {
+        MemoryEntry e;
+        e.name = "softmax";
+        e.description = "softmax attention over a FIFO key-value cache";
+        e.params = {real_param("beta", "16", "sharpness on raw dot products (0 = uniform attention)", 0.0)};
+        e.state_formula = "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs; unbounded without a budget";
+        e.paper = "Bahdanau et al. 2014; Vaswani et al. 2017";
+        e.min_budget = [](const Spec&, const MemoryShape& s) { return std::int64_t{s.d_key + s.d_value}; };
+        e.make = [](const Spec& spec, const MemoryShape& s, Rng&) -> std::unique_ptr<Memory> {
+            return std::make_unique<SoftmaxCache>(s, spec.real("beta"));
+        };
+        e.cost = softmax_cost;
+        e.order_free = true;      // unbounded without a budget: never evicts, and attention is a sum over pairs
+        e.can_hide_pairs = true;  // one row per pair: a read can give one of them weight 0
+        table.push_back(std::move(e));
+    }
+    {
+        MemoryEntry e;
+        e.name = "linear";
+        e.description = "linear-attention / fast-weight outer-product grid";
+        e.params = {phi_param, nu_param};
+        e.state_formula = "d_v x d_phi, d_phi = floor(B / d_v) (dpfp: rounded down to a multiple of 2 nu); d_k without a budget";
+        e.paper = "Katharopoulos et al. 2020; Schlag, Irie & Schmidhuber 2021";
+        e.min_budget = grid_min_budget;
+        e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+            return std::make_unique<LinearGrid>(s, spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
+        };
+        e.cost = linear_cost;
+        e.order_free = true;  // M = sum of v phi(k)^T
+        table.push_back(std::move(e));
+    }
+    {
+        MemoryEntry e;
+        e.name = "delta";
+        e.description = "delta-rule outer-product grid (fast weights that edit)";
+        e.params = {real_param("beta", "1", "write strength beta_w", 0.0, true, 2.0), phi_param, nu_param};
+        e.state_formula = "d_v x d_phi, as linear";
+        e.paper = "Schlag, Irie & Schmidhuber 2021";
+        e.min_budget = grid_min_budget;
+        e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+            return std::make_unique<DeltaGrid>(s, spec.real("beta"), spec.text("phi"),
+                                               static_cast<int>(spec.integer("nu")), rng);
+        };
+        e.cost = delta_cost;
+        e.order_free = false;  // each write edits what the previous ones left
+        table.push_back(std::move(e));
+    }
+    {
+        MemoryEntry e;
+        e.name = "hrr";
+        e.description = "holographic reduced representation: circular convolution, unbind by correlation";
+        e.state_formula = "D = B (d without a budget)";
+        e.paper = "Plate 1995";
+        e.min_budget = [](const Spec&, const MemoryShape&) { return std::int64_t{1}; };
+        e.make = [](const Spec&, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+            return std::make_unique<Hrr>(s, rng);
+        };
+        e.cost = hrr_cost;
+        e.order_free = true;  // T = sum of k (*) v
+        table.push_back(std::move(e));
+    }
+    {
+        MemoryEntry e;
+        e.name = "rotation";
+        e.description = "decaying rotation RNN s <- rho R s + U x, read by a least-squares probe";
+        e.params = {real_param("rho", "0.9", "decay per step", 0.0, false, 1.0, true),
+                    choice_param("angles", {"uniform", "haar"},
+                                 "rotation angles: i.i.d. uniform, or those of a Haar R (D <= 2048)")};
+        e.state_formula = "D = B (d without a budget)";
+        e.paper = "essay 004 Part 1";
+        e.min_budget = [](const Spec&, const MemoryShape&) { return std::int64_t{1}; };
+        e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+            return std::make_unique<RotationRnn>(s, spec.real("rho"), spec.text("angles"), rng);
+        };
+        e.cost = rotation_cost;
+        e.native_read = false;  // read() ignores the query: scored through the probe
+        e.order_free = false;   // each step rotates and decays what came before
+        table.push_back(std::move(e));
+    }
+    {
+        MemoryEntry e;
+        e.name = "selective";
+        e.description = "selective state model S <- a(x) S + b(x) v phi(k)^T, input-dependent step (Mamba)";
+        e.params = {real_param("rho", "1", "decay per full step (1 = none)", 0.0, true, 1.0),
+                    choice_param("gate", {"salience", "none"}, "step from the token-class feature v_0, or always 1"),
+                    phi_param, nu_param};
+        e.state_formula = "d_v x d_phi, as linear";
+        e.paper = "Gu & Dao 2023 (Mamba); Dao & Gu 2024";
+        e.min_budget = grid_min_budget;
+        e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+            return std::make_unique<SelectiveState>(s, spec.real("rho"), spec.text("gate") == "salience",
+                                                    spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
+        };
+        e.cost = selective_cost;
+        e.order_free = true;  // with its default rho = 1 no write decays another: a weighted sum of v phi(k)^T
+        table.push_back(std::move(e));
+    }
+    return table;
 }
 
 }  // namespace

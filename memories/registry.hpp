@@ -49,9 +49,19 @@ struct MemoryEntry {
     std::function<std::unique_ptr<Memory>(const Spec&, const MemoryShape&, Rng& params_rng)> make;
     /// FLOP-and-byte model of write_batch / read_batch (the benchmarks' roofline).
     CostModel cost;
+
+    // ---- Traits: declared properties the harness, the tests and the reports act on,
+    // instead of lists of backend names.
     /// False when read() is not the memory's meaningful read: `--readout auto`
     /// then scores it through the probe (the rotation RNN).
     bool native_read = true;
+    /// True when writes commute at the natural size with default parameters: the
+    /// same pairs written in any order leave the same state up to rounding (the
+    /// paired-permutation control expects equal reads).
+    bool order_free = false;
+    /// True when the memory keeps written pairs apart, so that a read can be told
+    /// to skip one of them (the structural-mask control).
+    bool can_hide_pairs = false;
 
     Schema schema() const { return {"memory", name, params}; }
 };
