@@ -113,7 +113,8 @@ void Hrr::read(ConstVecRef query, VecRef out) const {
     out = o.row(0).transpose();
 }
 
-void Hrr::read_batch(ConstMatRef queries, MatRef out) const {
+void Hrr::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options) const {
+    require_no_hidden(options);
     const double n = double(queries.rows());
     if (key_spec_re_.size() && read_flops(dim_, queries.cols(), out.cols(), n, true) <
                                    read_flops(dim_, queries.cols(), out.cols(), n, false))

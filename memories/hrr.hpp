@@ -50,7 +50,7 @@ public:
     std::int64_t param_floats() const override { return key_map_.size() + value_map_.size(); }
 
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
-    void read_batch(ConstMatRef queries, MatRef out) const override;
+    void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override;
 
     /// FLOPs of a batched write / read of n items of D = dim, per item (factored = false)
     /// or through the factored form (true). The batch takes the cheaper one; the

@@ -33,7 +33,8 @@ public:
         const RowMat f = features(query.transpose());
         out.noalias() = grid_ * f.transpose();
     }
-    void read_batch(ConstMatRef queries, MatRef out) const override {
+    void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override {
+        require_no_hidden(options);
         const RowMat f = features(queries);
         out.noalias() = f * grid_.transpose();
     }

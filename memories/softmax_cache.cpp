@@ -71,15 +71,14 @@ void SoftmaxCache::read(ConstVecRef query, VecRef out) const {
     out.noalias() = rows().rightCols(d_value_).transpose() * weights(query);
 }
 
-void SoftmaxCache::read_batch(ConstMatRef queries, MatRef out) const { read_rows(queries, nullptr, out); }
-
-void SoftmaxCache::read_batch_hiding(ConstMatRef queries, const std::vector<int>& hidden, MatRef out) const {
-    if (static_cast<Eigen::Index>(hidden.size()) != queries.rows())
+void SoftmaxCache::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options) const {
+    if (options.hidden.empty()) return read_rows(queries, nullptr, out);
+    if (static_cast<Eigen::Index>(options.hidden.size()) != queries.rows())
         throw std::invalid_argument("softmax cache: one hidden pair per query is needed");
-    read_rows(queries, &hidden, out);
+    read_rows(queries, &options.hidden, out);
 }
 
-void SoftmaxCache::read_rows(ConstMatRef queries, const std::vector<int>* hidden, MatRef out) const {
+void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRef out) const {
     if (stored_ == 0) {
         out.setZero();
         return;

@@ -42,9 +42,10 @@ struct Episode {
     RowMat candidates;
     std::vector<int> target;
     std::vector<int> slot;
-    /// Structural mask (SPEC §3 controls): per query, the written pair (row of keys and
-    /// values) its read may not attend to. Empty when the task hides nothing; see
-    /// Task::hides_pairs and Memory::read_batch_hiding.
+    /// Structural mask (the control assoc_recall:control=structural_mask): per query, the
+    /// written pair (row of keys and values) its read may not attend to. Empty when the
+    /// task hides nothing; see Task::hides_pairs. The readout hands it to the memory's
+    /// read_batch as ReadOptions::hidden.
     std::vector<int> hidden;
     /// For tasks whose keys, queries, candidates and slots are fixed per cell: a number
     /// naming the fixed parts these buffers hold (unique per draw of the codes, 0 =
@@ -71,7 +72,7 @@ public:
     /// True when queries carry a slot (lag, position) and rows are reported per slot.
     virtual bool has_slots() const { return false; }
     /// True when episodes carry Episode::hidden: every read must skip one written pair,
-    /// which only memories that keep pairs apart can do (Memory::supports_hiding).
+    /// which only memories that keep pairs apart can do (declared can_hide_pairs).
     virtual bool hides_pairs() const { return false; }
     /// Accuracy of guessing uniformly among the candidates.
     virtual double chance(const TaskCell& cell) const = 0;

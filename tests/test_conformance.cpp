@@ -72,6 +72,22 @@ TEST_CASE("every memory honours the contract", "[memory][conformance]") {
         fresh->read_batch(keys, b);
         REQUIRE(a == b);
     }
+    SECTION("a hidden pair is honoured exactly when the table declares can_hide_pairs, never ignored") {
+        auto m = make_memory(spec, MemoryShape{d, d, {}}, 3);
+        m->write_batch(keys.topRows(2), values.topRows(2));
+        const std::vector<int> hide_first(2, 0);
+        RowMat plain(2, d), hidden(2, d);
+        m->read_batch(keys.topRows(2), plain);
+        m->read_batch(keys.topRows(2), plain, ReadOptions{});  // empty options: the same plain read
+        if (find_memory(name).can_hide_pairs) {
+            m->read_batch(keys.topRows(2), hidden, ReadOptions{hide_first});
+            // query k0 with pair 0 hidden can only reach v1; query k1 is unaffected
+            REQUIRE(nearest(values, hidden.row(0).transpose()) == 1);
+            REQUIRE(nearest(values, hidden.row(1).transpose()) == nearest(values, plain.row(1).transpose()));
+        } else {
+            REQUIRE_THROWS_AS(m->read_batch(keys.topRows(2), hidden, ReadOptions{hide_first}), std::invalid_argument);
+        }
+    }
     SECTION("the same seed gives the same reads; batched equals one at a time") {
         auto one = make_memory(spec, MemoryShape{d, d, 400}, 7);
         auto two = make_memory(spec, MemoryShape{d, d, 400}, 7);

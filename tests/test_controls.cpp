@@ -94,7 +94,8 @@ TEST_CASE("structural mask: the cache reads without the hidden pair, also after 
     for (int w : {0, 5, 6, 7, 9}) {
         CAPTURE(w);
         RowMat masked(4, d), plain(4, d);
-        cache.read_batch_hiding(queries, std::vector<int>(4, w), masked);
+        const std::vector<int> hidden(4, w);
+        cache.read_batch(queries, masked, ReadOptions{hidden});
         cache.read_batch(queries, plain);
         for (int i = 0; i < 4; ++i) {
             std::vector<char> allowed(4, 1);
@@ -120,14 +121,28 @@ TEST_CASE("structural mask on associative recall: hiding the asked-for pair fall
         INFO("measured " << 100 * hidden.mean << "%, chance 25%, se " << 100 * hidden.se());
         REQUIRE(hidden.mean + 3 * hidden.se() < 1.0 / n);
     }
-    // Memories without separate pairs, and the probe, are refused (a usage error, not a row).
-    const auto task = make_task(parse_task_spec("assoc_recall:control=structural_mask"));
-    const auto grid = make_memory(parse_memory_spec("linear"), MemoryShape{64, 64, {}}, 0);
-    REQUIRE_THROWS_AS(check_combination(*task, parse_task_spec("assoc_recall:control=structural_mask"), *grid,
-                                        parse_memory_spec("linear"), parse_readout_spec("native")),
-                      UsageError);
-    const auto cache = make_memory(parse_memory_spec("softmax"), MemoryShape{64, 64, {}}, 0);
-    REQUIRE_THROWS_AS(check_combination(*task, parse_task_spec("assoc_recall:control=structural_mask"), *cache,
-                                        parse_memory_spec("softmax"), parse_readout_spec("probe")),
-                      UsageError);
+}
+
+TEST_CASE("structural mask: refused up front unless the memory declares can_hide_pairs and reads natively",
+          "[control][mask]") {
+    // A usage error, not a row: memories without separate pairs, and the probe on any memory.
+    const Spec masked = parse_task_spec("assoc_recall:control=structural_mask");
+    const auto task = make_task(masked);
+    int able = 0;
+    for (const auto& name : memory_names()) {
+        CAPTURE(name);
+        const Spec memory = parse_memory_spec(name);
+        REQUIRE_THROWS_AS(check_combination(*task, masked, memory, parse_readout_spec("probe")), UsageError);
+        if (find_memory(name).can_hide_pairs) {
+            ++able;
+            REQUIRE_NOTHROW(check_combination(*task, masked, memory, parse_readout_spec("native")));
+        } else {
+            REQUIRE_THROWS_WITH(check_combination(*task, masked, memory, parse_readout_spec("native")),
+                                Catch::Contains("memory '" + name + "' does not"));
+        }
+        // Without the control, nothing is refused.
+        REQUIRE_NOTHROW(check_combination(*make_task(parse_task_spec("assoc_recall")), parse_task_spec("assoc_recall"),
+                                          memory, parse_readout_spec("native")));
+    }
+    REQUIRE(able >= 1);  // the softmax cache
 }

@@ -24,7 +24,7 @@ CellOutcome run_cell(const CellSpec& c) {
         shape.positional_keys = task->positional_keys();
         auto memory = make_memory(c.memory, shape, c.seed);
         const Spec readout = resolve_readout(c.readout, c.memory.name());
-        check_combination(*task, c.task, *memory, c.memory, readout);
+        check_combination(*task, c.task, c.memory, readout);
         if (readout.name() == "native") return native_readout(*memory, *task, tc);
         return probe_readout(*memory, *task, tc,
                              ProbeOptions{readout.integer("train"), readout.real("ridge")});
@@ -36,12 +36,15 @@ CellOutcome run_cell(const CellSpec& c) {
     }
 }
 
-void check_combination(const Task& task, const Spec& task_spec, const Memory& memory, const Spec& memory_spec,
-                       const Spec& readout) {
+void check_combination(const Task& task, const Spec& task_spec, const Spec& memory_spec, const Spec& readout) {
     if (!task.hides_pairs()) return;
-    if (!memory.supports_hiding())
+    if (!find_memory(memory_spec.name()).can_hide_pairs) {
+        std::string able;
+        for (const auto& e : memory_registry())
+            if (e.can_hide_pairs) able += (able.empty() ? "" : ", ") + e.name;
         throw UsageError("task '" + task_spec.canonical() + "' hides the asked-for pair from each read, which needs a memory " +
-                         "that keeps its pairs apart (softmax); memory '" + memory_spec.name() + "' does not");
+                         "that keeps its pairs apart (" + able + "); memory '" + memory_spec.name() + "' does not");
+    }
     if (readout.name() != "native")
         throw UsageError("task '" + task_spec.canonical() + "' needs the native readout (the probe reads the whole state " +
                          "and cannot hide a pair); got readout '" + readout.canonical() + "'");

@@ -36,9 +36,8 @@ CellOutcome run_cell(const CellSpec& cell);
 
 /// Throws UsageError when the task cannot be run on this memory with this (resolved)
 /// readout: a task that hides pairs (assoc_recall:control=structural_mask) needs a
-/// memory that supports hiding and the native readout.
-void check_combination(const Task& task, const Spec& task_spec, const Memory& memory, const Spec& memory_spec,
-                       const Spec& readout);
+/// memory whose table entry declares can_hide_pairs, and the native readout.
+void check_combination(const Task& task, const Spec& task_spec, const Spec& memory_spec, const Spec& readout);
 
 /// The CSV lines (each ending in '\n') for one computed cell.
 std::string csv_rows(const CellSpec& cell, const CellOutcome& outcome);

@@ -55,7 +55,7 @@ void check_buildable(const std::vector<CellSpec>& cells) {
         shape.budget_floats = c.budget_floats;
         shape.positional_keys = task->positional_keys();
         const auto memory = make_memory(c.memory, shape, c.seed);  // throws UsageError naming the problem
-        check_combination(*task, c.task, *memory, c.memory, resolve_readout(c.readout, c.memory.name()));
+        check_combination(*task, c.task, c.memory, resolve_readout(c.readout, c.memory.name()));
     }
 }
 
