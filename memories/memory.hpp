@@ -2,7 +2,8 @@
 //
 // A Memory stores (key, value) pairs written one at a time, in order, and
 // answers reads with a value-sized vector. Keys and queries have dimension
-// d_key, values and reads d_value (MemoryShape). Batches follow the layout of
+// d_key, values and reads d_value (MemoryShape: the task's input description,
+// core/inputs.hpp, plus the budget). Batches follow the layout of
 // core/types.hpp: row i of `keys` is the i-th key.
 //
 // Required: reset, write, read, state_floats, state.
@@ -23,6 +24,7 @@
 // `param_floats()`. `state()` is a flat view of exactly state_floats() floats.
 #pragma once
 
+#include "core/inputs.hpp"
 #include "core/types.hpp"
 
 #include <cstdint>
@@ -33,16 +35,18 @@
 
 namespace memcap {
 
-/// The sizes a backend is built for.
-struct MemoryShape {
-    int d_key = 64;
-    int d_value = 64;
+/// What a backend is built for: the task's input description (dimensions, positional
+/// keys, salience feature; core/inputs.hpp) and the budget.
+struct MemoryShape : InputDescription {
     /// Floats of state the memory may hold; empty = the backend's natural size at d.
     std::optional<std::int64_t> budget_floats;
-    /// True when the task's keys only mark positions (lag recall, copying): a
-    /// memory without content-addressed reads (the rotation RNN) then takes the
-    /// value alone as its input, as in essay 004 Part 1; otherwise the pair.
-    bool positional_keys = false;
+
+    MemoryShape() = default;
+    /// Plain inputs of these dimensions (no positional keys, no salience feature).
+    MemoryShape(int d_key, int d_value, std::optional<std::int64_t> budget = std::nullopt)
+        : InputDescription{d_key, d_value, false, std::nullopt}, budget_floats(budget) {}
+    MemoryShape(const InputDescription& inputs, std::optional<std::int64_t> budget)
+        : InputDescription(inputs), budget_floats(budget) {}
 };
 
 /// A read-only view of a list of ints, e.g. of a std::vector<int> that outlives the

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace memcap {
 namespace {
@@ -247,6 +248,9 @@ std::unique_ptr<Memory> make_memory(const Spec& spec, const MemoryShape& shape, 
     const MemoryEntry& entry = find_memory(spec.name());
     if (shape.d_key <= 0 || shape.d_value <= 0)
         throw UsageError("memory '" + spec.canonical() + "': dimensions must be positive");
+    if (shape.salience_feature && (*shape.salience_feature < 0 || *shape.salience_feature >= shape.d_value))
+        throw std::invalid_argument("input description: salience feature " + std::to_string(*shape.salience_feature) +
+                                    " is not a coordinate of a " + std::to_string(shape.d_value) + "-float value");
     if (shape.budget_floats) {
         const std::int64_t minimum = entry.min_budget(spec, shape);
         if (*shape.budget_floats < minimum)

@@ -2,8 +2,9 @@
 //
 // Stores:       one state vector s of D floats (s = 0 after reset).
 // Write:        s ← ρ R s + U x, R orthogonal, ρ the decay; x is the value
-//               (tasks with positional keys: lag recall, copying) or the pair
-//               [k; v] (associative recall).
+//               when the inputs are declared positional_keys (core/inputs.hpp:
+//               lag recall, copying, selective copying) or the pair [k; v]
+//               (associative recall).
 // Read:         the probe readout (harness/eval/probe.hpp): a least-squares linear map
 //               from [s, 1] (per slot) or [s, q, 1] (associative recall), fitted
 //               on training episodes. The native read() only decodes the state

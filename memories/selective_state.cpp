@@ -10,7 +10,7 @@ float SelectiveState::step(const float* value, int d_value) const {
     double norm2 = 0.0;
     for (int i = 0; i < d_value; ++i) norm2 += static_cast<double>(value[i]) * value[i];
     if (norm2 == 0.0) return 0.0f;
-    return static_cast<float>(1.0 - static_cast<double>(value[0]) * value[0] / norm2);
+    return static_cast<float>(1.0 - static_cast<double>(value[feature_]) * value[feature_] / norm2);
 }
 
 void SelectiveState::write(ConstVecRef key, ConstVecRef value) { write_batch(key.transpose(), value.transpose()); }

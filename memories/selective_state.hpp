@@ -15,7 +15,9 @@
 //               Minimum budget as `linear`.
 //
 // The gate, computed without training: Δ(x) = 1 − v₀² / ‖v‖² (0 for v = 0),
-// where v₀ is the value's coordinate 0, memcap's token-class feature. The blank
+// where v₀ is the value's coordinate at the declared salience feature
+// (InputDescription::salience_feature, core/inputs.hpp; coordinate 0 when the
+// task declares none), memcap's token-class feature. The blank
 // (noise) token of selective copying is e₀, so Δ = 0 and it is skipped;
 // content codes have v₀ = 0 there, so Δ = 1. For random unit values (the other
 // tasks) v₀² ≈ 1/d and Δ ≈ 1. gate=none sets Δ = 1 for every write: the same
@@ -35,7 +37,8 @@ namespace memcap {
 class SelectiveState final : public OuterProductGrid {
 public:
     SelectiveState(const MemoryShape& shape, double rho, bool gated, const std::string& phi, int nu, Rng& rng)
-        : OuterProductGrid(shape, phi, nu, /*normalise=*/false, rng), rho_(rho), gated_(gated) {}
+        : OuterProductGrid(shape, phi, nu, /*normalise=*/false, rng), rho_(rho), gated_(gated),
+          feature_(shape.salience_feature.value_or(0)) {}
 
     void write(ConstVecRef key, ConstVecRef value) override;
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
@@ -46,6 +49,7 @@ public:
 private:
     double rho_;
     bool gated_;
+    int feature_;  // the value coordinate the gate reads (the declared salience feature)
 };
 
 }  // namespace memcap

@@ -34,7 +34,8 @@ class SelectiveCopying final : public Task {
 public:
     explicit SelectiveCopying(Spec spec);
 
-    bool positional_keys() const override { return true; }
+    /// Keys are ordinal codes; value coordinate 0 marks the blank (e₀).
+    InputDescription inputs(const TaskCell& c) const override { return {c.d, c.d, true, 0}; }
     bool has_slots() const override { return true; }
     std::int64_t test_episodes(const TaskCell&) const override { return episodes_; }
     double chance(const TaskCell&) const override { return 1.0 / static_cast<double>(vocab_ + 1); }

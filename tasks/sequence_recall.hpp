@@ -34,7 +34,8 @@ public:
     enum class Mode { Lag, Copy };
     SequenceRecall(Spec spec, Mode mode);
 
-    bool positional_keys() const override { return true; }
+    /// Keys are position codes.
+    InputDescription inputs(const TaskCell& c) const override { return {c.d, c.d, true, std::nullopt}; }
     bool has_slots() const override { return true; }
     std::int64_t test_episodes(const TaskCell&) const override { return episodes_; }
     double chance(const TaskCell&) const override { return 1.0 / static_cast<double>(vocab_); }

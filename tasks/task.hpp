@@ -17,9 +17,9 @@
 // episode of a cell shares (vocabulary and position codes).
 #pragma once
 
+#include "core/inputs.hpp"
 #include "core/spec.hpp"
 #include "core/types.hpp"
-#include "memories/memory.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -63,12 +63,13 @@ public:
     virtual ~Task() = default;
 
     const Spec& spec() const { return spec_; }
-    /// Key and value dimensions the memory is built with (budget set by the harness).
-    virtual MemoryShape shape(const TaskCell& cell) const { return {cell.d, cell.d, {}}; }
+    /// What this task feeds a memory at `cell` (core/inputs.hpp): the dimensions, whether
+    /// the keys only mark positions, and the value coordinate that marks a token's class.
+    /// The harness builds the memory for it (with the budget); the default is d-dimensional
+    /// content keys and values without a salience feature.
+    virtual InputDescription inputs(const TaskCell& cell) const { return {cell.d, cell.d, false, std::nullopt}; }
     /// Scored episodes per seed.
     virtual std::int64_t test_episodes(const TaskCell&) const { return 1; }
-    /// True when keys only mark positions (see MemoryShape::positional_keys).
-    virtual bool positional_keys() const { return false; }
     /// True when queries carry a slot (lag, position) and rows are reported per slot.
     virtual bool has_slots() const { return false; }
     /// True when episodes carry Episode::hidden: every read must skip one written pair,

@@ -19,9 +19,7 @@ CellOutcome run_cell(const CellSpec& c) {
     try {
         const auto task = make_task(c.task);
         const TaskCell tc{c.n, c.d, c.seed};
-        MemoryShape shape = task->shape(tc);
-        shape.budget_floats = c.budget_floats;
-        shape.positional_keys = task->positional_keys();
+        const MemoryShape shape(task->inputs(tc), c.budget_floats);
         auto memory = make_memory(c.memory, shape, c.seed);
         const Spec readout = resolve_readout(c.readout, c.memory.name());
         check_combination(*task, c.task, c.memory, readout);

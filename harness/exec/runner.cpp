@@ -51,9 +51,7 @@ void check_buildable(const std::vector<CellSpec>& cells) {
                                 std::to_string(c.budget_floats.value_or(-1)) + "|" + std::to_string(c.d);
         if (!checked.insert(key).second) continue;
         const auto task = make_task(c.task);
-        MemoryShape shape = task->shape(TaskCell{c.n, c.d, c.seed});
-        shape.budget_floats = c.budget_floats;
-        shape.positional_keys = task->positional_keys();
+        const MemoryShape shape(task->inputs(TaskCell{c.n, c.d, c.seed}), c.budget_floats);
         const auto memory = make_memory(c.memory, shape, c.seed);  // throws UsageError naming the problem
         check_combination(*task, c.task, c.memory, resolve_readout(c.readout, c.memory.name()));
     }
