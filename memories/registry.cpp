@@ -88,8 +88,10 @@ KernelCost delta_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I bat
 
 KernelCost selective_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batch) {
     const GridDims g = grid_dims(spec, s);
-    // a write also computes the gate (2 d_v + 4) and scales φ's row by its weight (d_phi)
-    return grid_cost(spec, s, k, batch, k == Kernel::write_batch ? 2.0 * s.d_value + 4.0 + g.d_phi : 0.0);
+    // a write also computes the gate (2 d_v + 4; only with gate=salience and a declared
+    // salience feature, else Δ = 1) and scales φ's row by its weight (d_phi)
+    const double gate = spec.text("gate") == "salience" && s.salience_feature ? 2.0 * s.d_value + 4.0 : 0.0;
+    return grid_cost(spec, s, k, batch, k == Kernel::write_batch ? gate + g.d_phi : 0.0);
 }
 
 KernelCost hrr_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch) {
@@ -202,7 +204,8 @@ std::vector<MemoryEntry> build_registry() {
         e.name = "selective";
         e.description = "selective state model S <- a(x) S + b(x) v phi(k)^T, input-dependent step (Mamba)";
         e.params = {real_param("rho", "1", "decay per full step (1 = none)", 0.0, true, 1.0),
-                    choice_param("gate", {"salience", "none"}, "step from the token-class feature v_0, or always 1"),
+                    choice_param("gate", {"salience", "none"},
+                                 "step from the task's declared salience feature (1 when none), or always 1"),
                     phi_param, nu_param};
         e.state_formula = "d_v x d_phi, as linear";
         e.paper = "Gu & Dao 2023 (Mamba); Dao & Gu 2024";
