@@ -8,9 +8,13 @@
 
 namespace memcap {
 
+SoftmaxCache::Dims SoftmaxCache::size(const MemoryShape& shape) {
+    const std::int64_t row = std::int64_t{shape.d_key} + shape.d_value;
+    return {shape.budget_floats ? *shape.budget_floats / row : -1, row, row};
+}
+
 SoftmaxCache::SoftmaxCache(const MemoryShape& shape, double beta)
-    : d_key_(shape.d_key), d_value_(shape.d_value), beta_(static_cast<float>(beta)),
-      capacity_(shape.budget_floats ? *shape.budget_floats / (shape.d_key + shape.d_value) : -1) {
+    : d_key_(shape.d_key), d_value_(shape.d_value), beta_(static_cast<float>(beta)), capacity_(size(shape).capacity) {
     if (capacity_ > 0) buf_.reserve(static_cast<std::size_t>(capacity_ * row_floats()));
 }
 

@@ -26,6 +26,15 @@ namespace memcap {
 
 class SoftmaxCache final : public Memory {
 public:
+    /// The cache's dimensions at a shape: its one sizing function, used by the
+    /// constructor, the table's cost model and minimum budget, and `memcap list`.
+    struct Dims {
+        std::int64_t capacity;    // pairs held at most, floor(B / (d_k + d_v)); −1 = unbounded (no budget)
+        std::int64_t row_floats;  // d_k + d_v: floats per stored pair
+        std::int64_t min_budget;  // one pair
+    };
+    static Dims size(const MemoryShape& shape);
+
     SoftmaxCache(const MemoryShape& shape, double beta);
 
     void reset() override;

@@ -115,6 +115,9 @@ int cmd_list(const std::vector<std::string>& args) {
         for (const auto& p : m.params) std::cout << "      " << p.describe() << "\n";
         std::cout << "      state_floats = " << m.state_formula << "\n";
         const Spec def = parse_memory_spec(m.name);
+        for (const std::optional<std::int64_t> budget : {std::optional<std::int64_t>(), std::optional<std::int64_t>(1024)})
+            std::cout << "      at d=64, " << (budget ? "B=1024" : "natural size") << ": "
+                      << describe_size(memory_size(def, MemoryShape(64, 64, budget))) << "\n";
         std::cout << "      minimum budget at d=64: " << m.min_budget(def, MemoryShape{}) << (m.min_budget(def, MemoryShape{}) == 1 ? " float\n" : " floats\n");
         std::cout << "      source: " << m.paper << "\n";
     }
