@@ -22,6 +22,7 @@
 #include "core/types.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace memcap {
@@ -77,10 +78,25 @@ public:
     virtual bool hides_pairs() const { return false; }
     /// Accuracy of guessing uniformly among the candidates.
     virtual double chance(const TaskCell& cell) const = 0;
+
+    /// Refuses, before any work, a cell this task cannot run: throws UsageError with one
+    /// line naming the task, the key and the value (e.g. selective_copying's content
+    /// longer than the stream). Every task: n ≥ 1, d ≥ 1, n within an int (targets and
+    /// slots are ints); then the task's own check_cell. A cell that passes never makes
+    /// fill_episode throw.
+    void check(const TaskCell& cell) const;
+    /// Estimated peak bytes of the task's side of a cell: one episode (keys, values,
+    /// queries, candidates, targets), the codes it keeps per cell and the temporaries of
+    /// filling an episode. The memory's side is memory_peak_bytes (memories/registry.hpp);
+    /// the readout's (the probe's design) is the harness's.
+    virtual std::int64_t peak_bytes(const TaskCell& cell) const = 0;
+
     /// Writes episode `index` of `split` for `cell` into `out`, every field overwritten.
     /// Readouts pass the same Episode again and again, so its buffers are reused
-    /// (no allocation per episode once the shapes are known).
+    /// (no allocation per episode once the shapes are known). Checks the cell first
+    /// (check), so a cell the harness did not check is refused here rather than filled.
     void fill_episode(const TaskCell& cell, Split split, std::int64_t index, Episode& out) const {
+        check(cell);
         const std::uint64_t held = out.fixed_parts;
         out.fixed_parts = 0;  // only a task that keeps fixed parts sets it again
         out.hidden.clear();   // only a task that hides pairs fills it
@@ -94,6 +110,20 @@ public:
     }
 
 protected:
+    /// The task's own checks (see check); the default has none.
+    virtual void check_cell(const TaskCell&) const {}
+    /// `floats` floats and `ints` ints in bytes, saturated at INT64_MAX (for peak_bytes).
+    static std::int64_t bytes_of(double floats, double ints = 0.0);
+    /// UsageError "task '<spec>': <key>=<value> <why>" (check_cell's one line).
+    [[noreturn]] void refuse(const std::string& key, const std::string& value, const std::string& why) const;
+    /// Refuses a cell whose `count` candidate codes (`what`, e.g. "n=4 values") are random
+    /// unit vectors in d − `reserved` coordinates that cannot be told apart: in one
+    /// dimension every unit vector is +1 or −1, so two of `count` ≥ 2 codes coincide
+    /// (surely for ≥ 3), and a read of the later copy is scored against the earlier one
+    /// (ties go to the lower index): a perfect read would count as wrong. In two or more
+    /// dimensions random unit codes differ with probability 1.
+    void require_distinct_codes(const TaskCell& cell, const std::string& what, std::int64_t count, int reserved) const;
+
     /// Implements fill_episode. `held` is the Episode::fixed_parts tag `out` came in
     /// with (`out.fixed_parts` is already 0): a task whose keys, queries, candidates and
     /// slots are fixed per cell may leave them as they are when `held` names its
