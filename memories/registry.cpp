@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 
@@ -290,11 +291,30 @@ std::vector<MemoryEntry> build_registry() {
     return table;
 }
 
+
+std::deque<MemoryEntry>& registry_storage() {
+    static std::deque<MemoryEntry> registry = [] {
+        std::vector<MemoryEntry> table = build_registry();
+        return std::deque<MemoryEntry>(std::make_move_iterator(table.begin()), std::make_move_iterator(table.end()));
+    }();
+    return registry;
+}
+
 }  // namespace
 
-const std::vector<MemoryEntry>& memory_registry() {
-    static const std::vector<MemoryEntry> registry = build_registry();
-    return registry;
+const std::deque<MemoryEntry>& memory_registry() { return registry_storage(); }
+
+void register_memory(MemoryEntry entry) {
+    if (entry.name.empty()) throw UsageError("register_memory: a memory backend needs a name");
+    const RawSpec raw = split_spec(entry.name, "memory");  // UsageError on characters a spec name may not use
+    if (raw.name != entry.name || !raw.pairs.empty())
+        throw UsageError("register_memory: '" + entry.name + "' is not a memory name (letters, digits, '_', '-')");
+    for (const auto& e : memory_registry())
+        if (e.name == entry.name) throw UsageError("register_memory: memory '" + entry.name + "' is already registered");
+    if (!entry.size || !entry.make)
+        throw UsageError("register_memory: memory '" + entry.name + "' needs a sizing function (size) and a factory (make)");
+    bind_spec(entry.schema(), raw);  // every parameter's default binds (UsageError naming it otherwise)
+    registry_storage().push_back(std::move(entry));
 }
 
 std::vector<std::string> memory_names() {

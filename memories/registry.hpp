@@ -5,13 +5,16 @@
 // formula, its source paper, its sizing function, its factory, its cost model
 // and its traits. `memcap list` prints this table; the conformance tests and
 // benchmarks iterate over it, so a backend added here is listed, tested and
-// benchmarked with no other change.
+// benchmarked with no other change. Backends outside the table (a test's, a
+// plugin's) join it through register_memory and are then treated exactly the
+// same: listed, parsed, sized, built, costed, tested by the conformance tests.
 #pragma once
 
 #include "core/rng.hpp"
 #include "core/spec.hpp"
 #include "memories/memory.hpp"
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -103,8 +106,16 @@ struct MemoryEntry {
     std::int64_t min_budget(const Spec& spec, const MemoryShape& shape) const { return size(spec, shape).min_budget; }
 };
 
-/// Every backend, in table order.
-const std::vector<MemoryEntry>& memory_registry();
+/// Every backend: the table's, then the registered ones, in order. A deque, so
+/// references to entries stay valid when a backend is registered.
+const std::deque<MemoryEntry>& memory_registry();
+/// Adds a backend defined outside the table (e.g. tests/example_backend.cpp). Refused
+/// with UsageError: an empty name, a name that is not a spec name (letters, digits,
+/// '_', '-'), a name already taken, parameter defaults that do not bind, a missing
+/// sizing function (size) or factory (make). `cost` may be empty (no roofline, and no
+/// temporaries in memory_peak_bytes). Register before any cell runs: lookups are not
+/// synchronised with registration.
+void register_memory(MemoryEntry entry);
 /// Names of every backend, in table order.
 std::vector<std::string> memory_names();
 /// The entry called `name`; UsageError listing the known names otherwise.
