@@ -30,7 +30,7 @@ FeatureMap::Dims FeatureMap::size(const std::string& kind, int d_in, std::int64_
 }
 
 FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng)
-    : dpfp_(kind == "dpfp"), nu_(nu), d_in_(d_in) {
+    : dpfp_(kind == "dpfp"), nu_(nu) {
     const Dims dims = size(kind, d_in, max_dim, nu);
     m_ = dims.m;
     dim_ = dims.dim;
@@ -39,7 +39,7 @@ FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, 
         // A random semi-orthogonal map: orthonormal columns when m ≥ d_in (inner
         // products kept exactly), orthonormal rows scaled by √(d_in/m) when m < d_in
         // (kept on average, with less spread than a Gaussian map).
-        const int tall = std::max(m_, d_in_), wide = std::min(m_, d_in_);
+        const int tall = std::max(m_, d_in), wide = std::min(m_, d_in);
         Eigen::MatrixXd g(tall, wide);
         for (int j = 0; j < wide; ++j)
             for (int i = 0; i < tall; ++i) g(i, j) = rng.normal();
@@ -47,8 +47,8 @@ FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, 
         Eigen::MatrixXd q = qr.householderQ() * Eigen::MatrixXd::Identity(tall, wide);
         for (int j = 0; j < wide; ++j)
             if (qr.matrixQR()(j, j) < 0) q.col(j) = -q.col(j);
-        if (m_ >= d_in_) proj_ = q.cast<float>();
-        else proj_ = (q.transpose() * std::sqrt(static_cast<double>(d_in_) / m_)).cast<float>();
+        if (m_ >= d_in) proj_ = q.cast<float>();
+        else proj_ = (q.transpose() * std::sqrt(static_cast<double>(d_in) / m_)).cast<float>();
     }
 }
 

@@ -48,7 +48,6 @@ public:
     static std::int64_t min_dim(const std::string& kind, int nu) { return kind == "dpfp" ? 2 * nu : 1; }
 
     int dim() const { return dim_; }
-    bool identity() const { return identity_; }
     std::int64_t param_floats() const { return proj_.size(); }
     void apply(ConstMatRef x, MatRef phi) const;
 
@@ -56,7 +55,6 @@ private:
     bool dpfp_ = false;
     bool identity_ = false;
     int nu_ = 1;
-    int d_in_ = 0;
     int m_ = 0;  // dimension after the projection (before DPFP)
     int dim_ = 0;
     RowMat proj_;  // m × d_in, empty when the projection is the identity

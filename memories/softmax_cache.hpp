@@ -58,8 +58,6 @@ public:
     /// that pair was evicted or never written.
     std::int64_t slot_of(std::int64_t write) const;
 
-    /// Pairs the cache can hold (−1 when unbounded).
-    std::int64_t capacity() const { return capacity_; }
     std::int64_t stored() const { return stored_; }
 
 private:
