@@ -264,8 +264,8 @@ public:
         out += "\n" + std::to_string(rows_.size() - static_cast<std::size_t>(bad)) + " of " + std::to_string(rows_.size()) +
                " published numbers agree.";
         if (bad)
-            out += " Copying at L = 10 is known to differ: under every reading of the essay's protocol known "
-                   "(SPEC.md §6) the essay's numbers there are 1-1.5 points below what the protocol gives; we report "
+            out += " Copying at L = 10 is known to differ: under every reading of the essay's protocol known, "
+                   "the essay's numbers there are 1-1.5 points below what the protocol gives; we report "
                    "the difference rather than tune the protocol to it.";
         return out + "\n";
     }
