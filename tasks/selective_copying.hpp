@@ -40,6 +40,7 @@ public:
     std::int64_t test_episodes(const TaskCell&) const override { return episodes_; }
     double chance(const TaskCell&) const override { return 1.0 / static_cast<double>(vocab_ + 1); }
     std::int64_t peak_bytes(const TaskCell& cell) const override;
+    std::int64_t queries_per_episode(const TaskCell&) const override { return content_; }
 
 protected:
     /// content <= n; d >= 2 (coordinate 0 marks the blank); the vocab content codes live

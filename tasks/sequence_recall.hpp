@@ -27,6 +27,8 @@
 
 #include "tasks/task.hpp"
 
+#include <algorithm>
+
 namespace memcap {
 
 class SequenceRecall final : public Task {
@@ -40,6 +42,9 @@ public:
     std::int64_t test_episodes(const TaskCell&) const override { return episodes_; }
     double chance(const TaskCell&) const override { return 1.0 / static_cast<double>(vocab_); }
     std::int64_t peak_bytes(const TaskCell& cell) const override;
+    std::int64_t queries_per_episode(const TaskCell& c) const override {
+        return mode_ == Mode::Lag ? std::min(lags_, c.n) : c.n;
+    }
 
 protected:
     /// The vocab token codes (the candidates) must differ: d >= 2 unless vocab = 1.

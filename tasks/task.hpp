@@ -90,6 +90,9 @@ public:
     /// filling an episode. The memory's side is memory_peak_bytes (memories/registry.hpp);
     /// the readout's (the probe's design) is the harness's.
     virtual std::int64_t peak_bytes(const TaskCell& cell) const = 0;
+    /// Queries (rows of Episode::queries) of every episode of `cell`: the `reads` of
+    /// memory_peak_bytes, as n is its `writes`.
+    virtual std::int64_t queries_per_episode(const TaskCell& cell) const = 0;
 
     /// Writes episode `index` of `split` for `cell` into `out`, every field overwritten.
     /// Readouts pass the same Episode again and again, so its buffers are reused

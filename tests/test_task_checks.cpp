@@ -86,6 +86,7 @@ TEST_CASE("peak bytes of a task's side grow with n and d, and cover one episode"
         const auto task = make_task(parse_task_spec(name));
         const TaskCell small{64, 32, 0}, large{100000000, 64, 0};
         const Episode e = task->episode(small, Split::Test, 0);
+        REQUIRE(e.queries.rows() == task->queries_per_episode(small));
         const double episode = 4.0 * double(e.keys.size() + e.values.size() + e.queries.size() + e.candidates.size());
         REQUIRE(double(task->peak_bytes(small)) >= episode);
         // n = 10^8 at d = 64: at least the keys and values, 51.2 GB

@@ -46,7 +46,7 @@ double physical_bytes() {
 void check_fits(const CellSpec& c, const Task& task) {
     const TaskCell tc{c.n, c.d, c.seed};
     const MemoryShape shape(task.inputs(tc), c.budget_floats);
-    const double need = static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, c.n)) +
+    const double need = static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, task.queries_per_episode(tc))) +
                         static_cast<double>(task.peak_bytes(tc));
     const double have = physical_bytes();
     if (have > 0 && need > 0.8 * have) {
