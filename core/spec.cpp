@@ -112,10 +112,6 @@ double Spec::real(const std::string& key) const { return parse_real(text(key), n
 
 std::int64_t Spec::integer(const std::string& key) const { return parse_int(text(key), name_ + ":" + key); }
 
-bool Spec::has(const std::string& key) const {
-    return std::any_of(values_.begin(), values_.end(), [&](const auto& kv) { return kv.first == key; });
-}
-
 std::vector<std::string> Spec::best_keys() const {
     std::vector<std::string> out;
     for (const auto& kv : values_)
@@ -133,13 +129,6 @@ std::string Spec::canonical() const {
     std::string out = name_;
     for (std::size_t i = 0; i < values_.size(); ++i) out += (i ? "," : ":") + values_[i].first + "=" + values_[i].second;
     return out;
-}
-
-Spec Spec::with(const std::string& key, const std::string& value) const {
-    Spec copy = *this;
-    for (auto& kv : copy.values_)
-        if (kv.first == key) kv.second = value;
-    return copy;
 }
 
 RawSpec split_spec(const std::string& text, const std::string& kind) {

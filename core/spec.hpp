@@ -73,11 +73,8 @@ public:
     const std::string& text(const std::string& key) const;
     /// Keys whose value is `best`: to be chosen on tuning seeds before the spec is used.
     std::vector<std::string> best_keys() const;
-    bool has(const std::string& key) const;
     /// The canonical spec string: `name:k1=v1,k2=v2` (just `name` without parameters).
     std::string canonical() const;
-    /// A copy with one value replaced (the value is stored as given; callers pass canonical text).
-    Spec with(const std::string& key, const std::string& value) const;
 
     bool operator==(const Spec& other) const { return name_ == other.name_ && values_ == other.values_; }
 

@@ -1,6 +1,8 @@
 // memcap/memories/feature_map.cpp — see feature_map.hpp.
 #include "memories/feature_map.hpp"
 
+#include "core/error.hpp"
+
 #include <Eigen/QR>
 
 #include <algorithm>
@@ -9,17 +11,35 @@
 
 namespace memcap {
 
+FeatureMap::Dims FeatureMap::size(const std::string& kind, int d_in, std::int64_t max_dim, int nu) {
+    const bool dpfp = kind == "dpfp";
+    const std::int64_t m = dpfp ? max_dim / (2 * nu) : max_dim;
+    if (m > std::numeric_limits<int>::max() / (2 * nu))
+        throw UsageError("feature map '" + kind + "': " + std::to_string(m) + " features exceed the largest supported (" +
+                         std::to_string(std::numeric_limits<int>::max() / (2 * nu)) + "); lower the budget");
+    Dims d;
+    d.m = static_cast<int>(m);
+    d.dim = dpfp ? 2 * nu * d.m : d.m;
+    d.identity = d.m == d_in;
+    if (!d.identity) {
+        d.param_floats = std::int64_t{d.m} * d_in;
+        // g, the QR's factors and Q: tall × wide doubles each (see the constructor)
+        d.build_scratch_bytes = 3 * 8 * d.param_floats;
+    }
+    return d;
+}
+
 FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng)
-    : dpfp_(kind == "dpfp"), nu_(nu), d_in_(d_in) {
-    const std::int64_t m = dpfp_ ? max_dim / (2 * nu) : max_dim;
-    m_ = static_cast<int>(std::min<std::int64_t>(m, std::numeric_limits<int>::max() / (2 * nu)));
-    dim_ = dpfp_ ? 2 * nu * m_ : m_;
-    identity_ = (m_ == d_in_);
+    : dpfp_(kind == "dpfp"), nu_(nu) {
+    const Dims dims = size(kind, d_in, max_dim, nu);
+    m_ = dims.m;
+    dim_ = dims.dim;
+    identity_ = dims.identity;
     if (!identity_) {
         // A random semi-orthogonal map: orthonormal columns when m ≥ d_in (inner
         // products kept exactly), orthonormal rows scaled by √(d_in/m) when m < d_in
         // (kept on average, with less spread than a Gaussian map).
-        const int tall = std::max(m_, d_in_), wide = std::min(m_, d_in_);
+        const int tall = std::max(m_, d_in), wide = std::min(m_, d_in);
         Eigen::MatrixXd g(tall, wide);
         for (int j = 0; j < wide; ++j)
             for (int i = 0; i < tall; ++i) g(i, j) = rng.normal();
@@ -27,8 +47,8 @@ FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, 
         Eigen::MatrixXd q = qr.householderQ() * Eigen::MatrixXd::Identity(tall, wide);
         for (int j = 0; j < wide; ++j)
             if (qr.matrixQR()(j, j) < 0) q.col(j) = -q.col(j);
-        if (m_ >= d_in_) proj_ = q.cast<float>();
-        else proj_ = (q.transpose() * std::sqrt(static_cast<double>(d_in_) / m_)).cast<float>();
+        if (m_ >= d_in) proj_ = q.cast<float>();
+        else proj_ = (q.transpose() * std::sqrt(static_cast<double>(d_in) / m_)).cast<float>();
     }
 }
 

@@ -30,14 +30,24 @@ namespace memcap {
 
 class FeatureMap {
 public:
+    /// The map's dimensions (its one sizing function; the constructor uses it).
+    struct Dims {
+        int m = 0;        // dimension after the projection, before DPFP (= d_in: no projection)
+        int dim = 0;      // output dimension d_φ: m (proj) or 2νm (dpfp)
+        bool identity = false;      // m = d_in: no projection
+        std::int64_t param_floats = 0;  // the projection's m × d_in floats (0 when identity)
+        std::int64_t build_scratch_bytes = 0;  // the QR that draws the projection (doubles)
+    };
     /// kind: "proj" or "dpfp"; max_dim: the most features the budget allows; nu: DPFP's ν.
+    /// UsageError when d_φ would not fit an int.
+    static Dims size(const std::string& kind, int d_in, std::int64_t max_dim, int nu);
+
     FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng);
 
     /// Smallest max_dim this kind accepts (proj: 1; dpfp: 2ν).
     static std::int64_t min_dim(const std::string& kind, int nu) { return kind == "dpfp" ? 2 * nu : 1; }
 
     int dim() const { return dim_; }
-    bool identity() const { return identity_; }
     std::int64_t param_floats() const { return proj_.size(); }
     void apply(ConstMatRef x, MatRef phi) const;
 
@@ -45,7 +55,6 @@ private:
     bool dpfp_ = false;
     bool identity_ = false;
     int nu_ = 1;
-    int d_in_ = 0;
     int m_ = 0;  // dimension after the projection (before DPFP)
     int dim_ = 0;
     RowMat proj_;  // m × d_in, empty when the projection is the identity

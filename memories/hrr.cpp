@@ -1,7 +1,10 @@
 // memcap/memories/hrr.cpp — see hrr.hpp.
 #include "memories/hrr.hpp"
 
+#include "core/error.hpp"
+
 #include <cmath>
+#include <limits>
 
 namespace memcap {
 namespace {
@@ -24,19 +27,33 @@ void column_spectra(const RealFft& fft, const RowMat& map, int d, Eigen::MatrixX
 
 }  // namespace
 
-Hrr::Hrr(const MemoryShape& shape, Rng& rng)
-    : dim_(static_cast<int>(shape.budget_floats.value_or(shape.d_key))), fft_(dim_), trace_(Vec::Zero(dim_)) {
+Hrr::Dims Hrr::size(const MemoryShape& shape) {
+    const std::int64_t dim = shape.budget_floats.value_or(shape.d_key);
+    if (dim > std::numeric_limits<int>::max())
+        throw UsageError("memory 'hrr': a trace of D = " + std::to_string(dim) +
+                         " floats exceeds the largest FFT size supported (" +
+                         std::to_string(std::numeric_limits<int>::max()) + "); lower the budget");
+    Dims d{static_cast<int>(dim), shape.d_key, shape.d_value, dim != shape.d_key, dim != shape.d_value, false};
+    // The factored batches need the maps' spectra; only worth building when they can win.
+    d.spectra = write_flops(d.dim, shape.d_key, shape.d_value, 4096, true) <
+                write_flops(d.dim, shape.d_key, shape.d_value, 4096, false);
+    return d;
+}
+
+Hrr::Hrr(const MemoryShape& shape, Rng& rng) : Hrr(shape, size(shape), rng) {}
+
+Hrr::Hrr(const MemoryShape& shape, const Dims& dims, Rng& rng)
+    : dim_(dims.dim), fft_(dim_), trace_(Vec::Zero(dim_)) {
     const double sd = 1.0 / std::sqrt(static_cast<double>(dim_));
-    if (dim_ != shape.d_key) {
+    if (dims.key_map) {
         key_map_.resize(dim_, shape.d_key);
         rng.fill_normal(key_map_, sd);
     }
-    if (dim_ != shape.d_value) {
+    if (dims.value_map) {
         value_map_.resize(dim_, shape.d_value);
         rng.fill_normal(value_map_, sd);
     }
-    // The factored batches need the maps' spectra; only worth building when they can win.
-    if (write_flops(dim_, shape.d_key, shape.d_value, 4096, true) < write_flops(dim_, shape.d_key, shape.d_value, 4096, false)) {
+    if (dims.spectra) {
         column_spectra(fft_, key_map_, shape.d_key, key_spec_re_, key_spec_im_);
         column_spectra(fft_, value_map_, shape.d_value, value_spec_re_, value_spec_im_);
     }
@@ -113,7 +130,8 @@ void Hrr::read(ConstVecRef query, VecRef out) const {
     out = o.row(0).transpose();
 }
 
-void Hrr::read_batch(ConstMatRef queries, MatRef out) const {
+void Hrr::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options) const {
+    require_no_hidden(options);
     const double n = double(queries.rows());
     if (key_spec_re_.size() && read_flops(dim_, queries.cols(), out.cols(), n, true) <
                                    read_flops(dim_, queries.cols(), out.cols(), n, false))

@@ -40,6 +40,26 @@ namespace memcap {
 
 class Hrr final : public Memory {
 public:
+    /// The trace's dimensions at a shape: its one sizing function, used by the
+    /// constructor, the table's cost model and minimum budget, and `memcap list`.
+    struct Dims {
+        int dim;          // D = B, or d_k without a budget
+        int d_key, d_value;
+        bool key_map;     // D ≠ d_k: keys enter through P_k (D × d_k)
+        bool value_map;   // D ≠ d_v: values through P_v (D × d_v)
+        bool spectra;     // the factored batches can win at this size: the maps' spectra are kept
+        int bins() const { return dim / 2 + 1; }
+        std::int64_t param_floats() const {
+            return (key_map ? std::int64_t{dim} * d_key : 0) + (value_map ? std::int64_t{dim} * d_value : 0);
+        }
+        /// Re and Im of A = F P_k and B = F P_v (bins × d each), when kept.
+        std::int64_t derived_floats() const {
+            return spectra ? 2 * std::int64_t{bins()} * (std::int64_t{d_key} + d_value) : 0;
+        }
+    };
+    /// UsageError when D does not fit an int (FFTW's sizes).
+    static Dims size(const MemoryShape& shape);
+
     Hrr(const MemoryShape& shape, Rng& rng);
 
     void reset() override { trace_.setZero(); }
@@ -50,7 +70,7 @@ public:
     std::int64_t param_floats() const override { return key_map_.size() + value_map_.size(); }
 
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
-    void read_batch(ConstMatRef queries, MatRef out) const override;
+    void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override;
 
     /// FLOPs of a batched write / read of n items of D = dim, per item (factored = false)
     /// or through the factored form (true). The batch takes the cheaper one; the
@@ -59,6 +79,7 @@ public:
     static double read_flops(double dim, double d_key, double d_value, double n, bool factored);
 
 private:
+    Hrr(const MemoryShape& shape, const Dims& dims, Rng& rng);
     void write_per_item(ConstMatRef keys, ConstMatRef values);
     void write_factored(ConstMatRef keys, ConstMatRef values);
     void read_per_query(ConstMatRef queries, MatRef out) const;

@@ -2,7 +2,8 @@
 //
 // A Memory stores (key, value) pairs written one at a time, in order, and
 // answers reads with a value-sized vector. Keys and queries have dimension
-// d_key, values and reads d_value (MemoryShape). Batches follow the layout of
+// d_key, values and reads d_value (MemoryShape: the task's input description,
+// core/inputs.hpp, plus the budget). Batches follow the layout of
 // core/types.hpp: row i of `keys` is the i-th key.
 //
 // Required: reset, write, read, state_floats, state.
@@ -11,12 +12,19 @@
 // A batched write must leave exactly the state that n single writes leave,
 // up to floating-point rounding.
 //
+// read_batch takes per-read options (ReadOptions). A backend honours the ones
+// its table entry declares (memories/registry.hpp: can_hide_pairs for
+// ReadOptions::hidden) and refuses the others with std::invalid_argument
+// (require_no_hidden) — it never ignores one silently. The harness refuses such
+// combinations up front from the declared traits, so the throw marks a bug.
+//
 // `state_floats()` counts the floats of state the memory holds now — what
 // changes as it is written; it never exceeds the budget it was built with.
 // Fixed parameters (projections, rotations, gates) are reported separately by
 // `param_floats()`. `state()` is a flat view of exactly state_floats() floats.
 #pragma once
 
+#include "core/inputs.hpp"
 #include "core/types.hpp"
 
 #include <cstdint>
@@ -27,16 +35,42 @@
 
 namespace memcap {
 
-/// The sizes a backend is built for.
-struct MemoryShape {
-    int d_key = 64;
-    int d_value = 64;
+/// What a backend is built for: the task's input description (dimensions, positional
+/// keys, salience feature; core/inputs.hpp) and the budget.
+struct MemoryShape : InputDescription {
     /// Floats of state the memory may hold; empty = the backend's natural size at d.
     std::optional<std::int64_t> budget_floats;
-    /// True when the task's keys only mark positions (lag recall, copying): a
-    /// memory without content-addressed reads (the rotation RNN) then takes the
-    /// value alone as its input, as in essay 004 Part 1; otherwise the pair.
-    bool positional_keys = false;
+
+    MemoryShape() = default;
+    /// Plain inputs of these dimensions (no positional keys, no salience feature).
+    MemoryShape(int d_key, int d_value, std::optional<std::int64_t> budget = std::nullopt)
+        : InputDescription{d_key, d_value, false, std::nullopt}, budget_floats(budget) {}
+    MemoryShape(const InputDescription& inputs, std::optional<std::int64_t> budget)
+        : InputDescription(inputs), budget_floats(budget) {}
+};
+
+/// A read-only view of a list of ints, e.g. of a std::vector<int> that outlives the
+/// call it is passed to. Default: empty.
+class IndexView {
+public:
+    IndexView() = default;
+    IndexView(const std::vector<int>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT: implicit on purpose
+    bool empty() const { return size_ == 0; }
+    std::size_t size() const { return size_; }
+    int operator[](std::size_t i) const { return data_[i]; }
+
+private:
+    const int* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// Options of one read_batch call. The default is a plain read.
+struct ReadOptions {
+    /// Structural mask: per query i, the pair written hidden[i]-th since reset
+    /// (0-based) that its read may not attend to; a pair no longer held hides
+    /// nothing. Empty: nothing hidden. Otherwise one entry per query. Honoured by
+    /// backends declared can_hide_pairs (the softmax cache); refused by the rest.
+    IndexView hidden;
 };
 
 class Memory {
@@ -61,8 +95,10 @@ public:
     virtual void write_batch(ConstMatRef keys, ConstMatRef values) {
         for (Eigen::Index i = 0; i < keys.rows(); ++i) write(keys.row(i).transpose(), values.row(i).transpose());
     }
-    /// Reads every row of queries into the same row of out (queries.rows() × d_value).
-    virtual void read_batch(ConstMatRef queries, MatRef out) const {
+    /// Reads every row of queries into the same row of out (queries.rows() × d_value),
+    /// with `options` (see ReadOptions). An override repeats the default argument.
+    virtual void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const {
+        require_no_hidden(options);
         Vec tmp(out.cols());
         for (Eigen::Index i = 0; i < queries.rows(); ++i) {
             read(queries.row(i).transpose(), tmp);
@@ -70,14 +106,13 @@ public:
         }
     }
 
-    /// The structural-mask control: true when the memory keeps written pairs apart, so
-    /// that a read can be told to skip one of them (the softmax cache).
-    virtual bool supports_hiding() const { return false; }
-    /// As read_batch, but the read of query i may not attend to the pair written
-    /// hidden[i]-th since reset (0-based; a pair no longer held hides nothing).
-    /// Only called when supports_hiding(); the default throws std::logic_error.
-    virtual void read_batch_hiding(ConstMatRef, const std::vector<int>&, MatRef) const {
-        throw std::logic_error("this memory cannot hide a written pair from a read");
+protected:
+    /// For a read_batch that cannot hide pairs: throws std::invalid_argument when
+    /// `options` asks it to, rather than read as if nothing were hidden.
+    static void require_no_hidden(const ReadOptions& options) {
+        if (!options.hidden.empty())
+            throw std::invalid_argument("this memory cannot hide a written pair from a read (its table entry "
+                                        "does not declare can_hide_pairs)");
     }
 };
 

@@ -23,6 +23,19 @@ public:
     static std::int64_t feature_budget(const MemoryShape& shape) {
         return shape.budget_floats ? *shape.budget_floats / shape.d_value : shape.d_key;
     }
+    /// A grid's dimensions at a shape: its one sizing function (linear, delta and
+    /// selective), used by the constructor (through φ's), the table's cost models and
+    /// minimum budget, and `memcap list`.
+    struct Dims {
+        FeatureMap::Dims phi;     // φ: d_φ = phi.dim
+        std::int64_t d_value;     // rows of the grid
+        std::int64_t min_budget;  // φ's smallest dimension × d_v
+        std::int64_t state_floats() const { return d_value * phi.dim; }
+    };
+    static Dims size(const MemoryShape& shape, const std::string& phi, int nu) {
+        return {FeatureMap::size(phi, shape.d_key, feature_budget(shape), nu), shape.d_value,
+                FeatureMap::min_dim(phi, nu) * shape.d_value};
+    }
 
     void reset() override { grid_.setZero(); }
     std::int64_t state_floats() const override { return grid_.size(); }
@@ -33,7 +46,8 @@ public:
         const RowMat f = features(query.transpose());
         out.noalias() = grid_ * f.transpose();
     }
-    void read_batch(ConstMatRef queries, MatRef out) const override {
+    void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override {
+        require_no_hidden(options);
         const RowMat f = features(queries);
         out.noalias() = f * grid_.transpose();
     }

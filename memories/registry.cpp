@@ -1,8 +1,10 @@
 // memcap/memories/registry.cpp — the one table of memory backends.
 //
-// Adding a backend: write memories/<name>.hpp/.cpp, add one entry below (with
-// its FLOP-and-byte model, see KernelCost), add a row to memories/README.md. `memcap list`, the conformance tests and the
-// benchmarks pick it up from this table.
+// Adding a backend: write memories/<name>.hpp/.cpp (with its one sizing function,
+// a static size(shape, ...)), add one entry below (its MemorySize adapter, its
+// FLOP-and-byte model, see KernelCost, and its traits), add a row to
+// memories/README.md. `memcap list`, the conformance tests and the benchmarks
+// pick it up from this table.
 #include "memories/registry.hpp"
 
 #include "core/error.hpp"
@@ -15,6 +17,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
 
 namespace memcap {
 namespace {
@@ -22,11 +27,59 @@ namespace {
 const ParamInfo phi_param = choice_param("phi", {"proj", "dpfp"}, "feature map when d_phi != d_k (identity otherwise)");
 const ParamInfo nu_param = int_param("nu", "1", "DPFP order (phi=dpfp)", 1, 8);
 
-std::int64_t grid_min_budget(const Spec& spec, const MemoryShape& s) {
-    return FeatureMap::min_dim(spec.text("phi"), static_cast<int>(spec.integer("nu"))) * s.d_value;
+// ---- Sizing: each backend's one sizing function (its class's static size()), as the
+// table's generic MemorySize. ----
+
+MemorySize softmax_size(const Spec&, const MemoryShape& s) {
+    const SoftmaxCache::Dims c = SoftmaxCache::size(s);
+    MemorySize m;
+    m.dims = {{"pairs", c.capacity}};
+    m.state_floats = c.capacity < 0 ? -1 : c.capacity * c.row_floats;
+    m.floats_per_write = c.row_floats;
+    m.min_budget = c.min_budget;
+    return m;
 }
 
-// ---- FLOP-and-byte models (bench/, PERFORMANCE.md). f = 4 bytes per float. ----
+OuterProductGrid::Dims grid_dims(const Spec& spec, const MemoryShape& s) {
+    return OuterProductGrid::size(s, spec.text("phi"), static_cast<int>(spec.integer("nu")));
+}
+
+MemorySize grid_size(const Spec& spec, const MemoryShape& s) {
+    const OuterProductGrid::Dims g = grid_dims(spec, s);
+    MemorySize m;
+    m.dims = {{"d_phi", g.phi.dim}};
+    if (spec.text("phi") == "dpfp") m.dims.emplace_back("m", g.phi.m);  // the projection before DPFP
+    m.state_floats = g.state_floats();
+    m.param_floats = g.phi.param_floats;
+    m.build_scratch_bytes = g.phi.build_scratch_bytes;
+    m.min_budget = g.min_budget;
+    return m;
+}
+
+MemorySize hrr_size(const Spec&, const MemoryShape& s) {
+    const Hrr::Dims h = Hrr::size(s);
+    MemorySize m;
+    m.dims = {{"D", h.dim}};
+    m.state_floats = h.dim;
+    m.param_floats = h.param_floats();
+    m.derived_floats = h.derived_floats();
+    m.min_budget = 1;
+    return m;
+}
+
+MemorySize rotation_size(const Spec& spec, const MemoryShape& s) {
+    const RotationRnn::Dims r = RotationRnn::size(s, spec.text("angles"));
+    MemorySize m;
+    m.dims = {{"D", r.dim}, {"d_in", r.d_in}};
+    m.state_floats = r.dim;
+    m.param_floats = r.param_floats();
+    m.build_scratch_bytes = r.build_scratch_bytes;
+    m.min_budget = 1;
+    return m;
+}
+
+// ---- FLOP-and-byte models (bench/, PERFORMANCE.md), and the bytes of each call's
+// temporaries (memory_peak_bytes). f = 4 bytes per float. ----
 constexpr double kFloat = 4.0;
 using I = std::int64_t;
 
@@ -34,33 +87,30 @@ using I = std::int64_t;
 // and, for a read, the reads out.
 double batch_bytes(const MemoryShape& s, I batch) { return kFloat * double(batch) * (s.d_key + s.d_value); }
 
-// The grid memories' feature map: d_phi, its parameter floats, and its FLOPs per row.
-struct GridDims {
-    double d_phi, params, phi_flops_per_row;
-};
-GridDims grid_dims(const Spec& spec, const MemoryShape& s) {
-    const I max_dim = OuterProductGrid::feature_budget(s);
-    const bool dpfp = spec.text("phi") == "dpfp";
-    const I nu = spec.integer("nu");
-    const I m = dpfp ? max_dim / (2 * nu) : max_dim;
-    const double proj = (m == s.d_key) ? 0.0 : double(m) * s.d_key;  // the projection's floats
-    GridDims g{double(dpfp ? 2 * nu * m : m), proj, 2.0 * proj};
-    if (dpfp) g.phi_flops_per_row += 2.0 * m + 2.0 * m * nu;  // relus, products
-    return g;
+// φ of a batch: the feature rows, and for DPFP the projected rows and [relu(y), relu(−y)].
+double phi_scratch_bytes(const OuterProductGrid::Dims& g, bool dpfp, I batch) {
+    return kFloat * double(batch) * (g.phi.dim + (dpfp ? 3.0 * g.phi.m : 0.0));
+}
+
+// The feature map's FLOPs per row: the projection (2 per parameter), and DPFP's relus and products.
+double phi_flops_per_row(const OuterProductGrid::Dims& g, bool dpfp, I nu) {
+    return 2.0 * double(g.phi.param_floats) + (dpfp ? 2.0 * g.phi.m + 2.0 * g.phi.m * double(nu) : 0.0);
 }
 
 // Σ v φ(k)ᵀ grids (linear, selective): a write is one GEMM, a read is one GEMM.
 KernelCost grid_cost(const Spec& spec, const MemoryShape& s, Kernel k, I batch, double extra_per_row) {
-    const GridDims g = grid_dims(spec, s);
-    const double state = s.d_value * g.d_phi, b = double(batch);
+    const OuterProductGrid::Dims g = grid_dims(spec, s);
+    const bool dpfp = spec.text("phi") == "dpfp";
+    const double d_phi = g.phi.dim, state = double(g.state_floats()), b = double(batch);
     KernelCost c;
-    c.flops = b * (g.phi_flops_per_row + extra_per_row + 2.0 * s.d_value * g.d_phi);
-    c.bytes = batch_bytes(s, batch) + kFloat * (g.params + (k == Kernel::write_batch ? 2.0 : 1.0) * state);
+    c.flops = b * (phi_flops_per_row(g, dpfp, spec.integer("nu")) + extra_per_row + 2.0 * s.d_value * d_phi);
+    c.bytes = batch_bytes(s, batch) + kFloat * (double(g.phi.param_floats) + (k == Kernel::write_batch ? 2.0 : 1.0) * state);
+    c.scratch_bytes = phi_scratch_bytes(g, dpfp, batch);
     return c;
 }
 
 KernelCost softmax_cost(const Spec&, const MemoryShape& s, Kernel k, I stored, I batch) {
-    const I capacity = s.budget_floats ? *s.budget_floats / (s.d_key + s.d_value) : -1;
+    const I capacity = SoftmaxCache::size(s).capacity;
     KernelCost c;
     if (k == Kernel::write_batch) {  // copies: the pairs in, the same floats into the cache
         c.bytes = 2.0 * batch_bytes(s, batch);
@@ -70,6 +120,7 @@ KernelCost softmax_cost(const Spec&, const MemoryShape& s, Kernel k, I stored, I
     // scores K q (2 d_k), max, subtract-scale, exp, sum, divide (≈ 5), weighted sum of V (2 d_v)
     c.flops = double(batch) * m * (2.0 * s.d_key + 5.0 + 2.0 * s.d_value);
     c.bytes = batch_bytes(s, batch) + kFloat * m * (s.d_key + s.d_value);
+    c.scratch_bytes = kFloat * double(batch) * m;  // the batch × stored score matrix
     return c;
 }
 
@@ -78,109 +129,192 @@ KernelCost linear_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I ba
 }
 
 KernelCost delta_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batch) {
-    const GridDims g = grid_dims(spec, s);
+    const double d_phi = grid_dims(spec, s).phi.dim;
     // normalising φ: 2 d_phi + 1 (+ sqrt, divide); a write also does err = v − M φ (2 d_v d_phi + d_v)
     // and M += (β err) φᵀ (2 d_v d_phi + d_v): a rank-1 update chain, two passes over M per item.
-    const double extra = 3.0 * g.d_phi + 2.0 + (k == Kernel::write_batch ? 2.0 * s.d_value * g.d_phi + 2.0 * s.d_value : 0.0);
+    const double extra = 3.0 * d_phi + 2.0 + (k == Kernel::write_batch ? 2.0 * s.d_value * d_phi + 2.0 * s.d_value : 0.0);
     return grid_cost(spec, s, k, batch, extra);
 }
 
 KernelCost selective_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batch) {
-    const GridDims g = grid_dims(spec, s);
-    // a write also computes the gate (2 d_v + 4) and scales φ's row by its weight (d_phi)
-    return grid_cost(spec, s, k, batch, k == Kernel::write_batch ? 2.0 * s.d_value + 4.0 + g.d_phi : 0.0);
+    const double d_phi = grid_dims(spec, s).phi.dim;
+    // a write also computes the gate (2 d_v + 4; only with gate=salience and a declared
+    // salience feature, else Δ = 1) and scales φ's row by its weight (d_phi)
+    const double gate = spec.text("gate") == "salience" && s.salience_feature ? 2.0 * s.d_value + 4.0 : 0.0;
+    KernelCost c = grid_cost(spec, s, k, batch, k == Kernel::write_batch ? gate + d_phi : 0.0);
+    if (k == Kernel::write_batch) c.scratch_bytes += kFloat * double(batch) * (d_phi + 1.0);  // the weighted rows, the weights
+    return c;
 }
 
 KernelCost hrr_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch) {
     // The batch takes the cheaper of its per-item and factored forms (hrr.hpp); so does the model.
-    const double dim = double(s.budget_floats.value_or(s.d_key)), b = double(batch);
-    const double key_map = dim == s.d_key ? 0.0 : dim * s.d_key, value_map = dim == s.d_value ? 0.0 : dim * s.d_value;
+    const Hrr::Dims h = Hrr::size(s);
+    const double dim = h.dim, b = double(batch), bins = h.bins();
+    const double key_map = h.key_map ? dim * s.d_key : 0.0, value_map = h.value_map ? dim * s.d_value : 0.0;
     const auto flops = k == Kernel::write_batch ? Hrr::write_flops : Hrr::read_flops;
+    const double per_item = flops(dim, s.d_key, s.d_value, b, false), factored = flops(dim, s.d_key, s.d_value, b, true);
     KernelCost c;
-    c.flops = std::min(flops(dim, s.d_key, s.d_value, b, false), flops(dim, s.d_key, s.d_value, b, true));
+    c.flops = std::min(per_item, factored);
     c.bytes = batch_bytes(s, batch) + kFloat * ((k == Kernel::write_batch ? 2.0 : 1.0) * dim + key_map + value_map);
+    // Temporaries of the form the batch takes (the factored one needs the kept spectra).
+    const double dk = s.d_key, dv = s.d_value;
+    if (h.spectra && factored < per_item) {
+        if (k == Kernel::write_batch)  // G = Kᵀ V, A G (Re, Im), the summed spectrum
+            c.scratch_bytes = kFloat * (dk * dv + 2.0 * bins * dv + 2.0 * bins);
+        else  // Z (Re, Im) and Wᵀ; or, without a value map, Y (d_k × D)
+            c.scratch_bytes = kFloat * ((h.value_map ? 2.0 * bins * dk : dk * dim) + dk * dv);
+    } else {  // the rows mapped in (or copied): keys and values, or queries and the D-float reads
+        const double key_row = h.key_map ? dim : dk;
+        c.scratch_bytes = kFloat * b * (key_row + (k == Kernel::write_batch ? (h.value_map ? dim : dv) : dim));
+    }
     return c;
 }
 
-KernelCost rotation_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch) {
-    const double dim = double(s.budget_floats.value_or(s.d_value)), b = double(batch);
-    const double d_in = s.positional_keys ? s.d_value : s.d_key + s.d_value;
-    const double map = dim == d_in ? 0.0 : dim * d_in;
+KernelCost rotation_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batch) {
+    const RotationRnn::Dims r = RotationRnn::size(s, spec.text("angles"));
+    const double dim = r.dim, b = double(batch);
+    const double map = r.input_map ? dim * r.d_in : 0.0;
     KernelCost c;
     c.bytes = batch_bytes(s, batch) + kFloat * ((k == Kernel::write_batch ? 2.0 : 1.0) * dim + map);
-    if (k == Kernel::write_batch)  // U x (one GEMM), then per step 5 FLOPs per state float (2 × 2 rotation, decay, add)
+    if (k == Kernel::write_batch) {  // U x (one GEMM), then per step 5 FLOPs per state float (2 × 2 rotation, decay, add)
         c.flops = b * (2.0 * map + 5.0 * dim);
-    else  // read() decodes U_vᵀ s per query (the native read ignores the query)
+        // the inputs as rows; with U also their distinct rows, mapped, and the index of each
+        // (at most every row distinct; about 80 bytes per row for the index and its hash table)
+        if (!(s.positional_keys && !r.input_map))
+            c.scratch_bytes = kFloat * b * r.d_in + (r.input_map ? kFloat * b * (r.d_in + dim) + 80.0 * b : 0.0);
+    } else {  // read() decodes U_vᵀ s per query (the native read ignores the query)
         c.flops = b * 2.0 * dim * s.d_value;
+    }
     return c;
 }
 
 std::vector<MemoryEntry> build_registry() {
-    return {
-        //  name       what it is (memcap list)
-        {"softmax", "softmax attention over a FIFO key-value cache",
-         {real_param("beta", "16", "sharpness on raw dot products (0 = uniform attention)", 0.0)},
-         "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs; unbounded without a budget",
-         "Bahdanau et al. 2014; Vaswani et al. 2017",
-         [](const Spec&, const MemoryShape& s) { return std::int64_t{s.d_key + s.d_value}; },
-         [](const Spec& spec, const MemoryShape& s, Rng&) -> std::unique_ptr<Memory> {
-             return std::make_unique<SoftmaxCache>(s, spec.real("beta"));
-         },
-         softmax_cost},
-        {"linear", "linear-attention / fast-weight outer-product grid",
-         {phi_param, nu_param},
-         "d_v x d_phi, d_phi = floor(B / d_v) (dpfp: rounded down to a multiple of 2 nu); d_k without a budget",
-         "Katharopoulos et al. 2020; Schlag, Irie & Schmidhuber 2021",
-         grid_min_budget,
-         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-             return std::make_unique<LinearGrid>(s, spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
-         },
-         linear_cost},
-        {"delta", "delta-rule outer-product grid (fast weights that edit)",
-         {real_param("beta", "1", "write strength beta_w", 0.0, true, 2.0), phi_param, nu_param},
-         "d_v x d_phi, as linear", "Schlag, Irie & Schmidhuber 2021",
-         grid_min_budget,
-         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-             return std::make_unique<DeltaGrid>(s, spec.real("beta"), spec.text("phi"),
-                                                static_cast<int>(spec.integer("nu")), rng);
-         },
-         delta_cost},
-        {"hrr", "holographic reduced representation: circular convolution, unbind by correlation",
-         {},
-         "D = B (d without a budget)", "Plate 1995",
-         [](const Spec&, const MemoryShape&) { return std::int64_t{1}; },
-         [](const Spec&, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-             return std::make_unique<Hrr>(s, rng);
-         },
-         hrr_cost},
-        {"rotation", "decaying rotation RNN s <- rho R s + U x, read by a least-squares probe",
-         {real_param("rho", "0.9", "decay per step", 0.0, false, 1.0, true),
-          choice_param("angles", {"uniform", "haar"}, "rotation angles: i.i.d. uniform, or those of a Haar R (D <= 2048)")},
-         "D = B (d without a budget)", "essay 004 Part 1",
-         [](const Spec&, const MemoryShape&) { return std::int64_t{1}; },
-         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-             return std::make_unique<RotationRnn>(s, spec.real("rho"), spec.text("angles"), rng);
-         },
-         rotation_cost, false},
-        {"selective", "selective state model S <- a(x) S + b(x) v phi(k)^T, input-dependent step (Mamba)",
-         {real_param("rho", "1", "decay per full step (1 = none)", 0.0, true, 1.0),
-          choice_param("gate", {"salience", "none"}, "step from the token-class feature v_0, or always 1"),
-          phi_param, nu_param},
-         "d_v x d_phi, as linear", "Gu & Dao 2023 (Mamba); Dao & Gu 2024",
-         grid_min_budget,
-         [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-             return std::make_unique<SelectiveState>(s, spec.real("rho"), spec.text("gate") == "salience",
-                                                     spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
-         },
-         selective_cost},
-    };
+    std::vector<MemoryEntry> table;
+    {
+        MemoryEntry e;
+        e.name = "softmax";
+        e.description = "softmax attention over a FIFO key-value cache";
+        e.params = {real_param("beta", "16", "sharpness on raw dot products (0 = uniform attention)", 0.0)};
+        e.state_formula = "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs; unbounded without a budget";
+        e.paper = "Bahdanau et al. 2014; Vaswani et al. 2017";
+        e.size = softmax_size;
+        e.make = [](const Spec& spec, const MemoryShape& s, Rng&) -> std::unique_ptr<Memory> {
+            return std::make_unique<SoftmaxCache>(s, spec.real("beta"));
+        };
+        e.cost = softmax_cost;
+        e.order_free = true;      // unbounded without a budget: never evicts, and attention is a sum over pairs
+        e.can_hide_pairs = true;  // one row per pair: a read can give one of them weight 0
+        table.push_back(std::move(e));
+    }
+    {
+        MemoryEntry e;
+        e.name = "linear";
+        e.description = "linear-attention / fast-weight outer-product grid";
+        e.params = {phi_param, nu_param};
+        e.state_formula = "d_v x d_phi, d_phi = floor(B / d_v) (dpfp: rounded down to a multiple of 2 nu); d_k without a budget";
+        e.paper = "Katharopoulos et al. 2020; Schlag, Irie & Schmidhuber 2021";
+        e.size = grid_size;
+        e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+            return std::make_unique<LinearGrid>(s, spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
+        };
+        e.cost = linear_cost;
+        e.order_free = true;  // M = sum of v phi(k)^T
+        table.push_back(std::move(e));
+    }
+    {
+        MemoryEntry e;
+        e.name = "delta";
+        e.description = "delta-rule outer-product grid (fast weights that edit)";
+        e.params = {real_param("beta", "1", "write strength beta_w", 0.0, true, 2.0), phi_param, nu_param};
+        e.state_formula = "d_v x d_phi, as linear";
+        e.paper = "Schlag, Irie & Schmidhuber 2021";
+        e.size = grid_size;
+        e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+            return std::make_unique<DeltaGrid>(s, spec.real("beta"), spec.text("phi"),
+                                               static_cast<int>(spec.integer("nu")), rng);
+        };
+        e.cost = delta_cost;
+        e.order_free = false;  // each write edits what the previous ones left
+        table.push_back(std::move(e));
+    }
+    {
+        MemoryEntry e;
+        e.name = "hrr";
+        e.description = "holographic reduced representation: circular convolution, unbind by correlation";
+        e.state_formula = "D = B (d without a budget)";
+        e.paper = "Plate 1995";
+        e.size = hrr_size;
+        e.make = [](const Spec&, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+            return std::make_unique<Hrr>(s, rng);
+        };
+        e.cost = hrr_cost;
+        e.order_free = true;  // T = sum of k (*) v
+        table.push_back(std::move(e));
+    }
+    {
+        MemoryEntry e;
+        e.name = "rotation";
+        e.description = "decaying rotation RNN s <- rho R s + U x, read by a least-squares probe";
+        e.params = {real_param("rho", "0.9", "decay per step", 0.0, false, 1.0, true),
+                    choice_param("angles", {"uniform", "haar"},
+                                 "rotation angles: i.i.d. uniform, or those of a Haar R (D <= 2048)")};
+        e.state_formula = "D = B (d without a budget)";
+        e.paper = "essay 004 Part 1";
+        e.size = rotation_size;
+        e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+            return std::make_unique<RotationRnn>(s, spec.real("rho"), spec.text("angles"), rng);
+        };
+        e.cost = rotation_cost;
+        e.native_read = false;  // read() ignores the query: scored through the probe
+        e.order_free = false;   // each step rotates and decays what came before
+        table.push_back(std::move(e));
+    }
+    {
+        MemoryEntry e;
+        e.name = "selective";
+        e.description = "selective state model S <- a(x) S + b(x) v phi(k)^T, input-dependent step (Mamba)";
+        e.params = {real_param("rho", "1", "decay per full step (1 = none)", 0.0, true, 1.0),
+                    choice_param("gate", {"salience", "none"},
+                                 "step from the task's declared salience feature (1 when none), or always 1"),
+                    phi_param, nu_param};
+        e.state_formula = "d_v x d_phi, as linear";
+        e.paper = "Gu & Dao 2023 (Mamba); Dao & Gu 2024";
+        e.size = grid_size;
+        e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+            return std::make_unique<SelectiveState>(s, spec.real("rho"), spec.text("gate") == "salience",
+                                                    spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
+        };
+        e.cost = selective_cost;
+        e.order_free = true;  // with its default rho = 1 no write decays another: a weighted sum of v phi(k)^T
+        table.push_back(std::move(e));
+    }
+    return table;
+}
+
+
+std::deque<MemoryEntry>& registry_storage() {
+    static std::deque<MemoryEntry> registry = [] {
+        std::vector<MemoryEntry> table = build_registry();
+        return std::deque<MemoryEntry>(std::make_move_iterator(table.begin()), std::make_move_iterator(table.end()));
+    }();
+    return registry;
 }
 
 }  // namespace
 
-const std::vector<MemoryEntry>& memory_registry() {
-    static const std::vector<MemoryEntry> registry = build_registry();
-    return registry;
+const std::deque<MemoryEntry>& memory_registry() { return registry_storage(); }
+
+void register_memory(MemoryEntry entry) {
+    if (entry.name.empty()) throw UsageError("register_memory: a memory backend needs a name");
+    const RawSpec raw = split_spec(entry.name, "memory");  // UsageError on characters a spec name may not use
+    if (raw.name != entry.name || !raw.pairs.empty())
+        throw UsageError("register_memory: '" + entry.name + "' is not a memory name (letters, digits, '_', '-')");
+    for (const auto& e : memory_registry())
+        if (e.name == entry.name) throw UsageError("register_memory: memory '" + entry.name + "' is already registered");
+    if (!entry.size || !entry.make)
+        throw UsageError("register_memory: memory '" + entry.name + "' needs a sizing function (size) and a factory (make)");
+    bind_spec(entry.schema(), raw);  // every parameter's default binds (UsageError naming it otherwise)
+    registry_storage().push_back(std::move(entry));
 }
 
 std::vector<std::string> memory_names() {
@@ -202,20 +336,70 @@ Spec parse_memory_spec(const std::string& text) {
     return bind_spec(find_memory(raw.name).schema(), raw);
 }
 
-std::unique_ptr<Memory> make_memory(const Spec& spec, const MemoryShape& shape, std::uint64_t seed) {
+std::int64_t MemorySize::state_floats_after(std::int64_t writes) const {
+    if (floats_per_write == 0) return state_floats;
+    const std::int64_t grown = writes > std::numeric_limits<std::int64_t>::max() / floats_per_write
+                                   ? std::numeric_limits<std::int64_t>::max()
+                                   : writes * floats_per_write;
+    return state_floats < 0 ? grown : std::min(grown, state_floats);
+}
+
+MemorySize memory_size(const Spec& spec, const MemoryShape& shape) {
     const MemoryEntry& entry = find_memory(spec.name());
     if (shape.d_key <= 0 || shape.d_value <= 0)
         throw UsageError("memory '" + spec.canonical() + "': dimensions must be positive");
-    if (shape.budget_floats) {
-        const std::int64_t minimum = entry.min_budget(spec, shape);
-        if (*shape.budget_floats < minimum)
-            throw UsageError("memory '" + spec.canonical() + "': budget " + std::to_string(*shape.budget_floats) +
-                             " floats is below its minimum of " + std::to_string(minimum) + " at d_k=" +
-                             std::to_string(shape.d_key) + ", d_v=" + std::to_string(shape.d_value));
+    if (shape.salience_feature && (*shape.salience_feature < 0 || *shape.salience_feature >= shape.d_value))
+        throw std::invalid_argument("input description: salience feature " + std::to_string(*shape.salience_feature) +
+                                    " is not a coordinate of a " + std::to_string(shape.d_value) + "-float value");
+    MemorySize size = entry.size(spec, shape);
+    if (shape.budget_floats && *shape.budget_floats < size.min_budget)
+        throw UsageError("memory '" + spec.canonical() + "': budget " + std::to_string(*shape.budget_floats) +
+                         " floats is below its minimum of " + std::to_string(size.min_budget) + " at d_k=" +
+                         std::to_string(shape.d_key) + ", d_v=" + std::to_string(shape.d_value));
+    return size;
+}
+
+std::int64_t memory_peak_bytes(const Spec& spec, const MemoryShape& shape, std::int64_t writes, std::int64_t reads) {
+    const MemoryEntry& entry = find_memory(spec.name());
+    const MemorySize size = memory_size(spec, shape);
+    // A growing state with a bound allocates its bound up front (the cache reserves it).
+    const double state = size.floats_per_write > 0 && size.state_floats >= 0 ? double(size.state_floats)
+                                                                             : double(size.state_floats_after(writes));
+    double scratch = double(size.build_scratch_bytes);
+    if (entry.cost) {
+        scratch = std::max(scratch, entry.cost(spec, shape, Kernel::write_batch, 0, writes).scratch_bytes);
+        scratch = std::max(scratch, entry.cost(spec, shape, Kernel::read_batch, writes, reads).scratch_bytes);
     }
+    const double bytes = 4.0 * (state + double(size.param_floats) + double(size.derived_floats)) + scratch;
+    return bytes >= 9.2e18 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(std::ceil(bytes));
+}
+
+std::string describe_size(const MemorySize& size) {
+    const auto floats = [](std::int64_t x) { return std::to_string(x) + (x == 1 ? " float" : " floats"); };
+    std::string out;
+    for (const auto& [name, value] : size.dims)
+        out += (out.empty() ? "" : ", ") + name + (value < 0 ? " unbounded" : " = " + std::to_string(value));
+    out += out.empty() ? "" : "; ";
+    if (size.floats_per_write == 0) out += "state " + floats(size.state_floats);
+    else if (size.state_floats < 0) out += "state " + floats(size.floats_per_write) + " per write, unbounded";
+    else out += "state up to " + floats(size.state_floats) + " (" + std::to_string(size.floats_per_write) + " per write)";
+    out += "; parameters " + floats(size.param_floats);
+    if (size.derived_floats > 0) out += " (+ " + floats(size.derived_floats) + " derived from them)";
+    return out;
+}
+
+std::unique_ptr<Memory> make_memory(const Spec& spec, const MemoryShape& shape, std::uint64_t seed) {
+    const MemoryEntry& entry = find_memory(spec.name());
+    const MemorySize size = memory_size(spec, shape);
     Rng rng = Rng::stream("memory", spec.canonical(), shape.d_key, shape.d_value,
                           shape.budget_floats.value_or(-1), seed);
-    return entry.make(spec, shape, rng);
+    auto memory = entry.make(spec, shape, rng);
+    if (memory->param_floats() != size.param_floats || memory->state_floats() != size.state_floats_after(0))
+        throw std::logic_error("memory '" + spec.canonical() + "' was built with " +
+                               std::to_string(memory->param_floats()) + " parameter and " +
+                               std::to_string(memory->state_floats()) + " state floats; its sizing function says " +
+                               std::to_string(size.param_floats) + " and " + std::to_string(size.state_floats_after(0)));
+    return memory;
 }
 
 }  // namespace memcap

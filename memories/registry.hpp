@@ -2,18 +2,23 @@
 //
 // One entry per backend, in one explicit table (registry.cpp): its name, a
 // one-line description, its parameters with defaults, its state_floats
-// formula, its minimum budget, its source paper and its factory. `memcap list`
-// prints this table; the conformance tests and benchmarks iterate over it, so
-// a backend added here is listed, tested and benchmarked with no other change.
+// formula, its source paper, its sizing function, its factory, its cost model
+// and its traits. `memcap list` prints this table; the conformance tests and
+// benchmarks iterate over it, so a backend added here is listed, tested and
+// benchmarked with no other change. Backends outside the table (a test's, a
+// plugin's) join it through register_memory and are then treated exactly the
+// same: listed, parsed, sized, built, costed, tested by the conformance tests.
 #pragma once
 
 #include "core/rng.hpp"
 #include "core/spec.hpp"
 #include "memories/memory.hpp"
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace memcap {
@@ -26,9 +31,13 @@ enum class Kernel { write_batch, read_batch };
 /// root counts as one) and compulsory bytes — inputs read, outputs written,
 /// state read (and written back by a write) and fixed parameters read, each
 /// once; temporaries that a blocked kernel can keep in cache are not counted.
+/// `scratch_bytes` is not part of the roofline: the bytes of the temporaries the call
+/// allocates beyond the memory's state and parameters (feature rows, score matrices,
+/// mapped inputs), for the peak-memory estimate (memory_peak_bytes).
 struct KernelCost {
     double flops = 0.0;
     double bytes = 0.0;
+    double scratch_bytes = 0.0;
 };
 
 /// The cost of `kernel` on the memory `spec` built for `shape`: a write_batch
@@ -37,27 +46,76 @@ struct KernelCost {
 using CostModel = std::function<KernelCost(const Spec&, const MemoryShape&, Kernel, std::int64_t stored,
                                            std::int64_t batch)>;
 
+/// A backend's size at one shape (spec, input description and budget), from its one
+/// sizing function: the dimensions, and the floats they take. The backend's
+/// constructor, cost model and minimum budget derive from the same function, and
+/// `memcap list` prints it (describe_size).
+struct MemorySize {
+    /// Named dimensions, in the order `memcap list` prints them, e.g. {"d_phi", 16};
+    /// −1 = unbounded.
+    std::vector<std::pair<std::string, std::int64_t>> dims;
+    /// Floats of state when full; −1 = grows without bound (a cache without a budget).
+    std::int64_t state_floats = 0;
+    /// 0: the state has its full size from the start. Otherwise it grows by this many
+    /// floats per write until full (the cache).
+    std::int64_t floats_per_write = 0;
+    /// Floats of fixed parameters (projections, rotations): Memory::param_floats().
+    std::int64_t param_floats = 0;
+    /// Floats the memory keeps besides state and parameters (tables derived from them).
+    std::int64_t derived_floats = 0;
+    /// Bytes of temporaries while it is built (the QR that draws a projection).
+    std::int64_t build_scratch_bytes = 0;
+    /// Smallest budget (floats) it can be built with at these dimensions.
+    std::int64_t min_budget = 1;
+
+    /// Floats of state after `writes` writes since reset (Memory::state_floats()).
+    std::int64_t state_floats_after(std::int64_t writes) const;
+};
+
 struct MemoryEntry {
     std::string name;
     std::string description;
     std::vector<ParamInfo> params;
     std::string state_formula;  // e.g. "d_v × floor(B / d_v)"
     std::string paper;
-    /// Smallest budget (floats) the backend `spec` can be built with for this shape.
-    std::function<std::int64_t(const Spec&, const MemoryShape&)> min_budget;
+    /// The backend's sizing function: its dimensions and floats for `spec` at `shape`
+    /// (a budget below the minimum gives dimensions that make_memory refuses). Throws
+    /// UsageError when the shape cannot be built at all (a dimension beyond an int).
+    std::function<MemorySize(const Spec&, const MemoryShape&)> size;
     /// Builds the backend; `params_rng` supplies its fixed random parameters.
     std::function<std::unique_ptr<Memory>(const Spec&, const MemoryShape&, Rng& params_rng)> make;
-    /// FLOP-and-byte model of write_batch / read_batch (the benchmarks' roofline).
+    /// FLOP-and-byte model of write_batch / read_batch (the benchmarks' roofline), and
+    /// the bytes of their temporaries (the peak-memory estimate).
     CostModel cost;
+
+    // ---- Traits: declared properties the harness, the tests and the reports act on,
+    // instead of lists of backend names.
     /// False when read() is not the memory's meaningful read: `--readout auto`
     /// then scores it through the probe (the rotation RNN).
     bool native_read = true;
+    /// True when writes commute at the natural size with default parameters: the
+    /// same pairs written in any order leave the same state up to rounding (the
+    /// paired-permutation control expects equal reads).
+    bool order_free = false;
+    /// True when the memory keeps written pairs apart, so that a read can be told
+    /// to skip one of them (the structural-mask control).
+    bool can_hide_pairs = false;
 
     Schema schema() const { return {"memory", name, params}; }
+    /// Smallest budget (floats) the backend `spec` can be built with for this shape.
+    std::int64_t min_budget(const Spec& spec, const MemoryShape& shape) const { return size(spec, shape).min_budget; }
 };
 
-/// Every backend, in table order.
-const std::vector<MemoryEntry>& memory_registry();
+/// Every backend: the table's, then the registered ones, in order. A deque, so
+/// references to entries stay valid when a backend is registered.
+const std::deque<MemoryEntry>& memory_registry();
+/// Adds a backend defined outside the table (e.g. tests/example_backend.cpp). Refused
+/// with UsageError: an empty name, a name that is not a spec name (letters, digits,
+/// '_', '-'), a name already taken, parameter defaults that do not bind, a missing
+/// sizing function (size) or factory (make). `cost` may be empty (no roofline, and no
+/// temporaries in memory_peak_bytes). Register before any cell runs: lookups are not
+/// synchronised with registration.
+void register_memory(MemoryEntry entry);
 /// Names of every backend, in table order.
 std::vector<std::string> memory_names();
 /// The entry called `name`; UsageError listing the known names otherwise.
@@ -65,9 +123,29 @@ const MemoryEntry& find_memory(const std::string& name);
 /// Parses and binds a memory spec string (UsageError on any problem).
 Spec parse_memory_spec(const std::string& text);
 
+/// The sizing function of `spec`'s backend at `shape`, after the checks make_memory
+/// makes (positive dimensions, a budget at or above the minimum): UsageError otherwise.
+MemorySize memory_size(const Spec& spec, const MemoryShape& shape);
+
+/// Estimated peak bytes the memory `spec` at `shape` needs in a cell that writes
+/// `writes` pairs (one write_batch) and then reads `reads` queries (one read_batch):
+/// its state after the writes, its parameters and derived tables, plus the largest of
+/// the temporaries of building it, of the batched write and of the batched read (the
+/// cost model's scratch_bytes). Not counted: the task's episode, the readout (the
+/// probe's design), allocator slack, the code. Saturates at INT64_MAX. Throws
+/// UsageError as memory_size does. Meant for refusing cells that cannot fit up front.
+std::int64_t memory_peak_bytes(const Spec& spec, const MemoryShape& shape, std::int64_t writes, std::int64_t reads);
+
+/// One line for `memcap list`: the named dimensions, the state floats (per stored pair
+/// and at most, for a growing cache) and the parameter floats, e.g.
+/// "d_phi = 16; state 1024 floats; parameters 1024 floats".
+std::string describe_size(const MemorySize& size);
+
 /// Builds the memory `spec` for `shape`, checking the budget against the backend's
 /// minimum. Its random parameters come from the stream (memory spec, d_key, d_value,
-/// budget, seed), so they never depend on the task or on thread order.
+/// budget, seed), so they never depend on the task or on thread order. The built
+/// memory's parameter and state floats must match its sizing function (else
+/// std::logic_error: the backend's sizing and constructor disagree).
 std::unique_ptr<Memory> make_memory(const Spec& spec, const MemoryShape& shape, std::uint64_t seed);
 
 }  // namespace memcap

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <cmath>
+#include <limits>
 
 namespace memcap {
 namespace {
@@ -42,16 +43,30 @@ void haar_angles(int dim, Rng& rng, std::vector<double>& angles, std::vector<flo
 
 }  // namespace
 
+RotationRnn::Dims RotationRnn::size(const MemoryShape& shape, const std::string& angles) {
+    const std::int64_t dim = shape.budget_floats.value_or(shape.d_value);
+    if (dim > std::numeric_limits<int>::max())
+        throw UsageError("memory 'rotation': a state of D = " + std::to_string(dim) +
+                         " floats exceeds the largest supported (" + std::to_string(std::numeric_limits<int>::max()) +
+                         "); lower the budget");
+    if (angles == "haar" && dim > kMaxHaarDim)
+        throw UsageError("memory 'rotation': angles=haar needs a dense " + std::to_string(dim) + " x " +
+                         std::to_string(dim) + " eigendecomposition; it is allowed up to D = " +
+                         std::to_string(kMaxHaarDim) + " (use rotation:angles=uniform)");
+    const int d_in = shape.positional_keys ? shape.d_value : shape.d_key + shape.d_value;
+    // haar: g, the QR's factors, Q and the eigensolver's work matrices, D × D doubles each
+    const std::int64_t haar = angles == "haar" ? 6 * 8 * dim * dim : 0;
+    return {static_cast<int>(dim), d_in, d_in != dim, haar};
+}
+
 RotationRnn::RotationRnn(const MemoryShape& shape, double rho, const std::string& angles, Rng& rng)
-    : dim_(static_cast<int>(shape.budget_floats.value_or(shape.d_value))), d_key_(shape.d_key),
-      d_value_(shape.d_value), value_only_(shape.positional_keys), rho_(static_cast<float>(rho)),
-      state_(Vec::Zero(dim_)) {
+    : RotationRnn(shape, size(shape, angles), rho, angles, rng) {}
+
+RotationRnn::RotationRnn(const MemoryShape& shape, const Dims& dims, double rho, const std::string& angles, Rng& rng)
+    : dim_(dims.dim), d_key_(shape.d_key), d_value_(shape.d_value), value_only_(shape.positional_keys),
+      rho_(static_cast<float>(rho)), state_(Vec::Zero(dim_)) {
     std::vector<double> theta;
     if (angles == "haar") {
-        if (dim_ > kMaxHaarDim)
-            throw UsageError("memory 'rotation': angles=haar needs a dense " + std::to_string(dim_) + " x " +
-                             std::to_string(dim_) + " eigendecomposition; it is allowed up to D = " +
-                             std::to_string(kMaxHaarDim) + " (use rotation:angles=uniform)");
         haar_angles(dim_, rng, theta, sign_);
     } else {
         for (int j = 0; j < dim_ / 2; ++j) theta.push_back(2.0 * M_PI * rng.uniform());
@@ -59,9 +74,8 @@ RotationRnn::RotationRnn(const MemoryShape& shape, double rho, const std::string
     }
     for (double t : theta) cos_.push_back(static_cast<float>(std::cos(t))), sin_.push_back(static_cast<float>(std::sin(t)));
 
-    const int d_in = value_only_ ? d_value_ : d_key_ + d_value_;
-    if (d_in != dim_) {
-        input_map_.resize(dim_, d_in);
+    if (dims.input_map) {
+        input_map_.resize(dim_, dims.d_in);
         rng.fill_normal(input_map_, 1.0 / std::sqrt(static_cast<double>(dim_)));
     }
 }

@@ -2,8 +2,9 @@
 //
 // Stores:       one state vector s of D floats (s = 0 after reset).
 // Write:        s ← ρ R s + U x, R orthogonal, ρ the decay; x is the value
-//               (tasks with positional keys: lag recall, copying) or the pair
-//               [k; v] (associative recall).
+//               when the inputs are declared positional_keys (core/inputs.hpp:
+//               lag recall, copying, selective copying) or the pair [k; v]
+//               (associative recall).
 // Read:         the probe readout (harness/eval/probe.hpp): a least-squares linear map
 //               from [s, 1] (per slot) or [s, q, 1] (associative recall), fitted
 //               on training episodes. The native read() only decodes the state
@@ -42,10 +43,23 @@ namespace memcap {
 
 class RotationRnn final : public Memory {
 public:
-    RotationRnn(const MemoryShape& shape, double rho, const std::string& angles, Rng& rng);
-
     /// Largest D for angles=haar (the dense eigendecomposition is O(D³)).
     static constexpr std::int64_t kMaxHaarDim = 2048;
+
+    /// The state's dimensions at a shape: its one sizing function, used by the
+    /// constructor, the table's cost model and minimum budget, and `memcap list`.
+    struct Dims {
+        int dim;         // D = B, or d_v without a budget
+        int d_in;        // input size: d_v (positional keys) or d_k + d_v
+        bool input_map;  // D ≠ d_in: inputs enter through U (D × d_in)
+        std::int64_t build_scratch_bytes;  // angles=haar: the dense D × D QR and eigendecomposition (doubles)
+        /// cos and sin per 2 × 2 block and a sign per 1 × 1 block (D in all), and U.
+        std::int64_t param_floats() const { return dim + (input_map ? std::int64_t{dim} * d_in : 0); }
+    };
+    /// UsageError when D does not fit an int, or exceeds kMaxHaarDim with angles=haar.
+    static Dims size(const MemoryShape& shape, const std::string& angles);
+
+    RotationRnn(const MemoryShape& shape, double rho, const std::string& angles, Rng& rng);
 
     void reset() override { state_.setZero(); }
     void write(ConstVecRef key, ConstVecRef value) override;
@@ -63,6 +77,7 @@ public:
     Eigen::MatrixXd transition() const;
 
 private:
+    RotationRnn(const MemoryShape& shape, const Dims& dims, double rho, const std::string& angles, Rng& rng);
     void step(const float* input);  // s ← ρ T s + input (input already mapped, D floats)
     int dim_, d_key_, d_value_;
     bool value_only_;

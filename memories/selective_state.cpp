@@ -6,11 +6,12 @@
 namespace memcap {
 
 float SelectiveState::step(const float* value, int d_value) const {
-    if (!gated_) return 1.0f;
+    if (!gated_ || !feature_) return 1.0f;  // no declared salience feature: nothing to select on
     double norm2 = 0.0;
     for (int i = 0; i < d_value; ++i) norm2 += static_cast<double>(value[i]) * value[i];
     if (norm2 == 0.0) return 0.0f;
-    return static_cast<float>(1.0 - static_cast<double>(value[0]) * value[0] / norm2);
+    const double v = value[*feature_];
+    return static_cast<float>(1.0 - v * v / norm2);
 }
 
 void SelectiveState::write(ConstVecRef key, ConstVecRef value) { write_batch(key.transpose(), value.transpose()); }

@@ -14,12 +14,15 @@
 //               (salience|none), phi = proj (proj|dpfp), nu = 1.
 //               Minimum budget as `linear`.
 //
-// The gate, computed without training: Δ(x) = 1 − v₀² / ‖v‖² (0 for v = 0),
-// where v₀ is the value's coordinate 0, memcap's token-class feature. The blank
-// (noise) token of selective copying is e₀, so Δ = 0 and it is skipped;
-// content codes have v₀ = 0 there, so Δ = 1. For random unit values (the other
-// tasks) v₀² ≈ 1/d and Δ ≈ 1. gate=none sets Δ = 1 for every write: the same
-// memory without selection (a decaying grid), for ablations.
+// The gate, computed without training: Δ(x) = 1 − v_f² / ‖v‖² (0 for v = 0),
+// where f is the salience feature the task declares (InputDescription::
+// salience_feature, core/inputs.hpp): the value coordinate that marks a token's
+// class. Selective copying declares f = 0: its blank (noise) token is e₀, so
+// Δ = 0 and it is skipped; content codes have v₀ = 0, so Δ = 1. When the task
+// declares no salience feature (associative recall, lag recall, copying: random
+// values), the gate has nothing to select on and Δ = 1 for every write. gate=none
+// sets Δ = 1 for every write on every task: the same memory without selection
+// (a decaying grid), for ablations.
 //
 // Source:       Gu & Dao 2023, "Mamba: Linear-Time Sequence Modeling with
 //               Selective State Spaces"; Dao & Gu 2024 (Mamba-2 / SSD); Yang et
@@ -30,22 +33,27 @@
 
 #include "memories/outer_product_grid.hpp"
 
+#include <optional>
+
 namespace memcap {
 
 class SelectiveState final : public OuterProductGrid {
 public:
     SelectiveState(const MemoryShape& shape, double rho, bool gated, const std::string& phi, int nu, Rng& rng)
-        : OuterProductGrid(shape, phi, nu, /*normalise=*/false, rng), rho_(rho), gated_(gated) {}
+        : OuterProductGrid(shape, phi, nu, /*normalise=*/false, rng), rho_(rho), gated_(gated),
+          feature_(shape.salience_feature) {}
 
     void write(ConstVecRef key, ConstVecRef value) override;
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
 
-    /// The step Δ(v) for one value (see the header comment).
+    /// The step Δ(v) for one value (see the header comment): 1 without a gate or
+    /// without a declared salience feature.
     float step(const float* value, int d_value) const;
 
 private:
     double rho_;
     bool gated_;
+    std::optional<int> feature_;  // the value coordinate the gate reads (the declared salience feature)
 };
 
 }  // namespace memcap

@@ -8,9 +8,13 @@
 
 namespace memcap {
 
+SoftmaxCache::Dims SoftmaxCache::size(const MemoryShape& shape) {
+    const std::int64_t row = std::int64_t{shape.d_key} + shape.d_value;
+    return {shape.budget_floats ? *shape.budget_floats / row : -1, row, row};
+}
+
 SoftmaxCache::SoftmaxCache(const MemoryShape& shape, double beta)
-    : d_key_(shape.d_key), d_value_(shape.d_value), beta_(static_cast<float>(beta)),
-      capacity_(shape.budget_floats ? *shape.budget_floats / (shape.d_key + shape.d_value) : -1) {
+    : d_key_(shape.d_key), d_value_(shape.d_value), beta_(static_cast<float>(beta)), capacity_(size(shape).capacity) {
     if (capacity_ > 0) buf_.reserve(static_cast<std::size_t>(capacity_ * row_floats()));
 }
 
@@ -71,15 +75,14 @@ void SoftmaxCache::read(ConstVecRef query, VecRef out) const {
     out.noalias() = rows().rightCols(d_value_).transpose() * weights(query);
 }
 
-void SoftmaxCache::read_batch(ConstMatRef queries, MatRef out) const { read_rows(queries, nullptr, out); }
-
-void SoftmaxCache::read_batch_hiding(ConstMatRef queries, const std::vector<int>& hidden, MatRef out) const {
-    if (static_cast<Eigen::Index>(hidden.size()) != queries.rows())
+void SoftmaxCache::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options) const {
+    if (options.hidden.empty()) return read_rows(queries, nullptr, out);
+    if (static_cast<Eigen::Index>(options.hidden.size()) != queries.rows())
         throw std::invalid_argument("softmax cache: one hidden pair per query is needed");
-    read_rows(queries, &hidden, out);
+    read_rows(queries, &options.hidden, out);
 }
 
-void SoftmaxCache::read_rows(ConstMatRef queries, const std::vector<int>* hidden, MatRef out) const {
+void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRef out) const {
     if (stored_ == 0) {
         out.setZero();
         return;

@@ -6,7 +6,7 @@
 // Write:        append (k, v).
 // Read:         softmax(β · K q)ᵀ V — β multiplies the raw dot products
 //               (no 1/√d); β = 0 is uniform attention over the stored pairs.
-//               With a structural mask (read_batch_hiding, the control
+//               With a structural mask (ReadOptions::hidden, the control
 //               assoc_recall:control=structural_mask) one written pair per
 //               query gets weight exactly 0.
 // state_floats: (number of stored pairs) × (d_k + d_v) ≤ B.
@@ -26,6 +26,15 @@ namespace memcap {
 
 class SoftmaxCache final : public Memory {
 public:
+    /// The cache's dimensions at a shape: its one sizing function, used by the
+    /// constructor, the table's cost model and minimum budget, and `memcap list`.
+    struct Dims {
+        std::int64_t capacity;    // pairs held at most, floor(B / (d_k + d_v)); −1 = unbounded (no budget)
+        std::int64_t row_floats;  // d_k + d_v: floats per stored pair
+        std::int64_t min_budget;  // one pair
+    };
+    static Dims size(const MemoryShape& shape);
+
     SoftmaxCache(const MemoryShape& shape, double beta);
 
     void reset() override;
@@ -35,11 +44,10 @@ public:
     ConstStateView state() const override { return ConstStateView(buf_.data(), state_floats()); }
 
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
-    void read_batch(ConstMatRef queries, MatRef out) const override;
-    bool supports_hiding() const override { return true; }
-    /// The hidden pair gets score −∞ and weight exactly 0 (as `weights` with a mask);
-    /// a read left with no pair to attend to is the zero vector.
-    void read_batch_hiding(ConstMatRef queries, const std::vector<int>& hidden, MatRef out) const override;
+    /// With options.hidden (one write index per query), the hidden pair gets score −∞
+    /// and weight exactly 0 (as `weights` with a mask); a read left with no pair to
+    /// attend to is the zero vector.
+    void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override;
 
     /// Attention weights of `query` over the stored pairs (slot order), summing to 1.
     /// `allowed` (one flag per stored pair) is a structural mask: a masked pair gets
@@ -50,16 +58,14 @@ public:
     /// that pair was evicted or never written.
     std::int64_t slot_of(std::int64_t write) const;
 
-    /// Pairs the cache can hold (−1 when unbounded).
-    std::int64_t capacity() const { return capacity_; }
     std::int64_t stored() const { return stored_; }
 
 private:
     std::int64_t row_floats() const { return d_key_ + d_value_; }
     using CacheMap = Eigen::Map<const RowMat>;
     CacheMap rows() const { return CacheMap(buf_.data(), stored_, row_floats()); }
-    // read_batch and read_batch_hiding: the latter passes one hidden write per query.
-    void read_rows(ConstMatRef queries, const std::vector<int>* hidden, MatRef out) const;
+    // read_batch; `hidden` is null for a plain read, else one hidden write per query.
+    void read_rows(ConstMatRef queries, const IndexView* hidden, MatRef out) const;
 
     int d_key_, d_value_;
     float beta_;

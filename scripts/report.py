@@ -30,16 +30,26 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 THRESHOLD = 0.9
-# One colour per memory, kept across every figure.
-COLOURS = {"softmax": "#1f77b4", "linear": "#ff7f0e", "delta": "#2ca02c", "hrr": "#d62728",
-           "rotation": "#9467bd", "selective": "#8c564b"}
-ORDER = ["softmax", "linear", "delta", "hrr", "rotation", "selective"]
-LABELS = {"softmax": "softmax cache", "linear": "linear grid", "delta": "delta grid", "hrr": "HRR",
-          "rotation": "rotation RNN", "selective": "selective SSM"}
+# Colours are handed out from this fixed cycle to memories (backend names) in the
+# order they first appear in the CSVs, so a backend added to memcap needs no edit here.
+CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+         "#bcbd22", "#17becf"]
+ORDER = []    # backend names, in order of first appearance (see learn_memories)
+COLOURS = {}  # backend name -> colour, one per memory, kept across every figure
 
 
 def base(spec):
     return spec.split(":")[0]
+
+
+def learn_memories(rows):
+    """Adds the backends of `rows` (CSV rows with a memory_spec) not seen yet to ORDER,
+    each with the next colour of CYCLE."""
+    for r in rows:
+        name = base(r["memory_spec"])
+        if name not in COLOURS:
+            ORDER.append(name)
+            COLOURS[name] = CYCLE[(len(ORDER) - 1) % len(CYCLE)]
 
 
 def read_csv(path):
@@ -120,6 +130,9 @@ def fit_exponent(budgets, caps, top):
 
 def main(out):
     summary = read_csv(os.path.join(out, "capacity_summary.csv"))
+    cells = read_csv(os.path.join(out, "reproduce", "reproduce_cells.csv"))
+    learn_memories(summary)  # the sweep's memories first, then any only the reproduction has
+    learn_memories(cells)
     figures = os.path.join(out, "figures")
     os.makedirs(figures, exist_ok=True)
     by_key = defaultdict(list)
@@ -174,7 +187,7 @@ def main(out):
             lo = [100 * fnum(r["accuracy_ci95_lo_frac"]) for r in rs]
             hi = [100 * fnum(r["accuracy_ci95_hi_frac"]) for r in rs]
             c = COLOURS[base(mem)]
-            ax.plot(ns, acc, "o-", color=c, ms=3, label=LABELS[base(mem)])
+            ax.plot(ns, acc, "o-", color=c, ms=3, label=base(mem))
             ax.fill_between(ns, lo, hi, color=c, alpha=0.15, lw=0)
             if base(mem) == "linear":
                 ax.plot(ns, [100 * grid_theory(n, 64, b) for n in ns], "--", color=c, lw=1)
@@ -192,7 +205,7 @@ def main(out):
             pts = sorted((int(r["state_floats"]), 100 * fnum(r["accuracy_mean_frac"]))
                          for (mem, _, _, _), rs in assoc.items() if base(mem) == m for r in rs if int(r["n"]) == n_fixed)
             if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=COLOURS[m], label=LABELS[m])
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=COLOURS[m], label=m)
         ax.set_title("n = %d stored pairs" % n_fixed)
         style(ax, "state (floats, log scale)", "accuracy (%)" if n_fixed == 64 else "")
     axes[0].legend(fontsize=8)
@@ -212,8 +225,8 @@ def main(out):
             per_n[int(r["n"])].append(fnum(r["accuracy_mean_frac"]))
         ns = sorted(per_n)
         ls = "-" if readout == "native" else ":"
-        label = LABELS[base(mem)] + (" without gate" if "gate=none" in mem else "") + \
-            (", probe" if readout == "probe" and base(mem) != "rotation" else "")
+        label = base(mem) + (" without gate" if "gate=none" in mem else "") + \
+            (", probe" if readout == "probe" else "")
         ax.plot(ns, [100 * sum(per_n[n]) / len(per_n[n]) for n in ns], "o" + ls,
                 color=COLOURS[base(mem)], alpha=1.0 if "gate=none" not in mem else 0.5, label=label)
     style(ax, "stream length L (16 content tokens)", "accuracy (%), mean over the 16 slots")
@@ -222,7 +235,6 @@ def main(out):
     save(fig, os.path.join(figures, "selective_copying.png"))
 
     # -------- figures from the essay reproduction
-    cells = read_csv(os.path.join(out, "reproduce", "reproduce_cells.csv"))
     groups = defaultdict(lambda: defaultdict(list))
     for r in cells:
         if r["status"] == "ok":
@@ -248,7 +260,7 @@ def main(out):
             curves[mem][n] = 100 * np.mean([np.mean(v) for v in slots.values()])
     for mem, pts in curves.items():
         ls = sorted(pts)
-        label = LABELS[base(mem)] + (" rho = " + mem.split("rho=")[1].split(",")[0] if "rho=" in mem else " (position keys)")
+        label = base(mem) + (" rho = " + mem.split("rho=")[1].split(",")[0] if "rho=" in mem else " (position keys)")
         ax.plot(ls, [pts[x] for x in ls], "o-", color=COLOURS[base(mem)],
                 alpha=1.0 if "0.97" not in mem else 0.55, label=label)
     style(ax, "sequence length L", "accuracy (%), mean over positions", logx=False)
@@ -256,15 +268,17 @@ def main(out):
     ax.legend(fontsize=8)
     save(fig, os.path.join(figures, "copying.png"))
 
-    betas, acc, dist = [], [], []
+    betas, acc, dist, swept = [], [], [], []
     for r in cells:
         if r["task_spec"].startswith("assoc_recall") and "noise=0.12" in r["task_spec"]:
+            swept.append(base(r["memory_spec"]))
             betas.append(float(r["memory_spec"].split("beta=")[1]))
             acc.append(fnum(r["accuracy_frac"]))
             dist.append(fnum(r["target_dist_mean"]))
     bs = sorted(set(betas))
     fig, ax1 = plt.subplots(figsize=(6.4, 4))
-    ax1.plot(bs, [100 * np.mean([a for b, a in zip(betas, acc) if b == x]) for x in bs], "o-", color=COLOURS["softmax"],
+    ax1.plot(bs, [100 * np.mean([a for b, a in zip(betas, acc) if b == x]) for x in bs], "o-",
+             color=COLOURS[swept[0]] if swept else CYCLE[0],
              label="accuracy")
     ax1.set_xscale("symlog", base=2, linthresh=1)
     ax1.set_xlabel("sharpness beta (multiplies raw dot products)")
@@ -295,7 +309,7 @@ def write_report(out, rows, exps, summary):
         lines += ["Where they differ:", ""]
         for r in differ:
             lines.append("- %s, %s: essay %s, measured %.1f%% (%s). Under every reading of the protocol known "
-                         "(SPEC.md §6) the essay's copying numbers at L = 10 are 1–1.5 points low; the protocol "
+                         "the essay's copying numbers at L = 10 are 1–1.5 points low; the protocol "
                          "is left as the essay states it." % (r["experiment"], r["quantity"], r["essay"],
                                                             100 * float(r["measured"]), r["verdict"]))
         lines.append("")

@@ -11,6 +11,20 @@ AssocRecall::AssocRecall(Spec spec)
     : Task(std::move(spec)), queries_(this->spec().integer("queries")), noise_(this->spec().real("noise")),
       control_(this->spec().text("control")) {}
 
+void AssocRecall::check_cell(const TaskCell& c) const {
+    require_distinct_codes(c, "n=" + std::to_string(c.n) + " candidate values", c.n, 0);
+}
+
+std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
+    const double nd = double(c.n) * c.d, qd = double(queries_) * c.d;
+    double floats = 3.0 * nd + qd;  // keys, values, candidates; queries
+    double ints = 3.0 * double(queries_);  // targets, slots, hidden pairs
+    if (control_ == "key_shuffle" || control_ == "value_shuffle" || control_ == "paired_permutation")
+        floats += 2.0 * nd, ints += 2.0 * double(c.n);  // copies of the keys and values; the order (64-bit)
+    if (noise_ > 0.0) floats += qd;  // the noise
+    return bytes_of(floats, ints);
+}
+
 void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {
     const int sp = static_cast<int>(split);
     Rng pairs = Rng::stream("assoc_recall/pairs", c.n, c.d, c.seed, sp, index);

@@ -51,8 +51,12 @@ public:
 
     double chance(const TaskCell& cell) const override { return 1.0 / static_cast<double>(cell.n); }
     bool hides_pairs() const override { return control_ == "structural_mask"; }
+    std::int64_t peak_bytes(const TaskCell& cell) const override;
+    std::int64_t queries_per_episode(const TaskCell&) const override { return queries_; }
 
 protected:
+    /// The n candidate values must differ: d >= 2 unless n = 1 (Task::require_distinct_codes).
+    void check_cell(const TaskCell& cell) const override;
     void fill(const TaskCell& cell, Split split, std::int64_t index, std::uint64_t held, Episode& e) const override;
 
 private:

@@ -1,7 +1,6 @@
 // memcap/tasks/selective_copying.cpp — see selective_copying.hpp.
 #include "tasks/selective_copying.hpp"
 
-#include "core/error.hpp"
 #include "core/rng.hpp"
 
 namespace memcap {
@@ -23,11 +22,22 @@ const SelectiveCopying::Codes& SelectiveCopying::codes(const TaskCell& c) const 
     return codes_;
 }
 
-void SelectiveCopying::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {
+void SelectiveCopying::check_cell(const TaskCell& c) const {
     if (content_ > c.n)
-        throw UsageError("task '" + spec().canonical() + "': content=" + std::to_string(content_) +
-                         " tokens do not fit in a stream of n=" + std::to_string(c.n));
-    if (c.d < 2) throw UsageError("task 'selective_copying' needs d >= 2 (coordinate 0 marks the blank)");
+        refuse("content", std::to_string(content_), "tokens do not fit in a stream of n=" + std::to_string(c.n) +
+                                                        " (content <= n)");
+    if (c.d < 2) refuse("d", std::to_string(c.d), "leaves no coordinate for content: coordinate 0 marks the blank (needs d >= 2)");
+    require_distinct_codes(c, "vocab=" + std::to_string(vocab_) + " content codes", vocab_, 1);
+}
+
+std::int64_t SelectiveCopying::peak_bytes(const TaskCell& c) const {
+    const double n = double(c.n), d = c.d, answers = double(vocab_ + 1), m = double(content_);
+    // codes (answers, ordinals, and the draw of the content codes); the episode's keys,
+    // values, candidates, queries; the targets and slots
+    return bytes_of(answers * d + (m + 1.0) * d + answers * d + 2.0 * n * d + answers * d + m * d, 2.0 * m);
+}
+
+void SelectiveCopying::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {
     const Codes& fixed = codes(c);
     e.candidates = fixed.answers;
     e.target.clear();

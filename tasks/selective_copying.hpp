@@ -34,12 +34,18 @@ class SelectiveCopying final : public Task {
 public:
     explicit SelectiveCopying(Spec spec);
 
-    bool positional_keys() const override { return true; }
+    /// Keys are ordinal codes; value coordinate 0 marks the blank (e₀).
+    InputDescription inputs(const TaskCell& c) const override { return {c.d, c.d, true, 0}; }
     bool has_slots() const override { return true; }
     std::int64_t test_episodes(const TaskCell&) const override { return episodes_; }
     double chance(const TaskCell&) const override { return 1.0 / static_cast<double>(vocab_ + 1); }
+    std::int64_t peak_bytes(const TaskCell& cell) const override;
+    std::int64_t queries_per_episode(const TaskCell&) const override { return content_; }
 
 protected:
+    /// content <= n; d >= 2 (coordinate 0 marks the blank); the vocab content codes live
+    /// in the other d - 1 coordinates and must differ: d >= 3 unless vocab = 1.
+    void check_cell(const TaskCell& cell) const override;
     void fill(const TaskCell& cell, Split split, std::int64_t index, std::uint64_t held, Episode& e) const override;
 
 private:

@@ -11,6 +11,18 @@ SequenceRecall::SequenceRecall(Spec spec, Mode mode)
     : Task(std::move(spec)), mode_(mode), vocab_(this->spec().integer("vocab")),
       lags_(mode == Mode::Lag ? this->spec().integer("lags") : 0), episodes_(this->spec().integer("episodes")) {}
 
+void SequenceRecall::check_cell(const TaskCell& c) const {
+    require_distinct_codes(c, "vocab=" + std::to_string(vocab_) + " token codes", vocab_, 0);
+}
+
+std::int64_t SequenceRecall::peak_bytes(const TaskCell& c) const {
+    const double n = double(c.n), d = c.d, v = double(vocab_);
+    const double slots = mode_ == Mode::Lag ? double(std::min(lags_, c.n)) : n;
+    // codes (vocabulary, positions); the episode's keys, values, candidates, queries;
+    // the tokens, targets and slots
+    return bytes_of(v * d + n * d + 2.0 * n * d + v * d + slots * d, n + 2.0 * slots);
+}
+
 const SequenceRecall::Codes& SequenceRecall::codes(const TaskCell& c) const {
     // Codes depend on (n, d, seed, vocab) only: the same for every episode of the seed,
     // so they are drawn once per cell (a Task belongs to one cell and one thread).

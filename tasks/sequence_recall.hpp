@@ -27,6 +27,8 @@
 
 #include "tasks/task.hpp"
 
+#include <algorithm>
+
 namespace memcap {
 
 class SequenceRecall final : public Task {
@@ -34,12 +36,19 @@ public:
     enum class Mode { Lag, Copy };
     SequenceRecall(Spec spec, Mode mode);
 
-    bool positional_keys() const override { return true; }
+    /// Keys are position codes.
+    InputDescription inputs(const TaskCell& c) const override { return {c.d, c.d, true, std::nullopt}; }
     bool has_slots() const override { return true; }
     std::int64_t test_episodes(const TaskCell&) const override { return episodes_; }
     double chance(const TaskCell&) const override { return 1.0 / static_cast<double>(vocab_); }
+    std::int64_t peak_bytes(const TaskCell& cell) const override;
+    std::int64_t queries_per_episode(const TaskCell& c) const override {
+        return mode_ == Mode::Lag ? std::min(lags_, c.n) : c.n;
+    }
 
 protected:
+    /// The vocab token codes (the candidates) must differ: d >= 2 unless vocab = 1.
+    void check_cell(const TaskCell& cell) const override;
     void fill(const TaskCell& cell, Split split, std::int64_t index, std::uint64_t held, Episode& e) const override;
 
 private:

@@ -1,13 +1,43 @@
 // memcap/tasks/task.cpp — see task.hpp.
 #include "tasks/task.hpp"
 
+#include "core/error.hpp"
+
 #include <atomic>
+#include <limits>
 
 namespace memcap {
 
 std::uint64_t new_fixed_parts_tag() {
     static std::atomic<std::uint64_t> next{1};
     return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Task::check(const TaskCell& c) const {
+    if (c.n < 1) refuse("n", std::to_string(c.n), "must be at least 1");
+    if (c.n > std::numeric_limits<int>::max())
+        refuse("n", std::to_string(c.n), "exceeds " + std::to_string(std::numeric_limits<int>::max()) +
+                                             " (targets and slots are ints)");
+    if (c.d < 1) refuse("d", std::to_string(c.d), "must be at least 1");
+    check_cell(c);
+}
+
+std::int64_t Task::bytes_of(double floats, double ints) {
+    const double bytes = 4.0 * floats + 4.0 * ints;
+    return bytes >= 9.2e18 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(bytes);
+}
+
+void Task::refuse(const std::string& key, const std::string& value, const std::string& why) const {
+    throw UsageError("task '" + spec_.canonical() + "': " + key + "=" + value + " " + why);
+}
+
+void Task::require_distinct_codes(const TaskCell& c, const std::string& what, std::int64_t count, int reserved) const {
+    if (count >= 2 && c.d - reserved < 2)
+        refuse("d", std::to_string(c.d),
+               "cannot hold " + what + " that differ: " +
+                   (reserved ? "with " + std::to_string(reserved) + " coordinate(s) reserved, they " : "they ") +
+                   "live in " + std::to_string(c.d - reserved) + " dimension(s), where every unit vector is +1 or -1 " +
+                   "(needs d >= " + std::to_string(reserved + 2) + ")");
 }
 
 }  // namespace memcap

@@ -17,11 +17,12 @@
 // episode of a cell shares (vocabulary and position codes).
 #pragma once
 
+#include "core/inputs.hpp"
 #include "core/spec.hpp"
 #include "core/types.hpp"
-#include "memories/memory.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace memcap {
@@ -42,9 +43,10 @@ struct Episode {
     RowMat candidates;
     std::vector<int> target;
     std::vector<int> slot;
-    /// Structural mask (SPEC §3 controls): per query, the written pair (row of keys and
-    /// values) its read may not attend to. Empty when the task hides nothing; see
-    /// Task::hides_pairs and Memory::read_batch_hiding.
+    /// Structural mask (the control assoc_recall:control=structural_mask): per query, the
+    /// written pair (row of keys and values) its read may not attend to. Empty when the
+    /// task hides nothing; see Task::hides_pairs. The readout hands it to the memory's
+    /// read_batch as ReadOptions::hidden.
     std::vector<int> hidden;
     /// For tasks whose keys, queries, candidates and slots are fixed per cell: a number
     /// naming the fixed parts these buffers hold (unique per draw of the codes, 0 =
@@ -62,23 +64,42 @@ public:
     virtual ~Task() = default;
 
     const Spec& spec() const { return spec_; }
-    /// Key and value dimensions the memory is built with (budget set by the harness).
-    virtual MemoryShape shape(const TaskCell& cell) const { return {cell.d, cell.d, {}}; }
+    /// What this task feeds a memory at `cell` (core/inputs.hpp): the dimensions, whether
+    /// the keys only mark positions, and the value coordinate that marks a token's class.
+    /// The harness builds the memory for it (with the budget); the default is d-dimensional
+    /// content keys and values without a salience feature.
+    virtual InputDescription inputs(const TaskCell& cell) const { return {cell.d, cell.d, false, std::nullopt}; }
     /// Scored episodes per seed.
     virtual std::int64_t test_episodes(const TaskCell&) const { return 1; }
-    /// True when keys only mark positions (see MemoryShape::positional_keys).
-    virtual bool positional_keys() const { return false; }
     /// True when queries carry a slot (lag, position) and rows are reported per slot.
     virtual bool has_slots() const { return false; }
     /// True when episodes carry Episode::hidden: every read must skip one written pair,
-    /// which only memories that keep pairs apart can do (Memory::supports_hiding).
+    /// which only memories that keep pairs apart can do (declared can_hide_pairs).
     virtual bool hides_pairs() const { return false; }
     /// Accuracy of guessing uniformly among the candidates.
     virtual double chance(const TaskCell& cell) const = 0;
+
+    /// Refuses, before any work, a cell this task cannot run: throws UsageError with one
+    /// line naming the task, the key and the value (e.g. selective_copying's content
+    /// longer than the stream). Every task: n ≥ 1, d ≥ 1, n within an int (targets and
+    /// slots are ints); then the task's own check_cell. A cell that passes never makes
+    /// fill_episode throw.
+    void check(const TaskCell& cell) const;
+    /// Estimated peak bytes of the task's side of a cell: one episode (keys, values,
+    /// queries, candidates, targets), the codes it keeps per cell and the temporaries of
+    /// filling an episode. The memory's side is memory_peak_bytes (memories/registry.hpp);
+    /// the readout's (the probe's design) is the harness's.
+    virtual std::int64_t peak_bytes(const TaskCell& cell) const = 0;
+    /// Queries (rows of Episode::queries) of every episode of `cell`: the `reads` of
+    /// memory_peak_bytes, as n is its `writes`.
+    virtual std::int64_t queries_per_episode(const TaskCell& cell) const = 0;
+
     /// Writes episode `index` of `split` for `cell` into `out`, every field overwritten.
     /// Readouts pass the same Episode again and again, so its buffers are reused
-    /// (no allocation per episode once the shapes are known).
+    /// (no allocation per episode once the shapes are known). Checks the cell first
+    /// (check), so a cell the harness did not check is refused here rather than filled.
     void fill_episode(const TaskCell& cell, Split split, std::int64_t index, Episode& out) const {
+        check(cell);
         const std::uint64_t held = out.fixed_parts;
         out.fixed_parts = 0;  // only a task that keeps fixed parts sets it again
         out.hidden.clear();   // only a task that hides pairs fills it
@@ -92,6 +113,20 @@ public:
     }
 
 protected:
+    /// The task's own checks (see check); the default has none.
+    virtual void check_cell(const TaskCell&) const {}
+    /// `floats` floats and `ints` ints in bytes, saturated at INT64_MAX (for peak_bytes).
+    static std::int64_t bytes_of(double floats, double ints = 0.0);
+    /// UsageError "task '<spec>': <key>=<value> <why>" (check_cell's one line).
+    [[noreturn]] void refuse(const std::string& key, const std::string& value, const std::string& why) const;
+    /// Refuses a cell whose `count` candidate codes (`what`, e.g. "n=4 values") are random
+    /// unit vectors in d − `reserved` coordinates that cannot be told apart: in one
+    /// dimension every unit vector is +1 or −1, so two of `count` ≥ 2 codes coincide
+    /// (surely for ≥ 3), and a read of the later copy is scored against the earlier one
+    /// (ties go to the lower index): a perfect read would count as wrong. In two or more
+    /// dimensions random unit codes differ with probability 1.
+    void require_distinct_codes(const TaskCell& cell, const std::string& what, std::int64_t count, int reserved) const;
+
     /// Implements fill_episode. `held` is the Episode::fixed_parts tag `out` came in
     /// with (`out.fixed_parts` is already 0): a task whose keys, queries, candidates and
     /// slots are fixed per cell may leave them as they are when `held` names its

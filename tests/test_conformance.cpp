@@ -6,6 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+#include <optional>
+
 using namespace memcap;
 
 namespace {
@@ -43,6 +46,26 @@ TEST_CASE("every memory honours the contract", "[memory][conformance]") {
             REQUIRE(m->state().size() == m->state_floats());
         }
     }
+    SECTION("the sizing function describes the built memory: parameters, state after writes, minimum") {
+        for (const std::optional<std::int64_t> budget : {std::optional<std::int64_t>(), std::optional<std::int64_t>(128),
+                                                         std::optional<std::int64_t>(300), std::optional<std::int64_t>(4096)}) {
+            CAPTURE(budget.value_or(-1));
+            const MemoryShape shape(d, d, budget);
+            const MemorySize size = memory_size(spec, shape);
+            auto m = make_memory(spec, shape, 1);
+            REQUIRE(m->param_floats() == size.param_floats);
+            REQUIRE(m->state_floats() == size.state_floats_after(0));
+            m->write_batch(keys, values);
+            REQUIRE(m->state_floats() == size.state_floats_after(keys.rows()));
+            if (budget) REQUIRE(size.state_floats_after(1000000) <= *budget);
+            REQUIRE(size.min_budget == find_memory(name).min_budget(spec, shape));
+            REQUIRE_FALSE(describe_size(size).empty());
+            // the peak estimate covers at least the state and parameters, and grows with n when the state does
+            const std::int64_t peak = memory_peak_bytes(spec, shape, 1000, 32);
+            REQUIRE(peak >= 4 * (size.state_floats_after(1000) + size.param_floats));
+            REQUIRE(memory_peak_bytes(spec, shape, 100000, 32) >= peak);
+        }
+    }
     SECTION("a budget below the minimum is a UsageError naming the minimum") {
         const MemoryShape natural{d, d, {}};
         const std::int64_t minimum = find_memory(name).min_budget(spec, natural);
@@ -72,6 +95,22 @@ TEST_CASE("every memory honours the contract", "[memory][conformance]") {
         fresh->read_batch(keys, b);
         REQUIRE(a == b);
     }
+    SECTION("a hidden pair is honoured exactly when the table declares can_hide_pairs, never ignored") {
+        auto m = make_memory(spec, MemoryShape{d, d, {}}, 3);
+        m->write_batch(keys.topRows(2), values.topRows(2));
+        const std::vector<int> hide_first(2, 0);
+        RowMat plain(2, d), hidden(2, d);
+        m->read_batch(keys.topRows(2), plain);
+        m->read_batch(keys.topRows(2), plain, ReadOptions{});  // empty options: the same plain read
+        if (find_memory(name).can_hide_pairs) {
+            m->read_batch(keys.topRows(2), hidden, ReadOptions{hide_first});
+            // query k0 with pair 0 hidden can only reach v1; query k1 is unaffected
+            REQUIRE(nearest(values, hidden.row(0).transpose()) == 1);
+            REQUIRE(nearest(values, hidden.row(1).transpose()) == nearest(values, plain.row(1).transpose()));
+        } else {
+            REQUIRE_THROWS_AS(m->read_batch(keys.topRows(2), hidden, ReadOptions{hide_first}), std::invalid_argument);
+        }
+    }
     SECTION("the same seed gives the same reads; batched equals one at a time") {
         auto one = make_memory(spec, MemoryShape{d, d, 400}, 7);
         auto two = make_memory(spec, MemoryShape{d, d, 400}, 7);
@@ -86,4 +125,24 @@ TEST_CASE("every memory honours the contract", "[memory][conformance]") {
         }
         REQUIRE((Vec(one->state()) - Vec(two->state())).cwiseAbs().maxCoeff() < 1e-5f);
     }
+}
+
+TEST_CASE("peak bytes: a cell that cannot fit is visible before it runs", "[memory][sizing]") {
+    // softmax at n = 10^8, d = 64: 10^8 pairs of 128 floats (51.2 GB) plus the 32 × 10^8
+    // score matrix of one batched read (12.8 GB).
+    const std::int64_t peak = memory_peak_bytes(parse_memory_spec("softmax"), MemoryShape(64, 64), 100000000, 32);
+    REQUIRE(peak >= std::int64_t{64} * 1000 * 1000 * 1000);
+    // with a budget the cache holds at most floor(B / 128) pairs, whatever n
+    REQUIRE(memory_peak_bytes(parse_memory_spec("softmax"), MemoryShape(64, 64, 4096), 100000000, 32) < 20 * 1000 * 1000);
+    // a grid's state does not grow with n; its write's feature rows do
+    const Spec linear = parse_memory_spec("linear");
+    REQUIRE(memory_size(linear, MemoryShape(64, 64)).state_floats_after(100000000) == 64 * 64);
+    REQUIRE(memory_peak_bytes(linear, MemoryShape(64, 64), 100000000, 32) >= std::int64_t{4} * 100000000 * 64);
+    // saturates instead of overflowing
+    REQUIRE(memory_peak_bytes(parse_memory_spec("softmax"), MemoryShape(1 << 20, 1 << 20), std::int64_t{1} << 40, 1 << 20) ==
+            std::numeric_limits<std::int64_t>::max());
+    // dimensions beyond an int are refused by the sizing function itself
+    REQUIRE_THROWS_AS(memory_size(parse_memory_spec("hrr"), MemoryShape(64, 64, 3000000000LL)), UsageError);
+    REQUIRE_THROWS_AS(memory_size(parse_memory_spec("rotation:angles=haar"), MemoryShape(64, 64, 4096)), UsageError);
+    REQUIRE_THROWS_WITH(memory_size(linear, MemoryShape(64, 64, 63)), Catch::Contains("minimum of 64"));
 }

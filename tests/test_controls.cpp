@@ -24,9 +24,10 @@ TEST_CASE("uniform attention (beta = 0) falls to chance", "[control]") {
 TEST_CASE("paired permutation of the write order: order-free memories read the same to rounding", "[control]") {
     const std::string name = GENERATE(from_range(memory_names()));
     CAPTURE(name);
-    // Order-free: a cache that never evicts, the additive grid, HRR, and the selective
-    // model without decay (rho = 1). Order-dependent: the delta rule and the RNN.
-    const bool order_free = name == "softmax" || name == "linear" || name == "hrr" || name == "selective";
+    // The table declares it (MemoryEntry::order_free): the cache (unbounded at its natural
+    // size), the additive grid, HRR and the selective model without decay are; the delta
+    // rule and the RNN are not. The measured difference must agree with the declaration.
+    const bool order_free = find_memory(name).order_free;
     const int d = 64, n = 48;
     Rng rng = Rng::stream("test/permutation", name);
     const RowMat keys = rng.unit_rows<RowMat>(n, d), values = rng.unit_rows<RowMat>(n, d);
@@ -92,7 +93,8 @@ TEST_CASE("structural mask: the cache reads without the hidden pair, also after 
     for (int w : {0, 5, 6, 7, 9}) {
         CAPTURE(w);
         RowMat masked(4, d), plain(4, d);
-        cache.read_batch_hiding(queries, std::vector<int>(4, w), masked);
+        const std::vector<int> hidden(4, w);
+        cache.read_batch(queries, masked, ReadOptions{hidden});
         cache.read_batch(queries, plain);
         for (int i = 0; i < 4; ++i) {
             std::vector<char> allowed(4, 1);
@@ -118,11 +120,29 @@ TEST_CASE("structural mask on associative recall: hiding the asked-for pair fall
         INFO("measured " << 100 * hidden.mean << "%, chance 25%, se " << 100 * hidden.se());
         REQUIRE(hidden.mean + 3 * hidden.se() < 1.0 / n);
     }
-    // Memories without separate pairs, and the probe, are refused (a usage error, not a row).
-    const Spec mask = parse_task_spec("assoc_recall:control=structural_mask");
-    REQUIRE_THROWS_AS(check_cell(make_cell(parse_memory_spec("linear"), mask, parse_readout_spec("native"), std::nullopt, 64, 8, 0)),
-                      UsageError);
-    REQUIRE_THROWS_AS(check_cell(make_cell(parse_memory_spec("softmax"), mask, parse_readout_spec("probe"), std::nullopt, 64, 8, 0)),
-                      UsageError);
-    REQUIRE_NOTHROW(check_cell(make_cell(parse_memory_spec("softmax"), mask, parse_readout_spec("auto"), std::nullopt, 64, 8, 0)));
+}
+
+TEST_CASE("structural mask: refused up front unless the memory declares can_hide_pairs and reads natively",
+          "[control][mask]") {
+    // A usage error, not a row: memories without separate pairs, and the probe on any memory.
+    const Spec masked = parse_task_spec("assoc_recall:control=structural_mask");
+    int able = 0;
+    for (const auto& name : memory_names()) {
+        CAPTURE(name);
+        const Spec memory = parse_memory_spec(name);
+        const auto cell = [&](const Spec& task, const char* readout) {
+            return make_cell(memory, task, parse_readout_spec(readout), std::nullopt, 64, 8, 0);
+        };
+        REQUIRE_THROWS_AS(check_cell(cell(masked, "probe")), UsageError);
+        if (find_memory(name).can_hide_pairs) {
+            ++able;
+            REQUIRE_NOTHROW(check_cell(cell(masked, "native")));
+        } else {
+            REQUIRE_THROWS_WITH(check_cell(cell(masked, "native")),
+                                Catch::Contains("memory '" + name + "' does not"));
+        }
+        // Without the control, nothing is refused.
+        REQUIRE_NOTHROW(check_cell(cell(parse_task_spec("assoc_recall"), "native")));
+    }
+    REQUIRE(able >= 1);  // the softmax cache
 }

@@ -190,9 +190,7 @@ TEST_CASE("the probe's dual predicts the same through W = X^T A and through the 
     // slot's count must agree up to a near-tie or two out of the 1000 test episodes.
     const auto task = make_task(parse_task_spec("copying"));
     const TaskCell tc{20, 64, 3};
-    MemoryShape shape = task->shape(tc);
-    shape.budget_floats = 2048;
-    shape.positional_keys = true;
+    const MemoryShape shape(task->inputs(tc), 2048);  // copying: positional keys
     const auto spec = parse_memory_spec("rotation:rho=0.9");
     auto m1 = make_memory(spec, shape, 3), m2 = make_memory(spec, shape, 3);
     ProbeOptions kernel{200, 1e-6}, weights{200, 1e-6};

@@ -7,6 +7,8 @@
 // "About half" is read as within 10 points of 50%.
 #include "support.hpp"
 
+#include "core/rng.hpp"
+
 using namespace memcap;
 using namespace memcap::test;
 
@@ -92,6 +94,36 @@ TEST_CASE("selection: at B = 1024, L = 256, M = 16 the selective model keeps the
     const Run ungated{"selective:gate=none", "selective_copying:episodes=300", 256, 3, 1024};
     const Run gated{"selective", "selective_copying:episodes=300", 256, 3, 1024};
     REQUIRE(measure_slot_mean(ungated).mean + 0.2 < measure_slot_mean(gated).mean);
+}
+
+TEST_CASE("the selective gate reads the declared salience feature; without one, every write has step 1",
+          "[selective_copying][inputs]") {
+    const int d = 16;
+    Rng rng = Rng::stream("test/salience");
+    RowMat keys = rng.unit_rows<RowMat>(6, d), values = rng.unit_rows<RowMat>(6, d);
+    values.row(2).setZero();
+    values(2, 3) = 1.0f;  // a filler token on coordinate 3
+    const auto state_after = [&](const std::string& memory, const MemoryShape& shape, Eigen::Index rows) {
+        auto m = make_memory(parse_memory_spec(memory), shape, 1);
+        m->write_batch(keys.topRows(rows), values.topRows(rows));
+        return Vec(m->state());
+    };
+    // No salience feature declared (random values): the same state as without a gate.
+    const MemoryShape plain(d, d);
+    REQUIRE(state_after("selective:rho=0.5", plain, 6) == state_after("selective:rho=0.5,gate=none", plain, 6));
+    // Feature 3 declared: the filler token (e_3) is skipped exactly, content is written.
+    InputDescription inputs{d, d, true, 3};
+    const MemoryShape salient(inputs, std::nullopt);
+    REQUIRE(state_after("selective:rho=0.5", salient, 3) == state_after("selective:rho=0.5", salient, 2));
+    REQUIRE(state_after("selective:rho=0.5", salient, 2) != state_after("selective:rho=0.5", salient, 1));
+    // A feature outside the value is a bug in the task's declaration.
+    inputs.salience_feature = d;
+    REQUIRE_THROWS_AS(make_memory(parse_memory_spec("selective"), MemoryShape(inputs, std::nullopt), 1),
+                      std::invalid_argument);
+    // The tasks declare it: only selective copying has one (coordinate 0, its blank e_0).
+    REQUIRE(make_task(parse_task_spec("selective_copying"))->inputs(TaskCell{32, d, 0}).salience_feature == 0);
+    for (const char* task : {"assoc_recall", "lag_recall", "copying"})
+        REQUIRE_FALSE(make_task(parse_task_spec(task))->inputs(TaskCell{32, d, 0}).salience_feature);
 }
 
 TEST_CASE("a reused Episode holds exactly what a fresh one does, across tasks, cells and splits", "[tasks][episode]") {

@@ -7,6 +7,9 @@
 #include "tasks/registry.hpp"
 
 #include <algorithm>
+#include <cstdio>
+
+#include <unistd.h>
 
 namespace memcap {
 
@@ -27,11 +30,33 @@ std::string group_label(const CellSpec& c) {
 std::string cell_label(const CellSpec& c) { return group_label(c) + " seed=" + std::to_string(c.seed); }
 
 std::unique_ptr<Memory> build_memory(const CellSpec& c, const Task& task) {
-    MemoryShape shape = task.shape(TaskCell{c.n, c.d, c.seed});
-    shape.budget_floats = c.budget_floats;
-    shape.positional_keys = task.positional_keys();
+    const MemoryShape shape(task.inputs(TaskCell{c.n, c.d, c.seed}), c.budget_floats);
     return make_memory(c.memory, shape, c.seed);  // UsageError naming a budget below the minimum
 }
+
+namespace {
+
+/// Bytes of memory this machine has (physical pages × page size).
+double physical_bytes() {
+    return static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+}
+
+/// UsageError when the cell's estimated peak (its memory's and its task's) exceeds 80% of
+/// this machine's memory: refused up front instead of running into std::bad_alloc.
+void check_fits(const CellSpec& c, const Task& task) {
+    const TaskCell tc{c.n, c.d, c.seed};
+    const MemoryShape shape(task.inputs(tc), c.budget_floats);
+    const double need = static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, task.queries_per_episode(tc))) +
+                        static_cast<double>(task.peak_bytes(tc));
+    const double have = physical_bytes();
+    if (have > 0 && need > 0.8 * have) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3g GB, more than 80%% of this machine's %.3g GB", need / 1e9, have / 1e9);
+        throw UsageError("cell (" + cell_label(c) + ") needs about " + buf + "; lower n, d or the budget");
+    }
+}
+
+}  // namespace
 
 double cell_work(const CellSpec& c) {
     const auto task = make_task(c.task);
@@ -44,11 +69,17 @@ double cell_work(const CellSpec& c) {
 
 void check_cell(const CellSpec& c) {
     const auto task = make_task(c.task);
+    task->check(TaskCell{c.n, c.d, c.seed});  // UsageError: a task that cannot be posed at this n or d
+    check_fits(c, *task);
     const auto memory = build_memory(c, *task);
     if (!task->hides_pairs()) return;
-    if (!memory->supports_hiding())
+    if (!find_memory(c.memory.name()).can_hide_pairs) {
+        std::string able;
+        for (const auto& e : memory_registry())
+            if (e.can_hide_pairs) able += (able.empty() ? "" : ", ") + e.name;
         throw UsageError("task '" + c.task.canonical() + "' hides the asked-for pair from each read, which needs a memory " +
-                         "that keeps its pairs apart (softmax); memory '" + c.memory.name() + "' does not");
+                         "that keeps its pairs apart (" + able + "); memory '" + c.memory.name() + "' does not");
+    }
     if (!find_readout(c.readout.name()).uses_native_read)
         throw UsageError("task '" + c.task.canonical() + "' needs the native readout (the probe reads the whole state " +
                          "and cannot hide a pair); got readout '" + c.readout.canonical() + "'");

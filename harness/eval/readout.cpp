@@ -91,8 +91,7 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
         memory.reset();
         memory.write_batch(e.keys, e.values);
         reads.resize(e.queries.rows(), e.candidates.cols());
-        if (e.hidden.empty()) memory.read_batch(e.queries, reads);
-        else memory.read_batch_hiding(e.queries, e.hidden, reads);
+        memory.read_batch(e.queries, reads, ReadOptions{e.hidden});
         if (!reads.allFinite()) {
             out.ok = false;
             out.message = "non-finite read in episode " + std::to_string(index);

@@ -27,7 +27,7 @@ std::vector<OrderCheck> order_checks() {
         OrderCheck c{spec.canonical(), (ra - rb).cwiseAbs().maxCoeff()};
         // Order-free at their natural size: a cache that never evicts, the additive grid,
         // HRR, and the selective model without decay (its default rho = 1).
-        c.order_free = name == "softmax" || name == "linear" || name == "hrr" || name == "selective";
+        c.order_free = find_memory(name).order_free;  // declared in the memory table
         c.as_expected = c.order_free ? c.largest < 1e-4f : c.largest > 1e-2f;
         out.push_back(c);
     }
