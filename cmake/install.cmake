@@ -3,6 +3,8 @@
 #   <prefix>/bin/memcap                          the command line (exports its symbols: plugins bind to it)
 #   <prefix>/lib/libmemcap_lib.a                 the library
 #   <prefix>/include/memcap/{core,memories,tasks,harness}/...   headers, as in the source tree
+#       (both <prefix>/include and <prefix>/include/memcap are on the targets' include path:
+#       `#include <memcap/memories/plugin.hpp>` outside, and the headers' own "core/spec.hpp")
 #   <prefix>/lib/cmake/memcap/memcapConfig.cmake, memcapTargets.cmake, memcapConfigVersion.cmake
 #
 # Targets (find_package(memcap)):
@@ -21,7 +23,7 @@ add_library(memcap_plugin INTERFACE)
 add_library(memcap::plugin ALIAS memcap_plugin)
 set_target_properties(memcap_plugin PROPERTIES EXPORT_NAME plugin)
 target_include_directories(memcap_plugin INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
-                                                   $<INSTALL_INTERFACE:include/memcap>)
+                                                   $<INSTALL_INTERFACE:include/memcap> $<INSTALL_INTERFACE:include>)
 target_include_directories(memcap_plugin SYSTEM INTERFACE ${RANDOM123_INCLUDE_DIR})
 target_compile_definitions(memcap_plugin INTERFACE EIGEN_DONT_PARALLELIZE MEMCAP_VERSION="${PROJECT_VERSION}")
 target_compile_features(memcap_plugin INTERFACE cxx_std_17)

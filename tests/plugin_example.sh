@@ -8,7 +8,7 @@
 # plugin, or registers a name already taken is refused: one line, exit status 2.
 # usage: plugin_example.sh BUILD_DIR SOURCE_ROOT MEMCAP_TESTS [PYTHON PYTHON_DIR]
 set -euo pipefail
-build=$1 root=$2 tests=$3 python=${4:-} pydir=${5:-}
+build=$(cd "$1" && pwd) root=$(cd "$2" && pwd) tests=$3 python=${4:-} pydir=${5:-}
 work=$build/plugin-example
 rm -rf "$work"
 mkdir -p "$work"
@@ -24,16 +24,18 @@ cmake --build "$work/build" >"$work/build.log"
 so=$work/build/libnearest_key.so
 memcap=$prefix/bin/memcap
 # the plugin carries no registry of its own: it leaves memcap's symbols to the host
-if nm -D --defined-only "$so" | grep -q register_memory; then
+nm -D --defined-only "$so" >"$work/symbols.txt"
+if grep -q register_memory "$work/symbols.txt"; then
     echo "FAIL: the plugin defines register_memory (it must bind to the host's)"; exit 1
 fi
 
 step "memcap list / run --plugin"
-"$memcap" list --plugin "$so" | grep -q "^  nearest_key — "
+"$memcap" list --plugin "$so" >"$work/list.txt"
+grep -q "^  nearest_key — " "$work/list.txt"
 "$memcap" run --plugin "$so" -m nearest_key -m softmax:beta=64 -t assoc_recall --n 16 256 --seeds 3 --quiet \
     --out "$work/run.csv"
 grep -q '"plugins": \[' "$work/run.csv.manifest.json"
-rows=$(grep -c '^nearest_key,assoc_recall' "$work/run.csv")
+rows=$(grep -c '^nearest_key,' "$work/run.csv")
 [[ $rows == 6 ]] || { echo "FAIL: $rows nearest_key rows, expected 6"; exit 1; }
 if grep -q ',error,' "$work/run.csv"; then echo "FAIL: error rows"; cat "$work/run.csv"; exit 1; fi
 
@@ -78,7 +80,7 @@ expect_refused "has no registration function" list --plugin "$work/not_a_plugin.
 expect_refused "already registered" run --plugin "$so" --plugin "$work/copy_of_plugin.so" "${run[@]}"
 expect_refused "unknown memory 'nearest_key'" run -m nearest_key -t assoc_recall --n 8
 printf '[sweep]\nplugins = missing.so\n[block a]\nmemories = softmax\ntasks = assoc_recall\nn = 8\n' >"$work/bad.ini"
-expect_refused "plugins: plugin 'missing.so': no such file" sweep "$work/bad.ini" --out "$work/bad"
+expect_refused "[sweep] plugins: plugin '$work/missing.so': no such file" sweep "$work/bad.ini" --out "$work/bad"
 printf '[block a]\nplugins = %s\nmemories = softmax\ntasks = assoc_recall\nn = 8\n' "$so" >"$work/bad2.ini"
 expect_refused "belongs in [sweep]" sweep "$work/bad2.ini" --out "$work/bad"
 [[ ! -e $work/bad ]] || { echo "FAIL: a refused sweep wrote $work/bad"; exit 1; }

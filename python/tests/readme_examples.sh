@@ -11,8 +11,9 @@ export PYTHONPATH=$pydir
 
 out=$("$python" -c "import memcap; df = memcap.run(memories=['softmax','linear'], tasks=['assoc_recall'], n=[64,256], seeds=5); print(df.groupby(['memory_spec','n']).accuracy_frac.mean())")
 echo "$out"
-grep -q "softmax:beta=16  *64" <<<"$out"
-grep -q "linear:phi=proj,nu=1  *256" <<<"$out"
+grep -q "^softmax:beta=16  *64 " <<<"$out"
+grep -q "^linear:phi=proj,nu=1  *64 " <<<"$out"
+grep -q "^  *256 " <<<"$out"
 
 out=$("$python" "$root/examples/python_backend/linear_numpy.py")
 echo "$out"

@@ -118,6 +118,15 @@ class PythonBackendTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             memcap.register_memory("unsized", linear_numpy.NumpyLinear)
 
+    def test_registering_while_a_run_is_in_progress_is_refused(self):
+        def register_now(done, total):
+            memcap.register_memory("too_late", linear_numpy.NumpyLinear, state_floats=16)
+
+        with self.assertRaises(RuntimeError) as caught:
+            memcap.run(memories="softmax", tasks="assoc_recall", n=8, seeds=2, progress=register_now)
+        self.assertIn("not while a run", str(caught.exception))
+        self.assertNotIn("too_late", [m["name"] for m in memcap.list()["memories"]])
+
     def test_an_exception_in_the_backend_is_a_runtime_error_naming_the_cell(self):
         for where in ["write", "read", "shape"]:
             with self.assertRaises(RuntimeError, msg=where) as caught:
