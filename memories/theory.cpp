@@ -122,24 +122,6 @@ public:
         return std::exp((1 - f) * log_tail_[i] + f * log_tail_[i + 1]);
     }
 
-    // E[t^k] is not needed in closed form; E[e^{λ t}] in log, by quadrature over [−1, 1].
-    double log_mgf(double lambda) const {
-        if (lambda == 0) return 0;
-        static thread_local std::map<int, Rule> rules;  // full-range rule, per d
-        auto it = rules.find(d_);
-        if (it == rules.end()) it = rules.emplace(d_, composite(-1, 1, 512)).first;
-        const Rule& r = it->second;
-        double mx = kNegInf;
-        std::vector<double> terms(r.x.size());
-        for (std::size_t k = 0; k < r.x.size(); ++k) {
-            terms[k] = lambda * r.x[k] + log_density(r.x[k]) + std::log(r.w[k]);
-            mx = std::max(mx, terms[k]);
-        }
-        double s = 0;
-        for (double t : terms) s += std::exp(t - mx);
-        return mx + std::log(s);
-    }
-
     static std::shared_ptr<const Sphere> get(int d) {
         static std::mutex m;
         static std::map<int, std::shared_ptr<const Sphere>> cache;
@@ -266,56 +248,94 @@ struct WeightModel {
     std::function<double(double)> weight;   // g(a)
 };
 
-// Nodes (value, weight) for U = ‖Σ_{k=1..m} g(a_k) v_k‖² at unit scale: U = A·Y with
-// A = Σ g² ~ Gamma (mean m·μ2, variance m·(μ4 − μ2²)) and Y ~ χ²_ν/ν, ν = d/(1 − φ),
-// φ = E Σg⁴ / E A² (Y: the cross terms Σ_{j≠k} g_j g_k v_j·v_k given the weights,
-// variance 2(A² − Σg⁴)/d). Quantiles of the product by bisection on its CDF.
+// Quantile of Gamma(shape, scale); for shape > 10⁵ the Wilson–Hilferty cube-root normal
+// approximation (relative error < 10⁻⁶ there), where Boost's series becomes slow.
+double gamma_quantile(double shape, double scale, double p) {
+    if (shape <= 1e5) return boost::math::quantile(boost::math::gamma_distribution<double>(shape, scale), p);
+    const double z = boost::math::quantile(boost::math::normal_distribution<double>(), p), c = 1 / (9 * shape);
+    const double r = 1 - c + z * std::sqrt(c);
+    return shape * scale * r * r * r;
+}
+
+// Nodes (value, weight) for U = ‖Σ_{k=1..m} g(a_k) v_k‖²: U = A·Y with A = Σ g² ~ Gamma
+// (mean m·μ2, variance m·(μ4 − μ2²), shape at least 0.05) and Y ~ χ²_ν/ν, ν = d/(1 − φ),
+// φ = E Σg⁴ / E A² (Y carries the cross terms Σ_{j≠k} g_j g_k v_j·v_k, whose variance
+// given the weights is 2(A² − Σg⁴)/d). Quantiles of the product by bisection on its CDF.
 std::vector<std::pair<double, double>> rest_nodes(double m, double mu2, double mu4, int d, int count) {
     std::vector<std::pair<double, double>> out;
-    if (m <= 0 || mu2 <= 0) {
+    const double mean_a = m * mu2;
+    if (m <= 0 || !(mean_a > 1e-300)) {
         out.emplace_back(0.0, 1.0);
         return out;
     }
-    const double mean_a = m * mu2, var_a = m * std::max(mu4 - mu2 * mu2, 0.0);
-    const double phi = m * mu4 / (m * mu4 + m * (m - 1) * mu2 * mu2);
-    const double nu = phi < 1 ? d / (1 - phi) : std::numeric_limits<double>::infinity();
+    const double var_a = std::min(m * std::max(mu4 - mu2 * mu2, 0.0), mean_a * mean_a / 0.05);
+    const double phi = mu4 / (mu4 + (m - 1) * mu2 * mu2);
+    const double nu = phi < 1 - 1e-12 ? d / (1 - phi) : std::numeric_limits<double>::infinity();
     const Rule rp = probability_rule(count);
-    const bool a_fixed = var_a <= 1e-14 * mean_a * mean_a, y_fixed = !std::isfinite(nu);
+    const bool a_fixed = var_a <= 1e-8 * mean_a * mean_a, y_fixed = !std::isfinite(nu) || nu > 1e8;
     if (a_fixed && y_fixed) {
         out.emplace_back(mean_a, 1.0);
         return out;
     }
-    std::vector<double> ys;  // Y at probability nodes (for the CDF of the product)
-    const Rule ry = probability_rule(48);
-    if (!y_fixed) {
-        const boost::math::gamma_distribution<double> gy(nu / 2, 2 / nu);
-        for (double x : ry.x) ys.push_back(boost::math::quantile(gy, x));
-    }
     if (a_fixed || y_fixed) {
-        for (std::size_t k = 0; k < rp.x.size(); ++k) {
-            double q;
-            if (a_fixed) q = mean_a * boost::math::quantile(boost::math::gamma_distribution<double>(nu / 2, 2 / nu), rp.x[k]);
-            else q = boost::math::quantile(boost::math::gamma_distribution<double>(mean_a * mean_a / var_a, var_a / mean_a), rp.x[k]);
-            out.emplace_back(q, rp.w[k]);
-        }
+        for (std::size_t k = 0; k < rp.x.size(); ++k)
+            out.emplace_back(a_fixed ? gamma_quantile(nu / 2, 2 * mean_a / nu, rp.x[k])
+                                     : gamma_quantile(mean_a * mean_a / var_a, var_a / mean_a, rp.x[k]),
+                             rp.w[k]);
         return out;
     }
+    const Rule ry = probability_rule(16);
+    std::vector<double> ys;
+    for (double x : ry.x) ys.push_back(gamma_quantile(nu / 2, 2 / nu, x));
     const boost::math::gamma_distribution<double> ga(mean_a * mean_a / var_a, var_a / mean_a);
     auto cdf = [&](double u) {
         double c = 0;
         for (std::size_t j = 0; j < ys.size(); ++j) c += ry.w[j] * boost::math::cdf(ga, u / ys[j]);
         return c;
     };
+    auto pdf = [&](double u) {
+        double f = 0;
+        for (std::size_t j = 0; j < ys.size(); ++j) f += ry.w[j] * boost::math::pdf(ga, u / ys[j]) / ys[j];
+        return f;
+    };
+    // Start from the moment-matched Gamma; Newton steps kept inside a bracket, bisection as fallback.
+    const double var_u = (mean_a * mean_a + var_a) * (1 + 2 / nu) - mean_a * mean_a;
     for (std::size_t k = 0; k < rp.x.size(); ++k) {
-        double lo = 0, hi = mean_a;
-        while (cdf(hi) < rp.x[k]) hi *= 2;
-        for (int it = 0; it < 60 && hi - lo > 1e-12 * hi; ++it) {
-            const double mid = 0.5 * (lo + hi);
-            (cdf(mid) < rp.x[k] ? lo : hi) = mid;
+        const double target = rp.x[k];
+        double u = gamma_quantile(mean_a * mean_a / var_u, var_u / mean_a, target), lo = 0, hi = std::numeric_limits<double>::infinity();
+        for (int it = 0; it < 100; ++it) {
+            const double c = cdf(u) - target;
+            if (c < 0) lo = u; else hi = u;
+            if (std::abs(c) < 1e-10 || (std::isfinite(hi) && hi - lo < 1e-9 * hi)) break;
+            const double f = pdf(u);
+            double next = f > 0 ? u - c / f : std::numeric_limits<double>::quiet_NaN();
+            if (!(next > lo && next < hi)) next = std::isfinite(hi) ? 0.5 * (lo + hi) : 2 * u + mean_a;
+            u = next;
         }
-        out.emplace_back(0.5 * (lo + hi), rp.w[k]);
+        out.emplace_back(u, rp.w[k]);
     }
     return out;
+}
+
+// Moments of a rest pair's weight g(a), a ~ Sphere(d), conditioned on g(a) ≤ w_t (a pair
+// that outweighs the target makes the read wrong through its own competitor term; given
+// that the read is right, the rest holds none): E g, E g², E g⁴ over the truncated law.
+struct RestMoments {
+    double mean, mu2, mu4;
+};
+
+RestMoments rest_moments(const Sphere& sph, const std::function<double(double)>& g, double target) {
+    const int panels = std::max(512, static_cast<int>(16 * std::sqrt(static_cast<double>(sph.d()))));
+    const Rule r = composite(-1, 1, panels);
+    double m0 = 0, m1 = 0, m2 = 0, m4 = 0;
+    for (std::size_t k = 0; k < r.x.size(); ++k) {
+        const double w = r.w[k] * std::exp(sph.log_density(r.x[k]));
+        if (w == 0) continue;
+        const double v = g(r.x[k]);
+        if (v > target) continue;
+        m0 += w, m1 += w * v, m2 += w * v * v, m4 += w * v * v * v * v;
+    }
+    return {m1 / m0, m2 / m0, m4 / m0};
 }
 
 // Node counts: a and t 8-point Gauss–Legendre panels over ±12 and ±10 sd; U and ζ in probability.
@@ -336,6 +356,16 @@ double crosstalk_recall(int d, double candidates, const WeightModel& m, const st
         total += wa[k];
     }
     for (double& w : wa) w /= total;
+    {  // nodes whose weight is below 1e-12 of the target's all give the same margin: merge them
+        std::vector<double> w2, g2;
+        double w0 = 0, g0 = 0;
+        for (std::size_t k = 0; k < wa.size(); ++k) {
+            if (std::abs(ga[k]) < 1e-12 * std::abs(m.target)) w0 += wa[k], g0 += wa[k] * ga[k];
+            else w2.push_back(wa[k]), g2.push_back(ga[k]);
+        }
+        if (w0 > 0) w2.push_back(w0), g2.push_back(g0 / w0);
+        wa.swap(w2), ga.swap(g2);
+    }
 
     const double lt = std::min(1.0, 10 * sph->sd());
     const Rule rt = composite(-lt, lt, kPanelsT);
@@ -357,6 +387,10 @@ double crosstalk_recall(int d, double candidates, const WeightModel& m, const st
                 const double t = rt.x[j], x = root_u * t, perp2 = u * std::max(1 - t * t, 0.0);
                 double g = 0;
                 for (std::size_t k = 0; k < wa.size(); ++k) {
+                    if (!std::isfinite(ga[k])) {  // outweighs the target beyond double range: it wins
+                        g += wa[k];
+                        continue;
+                    }
                     const double dev = ga[k] - m.mean;
                     const double margin = m.target - ga[k] - dev * zeta + x, v = perp2 - dev * dev;
                     g += wa[k] * (v > 0 ? (*H)(margin / std::sqrt(v)) : margin > 0 ? 0.0 : margin < 0 ? 1.0 : 0.5);
@@ -501,30 +535,34 @@ double hrr_recall(std::int64_t n, std::int64_t D, std::int64_t candidates) {
     return wta_recall(m.signal_mean, std::sqrt(m.target_var), std::sqrt(m.other_var), static_cast<double>(candidates));
 }
 
+namespace {
+
+// The grid and the cache: the target's weight w_t(ρ) and a rest pair's g(a; ρ).
+template <class Target, class Weight>
+double crosstalk_over_rho(std::int64_t n, int d, double noise_sigma, Target target, Weight weight) {
+    if (n == 1) return 1.0;
+    const auto sph = Sphere::get(d);
+    return over_rho(d, noise_sigma, [&](double rho) {
+        const double wt = target(rho);
+        const std::function<double(double)> g = [&](double a) { return weight(a, rho); };
+        const RestMoments rm = rest_moments(*sph, g, wt);
+        const auto rest = rest_nodes(static_cast<double>(n - 2), rm.mu2, rm.mu4, d, kNodesU);
+        return crosstalk_recall(d, static_cast<double>(n), WeightModel{wt, rm.mean, g}, rest);
+    });
+}
+
+}  // namespace
+
 double grid_recall(std::int64_t n, int d, double noise_sigma) {
     require(n >= 1 && d >= 4 && noise_sigma >= 0, "grid_recall: need n >= 1, d >= 4, noise_sigma >= 0");
-    if (n == 1) return 1.0;
-    const double dd = d;
-    const auto rest = rest_nodes(static_cast<double>(n - 2), 1 / dd, 3 / (dd * (dd + 2)), d, kNodesU);
-    return over_rho(d, noise_sigma, [&](double rho) {
-        return crosstalk_recall(d, static_cast<double>(n), WeightModel{rho, 0.0, [](double a) { return a; }}, rest);
-    });
+    return crosstalk_over_rho(n, d, noise_sigma, [](double rho) { return rho; }, [](double a, double) { return a; });
 }
 
 double cache_recall(std::int64_t n, int d, double beta, double noise_sigma) {
     require(n >= 1 && d >= 4 && beta >= 0 && noise_sigma >= 0, "cache_recall: need n >= 1, d >= 4, beta >= 0, noise_sigma >= 0");
-    if (n == 1) return 1.0;
-    const auto sph = Sphere::get(d);
-    // E e^{2βa}, E e^{4βa}: the moments of g at ρ = 0; at ρ every weight scales by e^{−βρ}, U by e^{−2βρ}.
-    const double l1 = sph->log_mgf(beta), l2 = sph->log_mgf(2 * beta), l4 = sph->log_mgf(4 * beta);
-    const double scale = l2;  // nodes of U at the scale e^{l2}, shifted below
-    const auto rest0 = rest_nodes(static_cast<double>(n - 2), 1.0, std::exp(l4 - 2 * l2), d, kNodesU);
-    return over_rho(d, noise_sigma, [&](double rho) {
-        auto rest = rest0;
-        for (auto& node : rest) node.first *= std::exp(scale - 2 * beta * rho);
-        // Weights relative to the target's, ω_j = e^{β(a_j − ρ)}: the softmax normaliser cancels.
-        return crosstalk_recall(d, static_cast<double>(n), WeightModel{1.0, std::exp(l1 - beta * rho), [beta, rho](double a) { return std::exp(beta * (a - rho)); }}, rest);
-    });
+    // Weights relative to the target's, ω_j = e^{β(a_j − ρ)}: the softmax normaliser cancels.
+    return crosstalk_over_rho(n, d, noise_sigma, [](double) { return 1.0; },
+                              [beta](double a, double rho) { return std::exp(beta * (a - rho)); });
 }
 
 double sphere_tail(int d, double x) { return Sphere::get(d)->tail(x); }
