@@ -37,7 +37,7 @@
 //    (tested to D = 2^20, M = 10⁵).
 //    Validity and residuals (model − measured, points; SE over seeds): D = 4096 (400 seeds),
 //    n = 128..1024: −0.34..+0.07, all within 0.8 SE. D = 64 (10 000 seeds): n = 32: +0.09,
-//    n = 128: +0.12, n = 256: +0.03, n = 512: +0.00 — but n = 64: +0.30 (4.6 SE), and
+//    n = 128: +0.12 (3.1 SE), n = 256: +0.03, n = 512: +0.00 — but n = 64: +0.30 (4.6 SE), and
 //    n ≤ 16 reads low: n = 4: −1.1, n = 8: −2.6, n = 16: −1.0 (7.5 SE). The misses are
 //    finite-D effects that a two-Gaussian model cannot hold: the distorted signal s has a
 //    component orthogonal to v_i of norm² 0.94 ± 0.54 at D = 64, correlated (≈ 0.56) with
@@ -45,7 +45,8 @@
 //    2/√D ≈ 0.25 at D = 64 in the competitors' noise power). Both are shared by all
 //    competitors of one query; they dominate when n is small. (A latent-variable version
 //    with these as shared factors fixed n ≤ 16 but overshot n ≥ 64 by 0.1–0.4 points, so it
-//    is not offered.) The tests check D = 64 at 400 seeds, where n = 16's −1.0 is 1.5 SE.
+//    is not offered.) The tests run D = 64 at 400 seeds (SE 0.7 points at n = 16), which
+//    cannot resolve n = 16's −1.0; 10 000 seeds do (7.5 SE).
 //
 // ---------------------------------------------------------------------------------------
 // 2. and 3. One crosstalk model for the grid and the cache. Both reads are a weighted
