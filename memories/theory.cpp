@@ -151,9 +151,10 @@ private:
 // H_d(z) = P(τ > κ(b) z), κ(b) = √((1 − b)/(1 + b)), b ~ Sphere(d), τ ~ Sphere(d − 1)
 // independent: the probability that one competitor beats the target when its
 // margin, in units of the crosstalk orthogonal to the target value, is z (see
-// theory.hpp). H(−z) = 1 − H(z). Tabulated in log on u = asinh(z), z ∈ [0, 10⁶]
-// (step 0.004), from a Gauss–Legendre rule over the angle θ = acos b, graded
-// towards θ = 0 where large z puts all of the mass; beyond 10⁶ a power law.
+// theory.hpp). H(−z) = 1 − H(z). log H is tabulated on z ∈ [0, 64] (step 0.004)
+// and on asinh(z) up to 10⁶ (step 0.004), beyond that a power law, from a
+// Gauss–Legendre rule over the angle θ = acos b, graded towards θ = 0 where large
+// z puts all of the mass.
 
 class MarginTable {
 public:
@@ -236,11 +237,11 @@ private:
 // ---------------------------------------------------------------------------
 // The crosstalk model shared by the grid and the cache (derivation in theory.hpp).
 // The read is r = w_t v_i + Σ_{j≠i} g(a_j) v_j; competitor c beats the target when
-//   τ_c > κ(b_c) (w_t − g_c (1 + ζ) + X) / √(U − X² − g_c²),   g_c = g(a_c),
+//   τ_c > κ(b_c) (w_t − g_c − δ_c ζ + X) / √(U − X² − δ_c²),   g_c = g(a_c), δ_c = g_c − ḡ,
 // U = ‖u_c‖², u_c = Σ_{j≠i,c} g(a_j) v_j, X = u_c·v_i = √U t (t ~ Sphere(d)),
 // ζ ~ N(0, 1/d) the common factor of the competitors' mutual crosstalk; U, t, ζ
 // are shared by all competitors, a_c, b_c, τ_c drawn per competitor. So
-//   p = E_{U, t, ζ}[ (1 − G)^(M−1) ],   G = E_a[ H_d((w_t − g(a)(1 + ζ) + X) / √(U − X² − g(a)²)) ].
+//   p = E_{U, t, ζ}[ (1 − G)^(M−1) ],   G = E_a[ H_d((w_t − g(a) − δ(a) ζ + X) / √(U − X² − δ(a)²)) ].
 
 struct WeightModel {
     double target;                          // w_t
