@@ -20,6 +20,13 @@
 // (`peak_sgemm_gflops`, `triad_gbps`) and are also registered as the
 // benchmarks `ceiling/sgemm` and `ceiling/triad`. All times are the thread's
 // CPU time (the machine is shared; descheduled time is not counted).
+//
+// The ceilings are compiled with the same flags as the kernels (one set for the
+// whole build), so they use the build's ISA: AVX2/FMA/AVX-512 in the default
+// native build, SSE2 with -DMEMCAP_PORTABLE=ON. The context says which (`isa`:
+// "native (-march=...: extensions)" or "portable x86-64 ..."), with the CPU
+// model and the commit, and so does the ceilings line on stderr.
+#include "harness/results/manifest.hpp"
 #include "memories/registry.hpp"
 
 #include <benchmark/benchmark.h>
@@ -163,13 +170,16 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("triad_gbps", std::to_string(g_ceilings.bandwidth * 1e-9));
     benchmark::AddCustomContext("ceilings", "single thread, median of 5, measured at start-up of this run: "
                                             "SGEMM 1024^3 (Eigen), STREAM triad 3 x 64 MiB");
-#ifdef __AVX2__
-    benchmark::AddCustomContext("isa", "native (AVX2)");
-#else
-    benchmark::AddCustomContext("isa", "baseline x86-64");
-#endif
-    std::fprintf(stderr, "ceilings: SGEMM %.1f GFLOP/s, triad %.1f GB/s (single thread)\n",
-                 g_ceilings.peak_flops * 1e-9, g_ceilings.bandwidth * 1e-9);
+    const auto build = build_info();
+    const std::string isa = isa_description(), cpu = machine_info()["cpu"].get<std::string>();
+    benchmark::AddCustomContext("isa", isa);
+    benchmark::AddCustomContext("cpu_model", cpu);
+    benchmark::AddCustomContext("eigen_simd", build["eigen_simd"].get<std::string>());
+    benchmark::AddCustomContext("commit", build["commit"].get<std::string>() +
+                                              (build["dirty"] == true ? " (dirty)" : ""));
+    benchmark::AddCustomContext("compiler", build["compiler"].get<std::string>());
+    std::fprintf(stderr, "ceilings: SGEMM %.1f GFLOP/s, triad %.1f GB/s (single thread; %s; %s)\n",
+                 g_ceilings.peak_flops * 1e-9, g_ceilings.bandwidth * 1e-9, isa.c_str(), cpu.c_str());
 
     benchmark::RegisterBenchmark("ceiling/sgemm", bm_sgemm);
     benchmark::RegisterBenchmark("ceiling/triad", bm_triad);

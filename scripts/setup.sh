@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs memcap's Debian 12 dependencies that are missing, then configures
 # and builds into ./build (or $MEMCAP_BUILD_DIR), with MPI sweeps on
-# (MEMCAP_MPI=OFF in the environment builds without). Run by quickstart.sh
+# (MEMCAP_MPI=OFF in the environment builds without), for this machine's CPU
+# (-march=native; MEMCAP_PORTABLE=ON in the environment builds for baseline
+# x86-64 instead: see Reproducibility in README.md). Run by quickstart.sh
 # and test.sh; safe to run again (skips apt-get when everything is present).
 # MEMCAP_TEST_DEPS=1 (set by test.sh) adds what only the tests use: Slurm and
 # munge for the local-cluster test, clang and its runtimes for the fuzzers.
@@ -41,5 +43,7 @@ if ((${#missing[@]})); then
 fi
 
 build=${MEMCAP_BUILD_DIR:-$root/build}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMEMCAP_MPI="${MEMCAP_MPI:-ON}" ${MEMCAP_CMAKE_ARGS:-} >/dev/null
+# MEMCAP_PORTABLE is passed only when set, so a build directory keeps the ISA it was configured with.
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMEMCAP_MPI="${MEMCAP_MPI:-ON}" \
+    ${MEMCAP_PORTABLE:+-DMEMCAP_PORTABLE="$MEMCAP_PORTABLE"} ${MEMCAP_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "${MEMCAP_JOBS:-$(nproc)}"

@@ -168,7 +168,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     for (const auto& b : grid.budgets) config["budgets_floats"].push_back(b ? J(*b) : J());
     if (vm.count("plugin")) config["plugins"] = many(vm, "plugin");
     AtomicFile manifest(file->path() + ".manifest.json");
-    manifest.write(manifest_text(make_manifest(cmdline, config, cells.size())));
+    manifest.write(manifest_text(make_manifest(cmdline, config, cells.size(), ManifestRun{threads, 1})));
     file->commit();
     manifest.commit();
     return 0;

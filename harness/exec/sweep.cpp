@@ -104,15 +104,18 @@ void check_manifest(const std::string& path, const nlohmann::ordered_json& expec
     } catch (const std::exception&) {
         throw UsageError("--resume: manifest '" + path + "' is not valid JSON");
     }
-    for (const char* key : {"config", "cells", "csv_header", "version"})
+    for (const char* key : {"config", "cells", "csv_header", "version", "build"})
         if (!got.contains(key) || got[key] != expect[key])
-            throw UsageError("--resume: config '" + config_path + "' differs from the one the sweep in '" + path +
-                             "' was started with (" + key + " differs); use another --out or remove that sweep");
+            throw UsageError(std::string(key) == "build"
+                ? "--resume: the sweep in '" + path + "' was started by another build of memcap (commit, ISA, compiler or "
+                  "library versions differ: its cells could differ in the last bits); finish it with that build, or use another --out"
+                : "--resume: config '" + config_path + "' differs from the one the sweep in '" + path +
+                  "' was started with (" + key + " differs); use another --out or remove that sweep");
 }
 
 
 /// The config, its cells (checked, choices still open), paths and manifest.
-SweepPlan plan_sweep(const SweepOptions& o) {
+SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
     SweepPlan p;
     p.config = load_sweep_config(o.config_path);
     p.cells = p.config.cells();
@@ -127,7 +130,9 @@ SweepPlan plan_sweep(const SweepOptions& o) {
     p.csv_path = (p.dir / (p.config.name + ".csv")).string();
     p.manifest_path = p.csv_path + ".manifest.json";
     p.journal_path = p.csv_path + ".journal";
-    p.manifest = make_manifest(o.command, p.config.canonical(), p.cells.size(), {{"config_file", p.config.path}});
+    p.manifest = make_manifest(o.command, p.config.canonical(), p.cells.size(),
+                               ManifestRun{o.threads.value_or(omp_get_max_threads()), mpi_ranks},
+                               {{"config_file", p.config.path}});
     const std::string config = p.manifest["config"].dump();
     const std::string& header = cell_header();
     p.journal_header = "memcap-journal 1 config=" + hex16(fnv1a(config.data(), config.size(), fnv1a(header.data(), header.size()))) +
@@ -304,7 +309,7 @@ int run_sweep(const SweepOptions& o) {
     SweepPlan plan;
     std::string error;
     try {
-        plan = plan_sweep(o);  // on every rank: identical cells everywhere
+        plan = plan_sweep(o, mpi.size());  // on every rank: identical cells everywhere
     } catch (const UsageError& e) {
         error = e.what();
     }

@@ -4,6 +4,15 @@
 #include "harness/results/atomic_file.hpp"
 #include "harness/results/csv.hpp"
 
+#include "memcap_build_info.hpp"  // generated into the build tree by cmake/build_info.cmake
+
+#include <Eigen/Core>
+#include <boost/version.hpp>
+#include <fftw3.h>
+
+#include <fstream>
+#include <map>
+
 #ifndef MEMCAP_VERSION
 #define MEMCAP_VERSION "0.0.0"
 #endif
@@ -20,13 +29,113 @@ std::string compiler_description() {
 #endif
 }
 
+namespace {
+
+/// The x86 vector extensions this translation unit (and so the whole build: one set of flags) was compiled for.
+std::string vector_extensions() {
+    std::string s;
+    auto add = [&](bool on, const char* name) {
+        if (on) s += (s.empty() ? "" : " ") + std::string(name);
+    };
+#if defined(__SSE2__)
+    add(true, "sse2");
+#endif
+#if defined(__SSE3__)
+    add(true, "sse3");
+#endif
+#if defined(__SSSE3__)
+    add(true, "ssse3");
+#endif
+#if defined(__SSE4_1__)
+    add(true, "sse4.1");
+#endif
+#if defined(__SSE4_2__)
+    add(true, "sse4.2");
+#endif
+#if defined(__AVX__)
+    add(true, "avx");
+#endif
+#if defined(__AVX2__)
+    add(true, "avx2");
+#endif
+#if defined(__FMA__)
+    add(true, "fma");
+#endif
+#if defined(__AVX512F__)
+    add(true, "avx512f");
+#endif
+#if defined(__AVX512DQ__)
+    add(true, "avx512dq");
+#endif
+#if defined(__AVX512BW__)
+    add(true, "avx512bw");
+#endif
+#if defined(__AVX512VL__)
+    add(true, "avx512vl");
+#endif
+    return s.empty() ? "none" : s;
+}
+
+std::string trim(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+/// "model name (family F model M stepping S)" from the first processor in /proc/cpuinfo; "unknown" elsewhere.
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::map<std::string, std::string> first;
+    for (std::string line; std::getline(in, line) && !line.empty();) {
+        const auto colon = line.find(':');
+        if (colon != std::string::npos) first.emplace(trim(line.substr(0, colon)), trim(line.substr(colon + 1)));
+    }
+    std::string model = first.count("model name") ? first["model name"] : "unknown";
+    if (first.count("cpu family") && first.count("model") && first.count("stepping"))
+        model += " (family " + first["cpu family"] + " model " + first["model"] + " stepping " + first["stepping"] + ")";
+    return model;
+}
+
+}  // namespace
+
+nlohmann::ordered_json build_info() {
+    nlohmann::ordered_json b;
+    b["commit"] = MEMCAP_GIT_COMMIT;
+    b["dirty"] = MEMCAP_GIT_DIRTY < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(MEMCAP_GIT_DIRTY == 1);
+    b["build_type"] = MEMCAP_BUILD_TYPE;
+    b["isa"] = MEMCAP_TARGET_ISA;
+    b["march"] = MEMCAP_TARGET_MARCH;
+    b["vector_extensions"] = vector_extensions();
+    b["eigen_simd"] = Eigen::SimdInstructionSetsInUse();
+    b["compiler"] = compiler_description();
+    b["eigen"] = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
+                 std::to_string(EIGEN_MINOR_VERSION);
+    b["fftw"] = std::string(fftwf_version);  // also names the SIMD codelets the library has (chosen at run time)
+    b["boost"] = std::to_string(BOOST_VERSION / 100000) + "." + std::to_string(BOOST_VERSION / 100 % 1000) + "." +
+                 std::to_string(BOOST_VERSION % 100);
+    return b;
+}
+
+nlohmann::ordered_json machine_info() {
+    nlohmann::ordered_json m;
+    m["cpu"] = cpu_model();
+    m["eigen_cache_bytes"] = {{"l1", Eigen::l1CacheSize()}, {"l2", Eigen::l2CacheSize()}, {"l3", Eigen::l3CacheSize()}};
+    return m;
+}
+
+std::string isa_description() {
+    return std::string(MEMCAP_TARGET_ISA) + " (-march=" + MEMCAP_TARGET_MARCH + ": " + vector_extensions() + ")";
+}
+
 nlohmann::ordered_json make_manifest(const std::string& command, const nlohmann::ordered_json& config, std::size_t cells,
-                                     const nlohmann::ordered_json& extra) {
+                                     const ManifestRun& run, const nlohmann::ordered_json& extra) {
     nlohmann::ordered_json m;
     m["tool"] = "memcap";
     m["version"] = MEMCAP_VERSION;
     m["command"] = command;
-    m["compiler"] = compiler_description();
+    m["build"] = build_info();
+    m["machine"] = machine_info();
+    m["threads"] = run.threads;
+    m["mpi_ranks"] = run.mpi_ranks;
     for (const auto& [key, value] : extra.items()) m[key] = value;
     m["config"] = config;
     m["cells"] = cells;

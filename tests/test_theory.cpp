@@ -1,0 +1,158 @@
+// The theory of associative-recall accuracy (memories/theory.hpp) against memcap's own
+// measurements: each model within 3 standard errors of the measured mean, the standard
+// error from the spread of per-seed accuracies across seeds (support.hpp).
+#include "memories/theory.hpp"
+#include "support.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace memcap;
+using memcap::test::Measured;
+using memcap::test::Run;
+
+namespace {
+
+// measure() of support.hpp with the seeds run on all cores (cells are independent and
+// deterministic, so the result is the same as the serial one).
+Measured measure_parallel(const Run& r) {
+    const Spec memory = parse_memory_spec(r.memory), task = parse_task_spec(r.task), readout = parse_readout_spec(r.readout);
+    std::vector<double> acc(static_cast<std::size_t>(r.seeds), 0.0);
+    std::vector<std::string> errors(static_cast<std::size_t>(r.seeds));
+    std::vector<double> queries(static_cast<std::size_t>(r.seeds), 0.0);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int seed = 0; seed < r.seeds; ++seed) {
+        const auto s = static_cast<std::size_t>(seed);
+        try {
+            const CellResult o = run_cell(make_cell(memory, task, readout, r.budget, r.d, r.n, static_cast<std::uint64_t>(seed)));
+            if (!o.ok || o.slots.size() != 1) {
+                errors[s] = o.ok ? "expected one slot" : o.message;
+                continue;
+            }
+            queries[s] = static_cast<double>(o.slots[0].queries);
+            acc[s] = static_cast<double>(o.slots[0].correct) / queries[s];
+        } catch (const std::exception& e) {
+            errors[s] = e.what();
+        }
+    }
+    std::string first_error;
+    for (const auto& e : errors)
+        if (first_error.empty()) first_error = e;
+    INFO(first_error);
+    REQUIRE(first_error.empty());
+    return memcap::test::summarise(acc, queries[0]);
+}
+
+void require_within_3se(double model, const Measured& m) {
+    INFO("model " << 100 * model << "%, measured " << 100 * m.mean << "% ± " << 100 * m.se() << " (SE over " << m.count
+                  << " seeds), difference " << 100 * (model - m.mean) << " = " << (model - m.mean) / m.se() << " SE");
+    REQUIRE(std::abs(model - m.mean) <= 3 * m.se());
+}
+
+}  // namespace
+
+TEST_CASE("theory: the winner-take-all integral and the models' exact cases", "[theory]") {
+    using namespace memcap::theory;
+    // No signal: every one of M candidates equally likely.
+    for (const double M : {2.0, 10.0, 512.0, 1e5}) {
+        CAPTURE(M);
+        REQUIRE(fks_recall(0, M) == Approx(1 / M).epsilon(1e-8));
+    }
+    REQUIRE(fks_recall(40, 1e5) == Approx(1.0));
+    REQUIRE(fks_recall(3, 100) < fks_recall(3.5, 100));
+    REQUIRE(fks_recall(3, 1000) < fks_recall(3, 100));
+    // log Φ stays finite far in the tail (Mills' ratio series below −30).
+    REQUIRE(normal_log_cdf(-5) == Approx(std::log(0.5 * std::erfc(5 / std::sqrt(2.0)))).epsilon(1e-12));
+    REQUIRE(normal_log_cdf(-40) == Approx(-804.6084420137538).epsilon(1e-9));
+    REQUIRE(normal_log_cdf(9) == Approx(-1.128588e-19).epsilon(1e-5));
+    // HRR: the derived variances, and the extremes the integral must handle.
+    const HrrMoments m = hrr_moments(256, 4096);
+    REQUIRE(m.target_var == Approx(257.0 / 4096).epsilon(1e-3));
+    REQUIRE(m.other_var == Approx(258.0 / 4096).epsilon(1e-3));
+    REQUIRE(hrr_recall(1000, 1 << 20, 100000) == Approx(1.0));
+    const double far = hrr_recall(1000000, 1 << 20, 100000);
+    REQUIRE(far > 1e-5);
+    REQUIRE(far < 1e-3);
+    REQUIRE(hrr_recall(100000, 64, 100000) == Approx(1e-5).epsilon(0.2));  // chance
+    // One coordinate of a random unit vector: symmetric; uniform on [−1, 1] at d = 3.
+    REQUIRE(sphere_tail(64, 0) == Approx(0.5));
+    REQUIRE(sphere_tail(3, 0.4) == Approx(0.3).epsilon(1e-4));
+    // A single pair is always recalled; uniform attention (β = 0) is chance exactly.
+    REQUIRE(grid_recall(1, 64) == 1.0);
+    REQUIRE(cache_recall(1, 64, 16) == 1.0);
+    for (const std::int64_t n : {2, 3, 16, 256}) {
+        CAPTURE(n);
+        REQUIRE(cache_recall(n, 64, 0) == Approx(1.0 / static_cast<double>(n)).epsilon(1e-3));
+    }
+}
+
+TEST_CASE("theory: HRR at its natural size against the winner-take-all integral", "[theory][hrr]") {
+    // D = d = 64: 400 seeds (SE 0.7 points at n = 16); D = 4096: fewer, the cells are slower.
+    const auto [D, n, seeds] = GENERATE(table<int, std::int64_t, int>({{64, 64, 400},
+                                                                        {64, 128, 400},
+                                                                        {64, 256, 400},
+                                                                        {64, 512, 400},
+                                                                        {4096, 16, 4},
+                                                                        {4096, 64, 4},
+                                                                        {4096, 128, 10},
+                                                                        {4096, 256, 48},
+                                                                        {4096, 512, 48}}));
+    CAPTURE(D, n, seeds);
+    const Measured m = measure_parallel(Run{"hrr", "assoc_recall", n, seeds, std::nullopt, D});
+    require_within_3se(theory::hrr_recall(n, D, n), m);
+}
+
+TEST_CASE("theory: HRR at D = 64 and n = 16, where the model is known to read low", "[theory][hrr]") {
+    // The two-Gaussian model leaves out two per-query factors shared by all competitors
+    // (memories/theory.hpp): at D = 64 and n <= 16 it reads 1-2.6 points below memcap
+    // (-1.04 points at n = 16 over 10,000 seeds). Asserted as that known offset, not hidden:
+    // the measurement lies above the model by 0 to 3 points, within 3 SE.
+    const Measured m = measure_parallel(Run{"hrr", "assoc_recall", 16, 400, std::nullopt, 64});
+    const double model = theory::hrr_recall(16, 64, 16), gap = m.mean - model;
+    INFO("model " << 100 * model << "%, measured " << 100 * m.mean << "% ± " << 100 * m.se() << ", gap " << 100 * gap);
+    REQUIRE(gap >= -3 * m.se());
+    REQUIRE(gap <= 0.03 + 3 * m.se());
+}
+
+TEST_CASE("theory: linear grid with finite-d crosstalk", "[theory][grid]") {
+    const auto [d, n, noise, seeds] = GENERATE(table<int, std::int64_t, double, int>({{64, 64, 0.0, 400},
+                                                                                      {64, 128, 0.0, 400},
+                                                                                      {64, 256, 0.0, 400},
+                                                                                      {64, 512, 0.0, 400},
+                                                                                      {64, 64, 0.12, 400},
+                                                                                      {64, 128, 0.12, 400},
+                                                                                      {256, 2048, 0.0, 40},
+                                                                                      {256, 3072, 0.0, 40}}));
+    CAPTURE(d, n, noise, seeds);
+    const std::string task = noise > 0 ? "assoc_recall:noise=" + std::to_string(noise) : "assoc_recall";
+    const Measured m = measure_parallel(Run{"linear", task, n, seeds, std::nullopt, d});
+    require_within_3se(theory::grid_recall(n, d, noise), m);
+}
+
+TEST_CASE("theory: softmax cache where the model is accurate", "[theory][softmax]") {
+    const auto [d, beta, noise, n, seeds] = GENERATE(table<int, double, double, std::int64_t, int>({{64, 1, 0.0, 64, 300},
+                                                                                                    {64, 3, 0.0, 1024, 300},
+                                                                                                    {64, 16, 0.0, 1024, 100},
+                                                                                                    {64, 2, 0.12, 64, 300},
+                                                                                                    {64, 8, 0.25, 256, 300},
+                                                                                                    {64, 16, 0.25, 1024, 300},
+                                                                                                    {256, 4, 0.12, 1024, 100}}));
+    CAPTURE(d, beta, noise, n, seeds);
+    const std::string memory = "softmax:beta=" + std::to_string(beta);
+    const std::string task = noise > 0 ? "assoc_recall:noise=" + std::to_string(noise) : "assoc_recall";
+    const Measured m = measure_parallel(Run{memory, task, n, seeds, std::nullopt, d});
+    require_within_3se(theory::cache_recall(n, d, beta, noise), m);
+}
+
+TEST_CASE("theory: softmax cache at strong noise and moderate beta is a lower bound within 2 points", "[theory][softmax]") {
+    // σ = 0.25 at d = 64 (query–key cosine ≈ 0.45) with β = 4: the model ignores part of the
+    // positive dependence between strong competitors and reads 0.3–1.1 points low (theory.hpp).
+    const std::int64_t n = GENERATE(16, 64);
+    CAPTURE(n);
+    const Measured m = measure_parallel(Run{"softmax:beta=4", "assoc_recall:noise=0.25", n, 300, std::nullopt, 64});
+    const double model = theory::cache_recall(n, 64, 4, 0.25);
+    INFO("model " << 100 * model << "%, measured " << 100 * m.mean << "% ± " << 100 * m.se());
+    REQUIRE(model <= m.mean + 3 * m.se());
+    REQUIRE(model >= m.mean - 0.02 - 3 * m.se());
+}
