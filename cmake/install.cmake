@@ -27,8 +27,17 @@ target_include_directories(memcap_plugin INTERFACE $<BUILD_INTERFACE:${PROJECT_S
 target_include_directories(memcap_plugin SYSTEM INTERFACE ${RANDOM123_INCLUDE_DIR})
 target_compile_definitions(memcap_plugin INTERFACE EIGEN_DONT_PARALLELIZE MEMCAP_VERSION="${PROJECT_VERSION}")
 target_compile_features(memcap_plugin INTERFACE cxx_std_17)
-# Results are bit-reproducible only without contraction (see CMakeLists.txt).
+# Results are bit-reproducible only without contraction (see CMakeLists.txt), and a plugin
+# shares Eigen matrices with its host, so it is compiled for the host's ISA (Eigen's
+# alignment follows it; the loader refuses a mismatch, memories/plugin_abi.hpp).
 target_compile_options(memcap_plugin INTERFACE -ffp-contract=off)
+# (-march=native, not the CPU name MEMCAP_MARCH: g++ may name a CPU whose -march= enables
+# fewer extensions than native does; a plugin built on another machine may be refused.)
+if(MEMCAP_PORTABLE)
+  target_compile_options(memcap_plugin INTERFACE -march=x86-64 -mtune=generic)
+else()
+  target_compile_options(memcap_plugin INTERFACE -march=native)
+endif()
 target_link_libraries(memcap_plugin INTERFACE Eigen3::Eigen Boost::headers)
 
 install(TARGETS memcap_lib memcap memcap_plugin EXPORT memcapTargets

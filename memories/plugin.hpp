@@ -17,16 +17,17 @@
 // the loader checks, and examples/out_of_tree_backend/ for a complete plugin.
 #pragma once
 
-#include "memories/registry.hpp"
-
 #ifndef MEMCAP_VERSION
 #error "MEMCAP_VERSION is not defined: link the plugin against memcap::plugin (find_package(memcap))"
 #endif
 
-/// The memcap version the plugin was compiled against; the loader refuses a plugin
-/// built against another version (the registry's types may differ).
+#include "memories/plugin_abi.hpp"
+#include "memories/registry.hpp"
+
+/// The memcap version the plugin was compiled against and its Eigen alignment
+/// (plugin_abi.hpp); the loader refuses a plugin whose string differs from its own.
 extern "C" __attribute__((visibility("default"), used)) inline const char* memcap_plugin_version() {
-    return MEMCAP_VERSION;
+    return MEMCAP_PLUGIN_ABI;
 }
 
 /// Declares and opens the definition of the plugin's registration function.

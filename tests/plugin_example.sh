@@ -61,6 +61,13 @@ printf 'not a library\n' >"$work/text.so"
 echo 'extern "C" int not_a_plugin() { return 1; }' >"$work/not_a_plugin.cpp"
 c++ -shared -fPIC "$work/not_a_plugin.cpp" -o "$work/not_a_plugin.so"
 cp "$so" "$work/copy_of_plugin.so"  # another file: loaded again, so its backend's name clashes
+# the example compiled as if for another vector ISA (Eigen aligned to 8 bytes) and another version
+c++ -std=c++17 -O1 -shared -fPIC -DEIGEN_MAX_ALIGN_BYTES=8 -DMEMCAP_VERSION='"0.1.0"' -I"$prefix/include" \
+    -I"$prefix/include/memcap" -I/usr/include/eigen3 "$root/examples/out_of_tree_backend/nearest_key.cpp" \
+    -o "$work/other_isa.so"
+c++ -std=c++17 -O1 -shared -fPIC -DMEMCAP_VERSION='"0.0.1"' -I"$prefix/include" \
+    -I"$prefix/include/memcap" -I/usr/include/eigen3 "$root/examples/out_of_tree_backend/nearest_key.cpp" \
+    -o "$work/other_version.so"
 expect_refused() {
     local needle=$1; shift
     set +e
@@ -77,6 +84,8 @@ run=(-m softmax -t assoc_recall --n 8)
 expect_refused "no such file" run --plugin "$work/missing.so" "${run[@]}"
 expect_refused "cannot load" run --plugin "$work/text.so" "${run[@]}"
 expect_refused "has no registration function" list --plugin "$work/not_a_plugin.so"
+expect_refused "(Eigen alignment 8 bytes), this is memcap" list --plugin "$work/other_isa.so"
+expect_refused "was built for memcap 0.0.1" list --plugin "$work/other_version.so"
 expect_refused "already registered" run --plugin "$so" --plugin "$work/copy_of_plugin.so" "${run[@]}"
 expect_refused "unknown memory 'nearest_key'" run -m nearest_key -t assoc_recall --n 8
 printf '[sweep]\nplugins = missing.so\n[block a]\nmemories = softmax\ntasks = assoc_recall\nn = 8\n' >"$work/bad.ini"

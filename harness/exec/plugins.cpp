@@ -2,16 +2,13 @@
 #include "harness/exec/plugins.hpp"
 
 #include "core/error.hpp"
+#include "memories/plugin_abi.hpp"
 
 #include <dlfcn.h>
 
 #include <filesystem>
 #include <mutex>
 #include <set>
-
-#ifndef MEMCAP_VERSION
-#define MEMCAP_VERSION "0.0.0"
-#endif
 
 namespace memcap {
 namespace {
@@ -51,9 +48,9 @@ void load_plugin(const std::string& path) {
     using Version = const char* (*)();
     if (auto version = reinterpret_cast<Version>(dlsym(handle, "memcap_plugin_version"))) {
         const std::string built = version() ? version() : "";
-        if (built != MEMCAP_VERSION)
-            throw UsageError(where + " was built against memcap " + built + ", this is memcap " MEMCAP_VERSION +
-                             "; rebuild it against this installation");
+        if (built != MEMCAP_PLUGIN_ABI)
+            throw UsageError(where + " was built for memcap " + built + ", this is memcap " MEMCAP_PLUGIN_ABI +
+                             "; rebuild it against this installation (memcap::plugin sets the same -march)");
     }
     using Register = void (*)();
     auto reg = reinterpret_cast<Register>(dlsym(handle, "memcap_register_plugin"));

@@ -28,7 +28,8 @@ namespace memcap {
 /// without '/' is taken relative to the working directory (never searched for
 /// on the library path). UsageError, one line naming the file: it cannot be
 /// loaded (dlerror's reason), it lacks memcap_register_plugin, it was built
-/// against another memcap version, or a backend it registers is refused
+/// against another memcap version or for another vector ISA (Eigen's alignment,
+/// memories/plugin_abi.hpp), or a backend it registers is refused
 /// (register_memory: e.g. a name already taken).
 void load_plugin(const std::string& path);
 
