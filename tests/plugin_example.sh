@@ -115,5 +115,9 @@ assert (df.status == "ok").all() and (df.accuracy_frac == 1).all(), df
 m = memcap.Memory("nearest_key", d=8, budget=32)
 print("python: ok,", m.spec, "state_floats", m.state_floats)
 PY
+    # a sweep whose config loads the plugin, from a fresh interpreter
+    PYTHONPATH=$pydir "$python" -c "import memcap, sys; df = memcap.sweep(sys.argv[1], out=sys.argv[2], progress=False); assert 'nearest_key' in set(df.memory_spec)" \
+        "$work/plugin_sweep.ini" "$work/python_sweep"
+    cmp "$work/python_sweep/plugin_sweep.csv" "$work/sweep/plugin_sweep.csv"
 fi
 step "ok"

@@ -576,6 +576,19 @@ py::list columns(const std::vector<Column>& cols) {
     return out;
 }
 
+/// Python loads extension modules with RTLD_LOCAL, so a plugin could not bind to the
+/// memcap symbols in this module; before a plugin may be loaded (load_plugin, a sweep
+/// whose config lists plugins) the module's symbols are made global. Done only then: a
+/// global memcap could otherwise bind symbols of unrelated modules loaded later.
+void expose_symbols_for_plugins() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        Dl_info info;
+        if (dladdr(reinterpret_cast<void*>(&expose_symbols_for_plugins), &info) && info.dli_fname)
+            dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+    });
+}
+
 int sweep(const std::string& config, const std::string& out, const py::object& threads, bool resume, bool dry_run,
           bool progress, const std::string& command) {
     SweepOptions o;
@@ -586,6 +599,7 @@ int sweep(const std::string& config, const std::string& out, const py::object& t
     o.dry_run = dry_run;
     o.progress = progress;
     o.command = command;
+    expose_symbols_for_plugins();  // the config may list plugins
     int status = 0;
     // run_sweep handles SIGINT itself (harness/exec/signals.hpp): the first Ctrl-C stops
     // handing out cells and returns 130; the caller raises KeyboardInterrupt.
@@ -595,11 +609,7 @@ int sweep(const std::string& config, const std::string& out, const py::object& t
 
 void load_plugin_py(const std::string& path) {
     refuse_while_running("load_plugin");
-    // Python loads extension modules with RTLD_LOCAL; a plugin binds to memcap's symbols,
-    // which live in this module, so make them global first.
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void*>(&load_plugin_py), &info) && info.dli_fname)
-        dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+    expose_symbols_for_plugins();
     load_plugin(path);
 }
 
