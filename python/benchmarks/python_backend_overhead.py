@@ -1,11 +1,11 @@
 """Per-cell overhead of a backend written in Python against the same backend in C++.
 
-    PYTHONPATH=build/python python3 python/benchmarks/python_backend_overhead.py [--seeds 100] [--repeat 5]
+    PYTHONPATH=build/python python3 python/benchmarks/python_backend_overhead.py [--seeds 100] [--repeat 10] [--task lag_recall]
 
 Runs the same cells with the C++ `linear` grid and with its numpy re-implementation
 (examples/python_backend/linear_numpy.py, registered as `linear_numpy`): associative
-recall at d = 64 and the natural size, n = 16 ... 1024, on one thread (numpy's BLAS
-too), and prints for
+recall (or --task) at d = 64 and the natural size, n = 16 ... 1024, on one thread
+(numpy's BLAS too), and prints for
 each n the wall time per cell of both (best of --repeat runs), the difference, the
 Python calls the harness made per cell, and the difference per call. Both give the
 same `correct` counts (python/tests/test_python_backend.py); this only times them.
@@ -50,11 +50,11 @@ class CountingLinear(NumpyLinear):
         return super().state()
 
 
-def best_time(memory, n, seeds, repeat, threads):
+def best_time(memory, task, n, seeds, repeat, threads):
     best = float("inf")
     for _ in range(repeat):
         t = time.perf_counter()
-        df = memcap.run(memories=memory, tasks="assoc_recall", n=n, seeds=seeds, threads=threads, progress=False)
+        df = memcap.run(memories=memory, tasks=task, n=n, seeds=seeds, threads=threads, progress=False)
         best = min(best, time.perf_counter() - t)
     return best / seeds, df
 
@@ -62,26 +62,27 @@ def best_time(memory, n, seeds, repeat, threads):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=100, help="cells per n (seeds 0..S-1)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs per measurement; the best is kept")
+    parser.add_argument("--repeat", type=int, default=10, help="runs per measurement; the best is kept")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--n", type=int, nargs="+", default=[16, 64, 256, 1024])
+    parser.add_argument("--task", default="assoc_recall", help="task spec (lag_recall, copying: 1000 episodes a cell)")
     args = parser.parse_args()
 
     size = lambda d_key, d_value, budget: d_key * d_value  # noqa: E731
     memcap.register_memory("linear_numpy", NumpyLinear, state_floats=size)
     memcap.register_memory("linear_counted", CountingLinear, state_floats=size)
 
-    print("assoc_recall, d = 64, natural size, %d cells per n, %d thread(s), best of %d runs"
-          % (args.seeds, args.threads, args.repeat))
+    print("%s, d = 64, natural size, %d cells per n, %d thread(s), best of %d runs"
+          % (args.task, args.seeds, args.threads, args.repeat))
     print("%6s %12s %12s %12s %11s %12s" % ("n", "C++ us/cell", "numpy us/cell", "overhead us", "calls/cell",
                                              "us per call"))
     for n in args.n:
-        cpp, a = best_time("linear", n, args.seeds, args.repeat, args.threads)
-        py, b = best_time("linear_numpy", n, args.seeds, args.repeat, args.threads)
+        cpp, a = best_time("linear", args.task, n, args.seeds, args.repeat, args.threads)
+        py, b = best_time("linear_numpy", args.task, n, args.seeds, args.repeat, args.threads)
         assert (a.correct.values == b.correct.values).all(), "the backends disagree"
         CALLS["n"] = 0
-        memcap.run(memories="linear_counted", tasks="assoc_recall", n=n, seeds=args.seeds, threads=1, progress=False)
-        calls = CALLS["n"] / args.seeds
+        memcap.run(memories="linear_counted", tasks=args.task, n=n, seeds=args.seeds, threads=1, progress=False)
+        calls = (CALLS["n"] - 2) / args.seeds  # less the memory check_cells builds (constructor, state)
         print("%6d %12.1f %12.1f %12.1f %11.1f %12.2f"
               % (n, cpp * 1e6, py * 1e6, (py - cpp) * 1e6, calls, (py - cpp) * 1e6 / calls))
 

@@ -19,7 +19,8 @@
 // Threads and the GIL: run_csv and sweep release the GIL and compute on a worker
 // thread (OpenMP inside); the calling thread wakes every 100 ms to run Python's
 // signal handlers (PyErr_CheckSignals), so Ctrl-C stops the run: no new cell
-// starts, cells in flight finish, then KeyboardInterrupt is raised. A backend
+// starts, cells in flight finish, then KeyboardInterrupt is raised (choices on
+// tuning seeds, made before the cells, run to their end first). A backend
 // written in Python takes the GIL for each call it serves (reset, write, read,
 // state), so C++ cells still run in parallel beside it and Python calls run one
 // at a time.
