@@ -195,6 +195,7 @@ std::vector<MemoryEntry> build_registry() {
         e.name = "softmax";
         e.description = "softmax attention over a FIFO key-value cache";
         e.params = {real_param("beta", "16", "sharpness on raw dot products (0 = uniform attention)", 0.0)};
+        e.params[0].best = {"4", "8", "16", "32", "64", "128"};  // softmax:beta=best: the scale that suits the width
         e.state_formula = "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs; unbounded without a budget";
         e.paper = "Bahdanau et al. 2014; Vaswani et al. 2017";
         e.size = softmax_size;
@@ -226,6 +227,7 @@ std::vector<MemoryEntry> build_registry() {
         e.name = "delta";
         e.description = "delta-rule outer-product grid (fast weights that edit)";
         e.params = {real_param("beta", "1", "write strength beta_w", 0.0, true, 2.0), phi_param, nu_param};
+        e.params[0].best = {"0.25", "0.5", "1", "1.5"};  // delta:beta=best
         e.state_formula = "d_v x d_phi, as linear";
         e.paper = "Schlag, Irie & Schmidhuber 2021";
         e.size = grid_size;

@@ -4,14 +4,23 @@
 #include "core/rng.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace memcap {
 
 AssocRecall::AssocRecall(Spec spec)
     : Task(std::move(spec)), queries_(this->spec().integer("queries")), noise_(this->spec().real("noise")),
-      control_(this->spec().text("control")) {}
+      cosine_(this->spec().real("cosine")), control_(this->spec().text("control")) {}
+
+double AssocRecall::sigma(const TaskCell& c) const {
+    if (cosine_ < 1.0) return std::sqrt((1.0 / (cosine_ * cosine_) - 1.0) / static_cast<double>(c.d));
+    return noise_;
+}
 
 void AssocRecall::check_cell(const TaskCell& c) const {
+    if (noise_ > 0.0 && cosine_ < 1.0)
+        refuse("noise", format_real(noise_), "and cosine=" + format_real(cosine_) +
+               " both set the query noise; give one (noise: sigma per entry; cosine: the same query-key cosine at every d)");
     require_distinct_codes(c, "n=" + std::to_string(c.n) + " candidate values", c.n, 0);
 }
 
@@ -21,7 +30,7 @@ std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
     double ints = 3.0 * double(queries_);  // targets, slots, hidden pairs
     if (control_ == "key_shuffle" || control_ == "value_shuffle" || control_ == "paired_permutation")
         floats += 2.0 * nd, ints += 2.0 * double(c.n);  // copies of the keys and values; the order (64-bit)
-    if (noise_ > 0.0) floats += qd;  // the noise
+    if (sigma(c) > 0.0) floats += qd;  // the noise
     return bytes_of(floats, ints);
 }
 
@@ -52,10 +61,10 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
         random.fill_normal(e.queries);
     } else {
         for (std::int64_t i = 0; i < queries_; ++i) e.queries.row(i) = e.keys.row(e.target[i]);
-        if (noise_ > 0.0) {
+        if (const double s = sigma(c); s > 0.0) {
             Rng noise = Rng::stream("assoc_recall/noise", c.n, c.d, c.seed, sp, index);
             RowMat z(queries_, c.d);
-            noise.fill_normal(z, noise_);
+            noise.fill_normal(z, s);
             e.queries += z;
         }
     }

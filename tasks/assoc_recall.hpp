@@ -14,6 +14,9 @@
 // Parameters:
 //   queries = 32   reads per episode (targets drawn with replacement)
 //   noise   = 0    σ: the query is unit(k + σ z), z ~ N(0, I) (β sweep: 0.12)
+//   cosine  = 1    the same noise set by its expected query–key cosine c instead, so it
+//                  means the same at every width: σ = √((1/c² − 1)/d), i.e. σ√d fixed
+//                  (c ≈ 0.72 is σ = 0.12 at d = 64); 1 = none; not together with noise
 //   control = one of
 //     none               the task as above;
 //     shuffled_query     each query is replaced by a random unit vector unrelated
@@ -62,6 +65,9 @@ protected:
 private:
     std::int64_t queries_;
     double noise_;
+    double cosine_;
+    /// The per-entry noise σ at this cell's width (from noise or cosine).
+    double sigma(const TaskCell& c) const;
     std::string control_;
 };
 

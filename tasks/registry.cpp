@@ -14,6 +14,7 @@ std::vector<TaskEntry> build_registry() {
         {"assoc_recall", "associative recall: write n random (key, value) pairs, query stored keys",
          {int_param("queries", "32", "reads per episode, targets drawn with replacement", 1, 1 << 20),
           real_param("noise", "0", "query noise sigma per entry, then renormalised", 0.0),
+          real_param("cosine", "1", "query noise set by the expected query-key cosine c at every width: sigma = sqrt((1/c^2 - 1)/d); 1 = none", 0.0, true, 1.0),
           choice_param("control",
                        {"none", "shuffled_query", "key_shuffle", "value_shuffle", "paired_permutation", "key_collision",
                         "structural_mask"},

@@ -70,8 +70,7 @@ double cell_work(const CellSpec& c) {
 void check_cell(const CellSpec& c) {
     const auto task = make_task(c.task);
     task->check(TaskCell{c.n, c.d, c.seed});  // UsageError: a task that cannot be posed at this n or d
-    check_fits(c, *task);
-    const auto memory = build_memory(c, *task);
+    check_fits(c, *task);  // the sizing function refuses a budget below the minimum; nothing is built
     if (!task->hides_pairs()) return;
     if (!find_memory(c.memory.name()).can_hide_pairs) {
         std::string able;

@@ -60,7 +60,7 @@ std::unique_ptr<Memory> build_memory(const CellSpec& cell, const Task& task);
 /// episodes (× training rows for the probe). Never affects results.
 double cell_work(const CellSpec& cell);
 
-/// Throws UsageError when the cell cannot run (see above); does no work beyond building it.
+/// Throws UsageError when the cell cannot run (see above); builds nothing: sizes and estimates only.
 void check_cell(const CellSpec& cell);
 
 /// The complete result of `cell` from a readout's outcome and the task's chance level.

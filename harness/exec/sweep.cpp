@@ -148,12 +148,18 @@ void print_dry_run(const SweepPlan& p, int threads) {
     std::vector<CellSpec> timed = p.cells;
     std::map<std::string, std::size_t> groups;
     std::size_t tuning_cells = 0;
+    std::map<std::string, CellSpec> first;  // per group: its first candidate
     for (auto& c : timed) {
         if (!c.needs_tuning()) continue;
-        const auto candidates = tuning_candidates(c);
-        if (groups.emplace(group_label(c), candidates.size()).second) tuning_cells += candidates.size() * static_cast<std::size_t>(c.tuning_seeds);
+        const std::string group = group_label(c);
+        if (!first.count(group)) {
+            const auto candidates = tuning_candidates(c);
+            groups.emplace(group, candidates.size());
+            tuning_cells += candidates.size() * static_cast<std::size_t>(c.tuning_seeds);
+            first.emplace(group, candidates.front());
+        }
         const std::uint64_t seed = c.seed;
-        c = candidates.front();
+        c = first.at(group);
         c.seed = seed;
     }
     std::error_code ec;

@@ -111,9 +111,11 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
                 c.seed = kTuningSeedBase + tuning_seed_offset + static_cast<std::uint64_t>(s);
                 jobs.push_back({g, k, std::move(c)});
             }
-    std::vector<double> score(jobs.size());
+    std::vector<double> score(jobs.size()), work(progress ? jobs.size() : 0);
+    double all_work = 0;
+    for (std::size_t j = 0; j < work.size(); ++j) all_work += work[j] = cell_work(jobs[j].cell);
     std::exception_ptr failure;
-    Progress bar(static_cast<std::int64_t>(jobs.size()), "tuning", progress);
+    Progress bar(static_cast<std::int64_t>(jobs.size()), "tuning", progress, all_work);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(jobs.size()); ++i) {
         const auto j = static_cast<std::size_t>(i);
@@ -123,7 +125,7 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
 #pragma omp critical(memcap_tuning_failure)
             if (!failure) failure = std::current_exception();
         }
-        bar.tick();
+        bar.tick(1, work.empty() ? 1.0 : work[j]);
     }
     bar.finish();
     if (failure) std::rethrow_exception(failure);
