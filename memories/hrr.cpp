@@ -53,10 +53,19 @@ Hrr::Hrr(const MemoryShape& shape, const Dims& dims, Rng& rng)
         value_map_.resize(dim_, shape.d_value);
         rng.fill_normal(value_map_, sd);
     }
-    if (dims.spectra) {
-        column_spectra(fft_, key_map_, shape.d_key, key_spec_re_, key_spec_im_);
-        column_spectra(fft_, value_map_, shape.d_value, value_spec_re_, value_spec_im_);
+    // The spectra are built on the first batch that takes the factored form: a cell that
+    // never does (few items, or D = d) pays neither their d FFTs nor their memory.
+    spectra_wanted_ = dims.spectra;
+    d_key_ = shape.d_key, d_value_ = shape.d_value;
+}
+
+bool Hrr::factored(double write_or_read_flops_factored, double per_item_flops) const {
+    if (!spectra_wanted_ || !(write_or_read_flops_factored < per_item_flops)) return false;
+    if (key_spec_re_.size() == 0) {
+        column_spectra(fft_, key_map_, d_key_, key_spec_re_, key_spec_im_);
+        column_spectra(fft_, value_map_, d_value_, value_spec_re_, value_spec_im_);
     }
+    return true;
 }
 
 double Hrr::write_flops(double dim, double d_key, double d_value, double n, bool factored) {
@@ -88,8 +97,8 @@ void Hrr::write(ConstVecRef key, ConstVecRef value) { write_per_item(key.transpo
 
 void Hrr::write_batch(ConstMatRef keys, ConstMatRef values) {
     const double n = double(keys.rows());
-    if (key_spec_re_.size() && write_flops(dim_, keys.cols(), values.cols(), n, true) <
-                                   write_flops(dim_, keys.cols(), values.cols(), n, false))
+    if (factored(write_flops(dim_, keys.cols(), values.cols(), n, true),
+                 write_flops(dim_, keys.cols(), values.cols(), n, false)))
         write_factored(keys, values);
     else
         write_per_item(keys, values);
@@ -133,8 +142,8 @@ void Hrr::read(ConstVecRef query, VecRef out) const {
 void Hrr::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options) const {
     require_no_hidden(options);
     const double n = double(queries.rows());
-    if (key_spec_re_.size() && read_flops(dim_, queries.cols(), out.cols(), n, true) <
-                                   read_flops(dim_, queries.cols(), out.cols(), n, false))
+    if (factored(read_flops(dim_, queries.cols(), out.cols(), n, true),
+                 read_flops(dim_, queries.cols(), out.cols(), n, false)))
         read_factored(queries, out);
     else
         read_per_query(queries, out);

@@ -85,14 +85,21 @@ private:
     void read_per_query(ConstMatRef queries, MatRef out) const;
     void read_factored(ConstMatRef queries, MatRef out) const;
     void add_spectrum(const std::complex<float>* sum);  // T += irfft(sum) / D
+    /// Whether a batch takes the factored form (kept spectra, and cheaper by the given
+    /// FLOPs); builds the spectra the first time it does. Not safe for concurrent reads
+    /// of one memory (memcap runs one memory per thread).
+    bool factored(double factored_flops, double per_item_flops) const;
     using Spectrum = std::vector<std::complex<float>>;
     RowMat map_in(ConstMatRef x, const RowMat& map) const;  // rows into D dims
     int dim_;
     RealFft fft_;
     RowMat key_map_, value_map_;  // D × d_k, D × d_v; empty when D = d
     // Spectra of the maps' columns, A = F P_k and B = F P_v (P = I when D = d):
-    // real and imaginary parts, bins × d. Derived from the maps, not parameters.
-    Eigen::MatrixXf key_spec_re_, key_spec_im_, value_spec_re_, value_spec_im_;
+    // real and imaginary parts, bins × d. Derived from the maps, not parameters;
+    // built on first use (factored()), empty until then.
+    bool spectra_wanted_ = false;
+    int d_key_ = 0, d_value_ = 0;
+    mutable Eigen::MatrixXf key_spec_re_, key_spec_im_, value_spec_re_, value_spec_im_;
     Vec trace_;
 };
 
