@@ -113,7 +113,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         ("seeds,s", po::value<std::string>()->default_value("10"), "replicates: seeds 0..S-1")
         ("d", po::value<std::string>()->default_value("64"),
          "code width (key/value dimension); 'best' chooses it per memory, budget and n on tuning seeds\n"
-         "(powers of two 4..4096 the budget allows), 'best:8..512*2' from a list")
+         "(powers of two from 4 up to the budget), 'best:8..512*2' from a list")
         ("tuning-seeds", po::value<std::string>()->default_value("3"),
          "seeds each choice (d=best, key=best) is made on; disjoint from the scored seeds")
         ("readout", po::value<std::string>()->default_value("auto"),

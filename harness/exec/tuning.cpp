@@ -5,6 +5,7 @@
 #include "harness/exec/progress.hpp"
 #include "memories/registry.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <map>
 
@@ -14,12 +15,13 @@ static_assert(kTuningSeedBase > 1000000, "tuning seeds must lie above every scor
 
 namespace {
 
-/// The widths a group tries: its list, or the powers of two from 4 to kMaxDefaultWidth.
+/// The widths a group tries: its list, or the powers of two from 4 up to the budget.
 std::vector<int> widths(const CellSpec& c) {
     if (c.d != 0) return {c.d};
     if (!c.d_candidates.empty()) return c.d_candidates;
     std::vector<int> out;
-    for (int d = 4; d <= kMaxDefaultWidth; d *= 2) out.push_back(d);
+    const std::int64_t top = std::min<std::int64_t>(c.budget_floats.value_or(4), std::int64_t{1} << 30);
+    for (std::int64_t d = 4; d <= top; d *= 2) out.push_back(static_cast<int>(d));
     return out;
 }
 
@@ -88,7 +90,53 @@ std::vector<CellSpec> tuning_candidates(const CellSpec& cell) {
 
 void check_candidates(const CellSpec& cell) { tuning_candidates(cell); }
 
-void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset) {
+namespace {
+
+struct Job {
+    std::size_t group, candidate;
+    CellSpec cell;
+};
+
+/// Runs this process's share of the jobs on `threads` threads (any order; each writes its
+/// own score), combines the shares, and returns each job's tuning accuracy, in job order.
+std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool progress, const std::string& label,
+                             const TuningShare& share) {
+    std::vector<std::size_t> mine;
+    for (std::size_t j = static_cast<std::size_t>(share.rank); j < jobs.size(); j += static_cast<std::size_t>(share.size))
+        mine.push_back(j);
+    std::vector<double> score(jobs.size(), 0.0), work(progress ? jobs.size() : 0);
+    double all_work = 0;
+    for (const std::size_t j : mine)
+        if (progress) all_work += work[j] = cell_work(jobs[j].cell);
+    std::exception_ptr failure;
+    Progress bar(static_cast<std::int64_t>(mine.size()), label, progress, all_work);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(mine.size()); ++i) {
+        const std::size_t j = mine[static_cast<std::size_t>(i)];
+        try {
+            score[j] = accuracy(run_cell(jobs[j].cell));
+        } catch (...) {
+#pragma omp critical(memcap_tuning_failure)
+            if (!failure) failure = std::current_exception();
+        }
+        bar.tick(1, work.empty() ? 1.0 : work[j]);
+    }
+    bar.finish();
+    if (share.size > 1) {
+        if (share.agree(failure ? 1 : 0) != 0) {
+            if (failure) std::rethrow_exception(failure);
+            throw UsageError("a tuning cell failed on another MPI rank");
+        }
+        share.combine(score);
+    }
+    if (failure) std::rethrow_exception(failure);
+    return score;
+}
+
+}  // namespace
+
+void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset,
+                    const TuningShare& share) {
     // Groups in order of first appearance, each with its candidates.
     std::map<std::string, std::size_t> group_of;
     std::vector<std::vector<CellSpec>> candidates;
@@ -99,49 +147,50 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
             seeds.push_back(c.tuning_seeds);
         }
     if (candidates.empty()) return;
-    struct Job {
-        std::size_t group, candidate;
-        CellSpec cell;
+    const auto job = [&](std::size_t g, std::size_t k, int s) {
+        CellSpec c = candidates[g][k];
+        c.seed = kTuningSeedBase + tuning_seed_offset + static_cast<std::uint64_t>(s);
+        return Job{g, k, std::move(c)};
     };
-    std::vector<Job> jobs;
-    for (std::size_t g = 0; g < candidates.size(); ++g)
-        for (std::size_t k = 0; k < candidates[g].size(); ++k)
-            for (int s = 0; s < seeds[g]; ++s) {
-                CellSpec c = candidates[g][k];
-                c.seed = kTuningSeedBase + tuning_seed_offset + static_cast<std::uint64_t>(s);
-                jobs.push_back({g, k, std::move(c)});
-            }
-    std::vector<double> score(jobs.size()), work(progress ? jobs.size() : 0);
-    double all_work = 0;
-    for (std::size_t j = 0; j < work.size(); ++j) all_work += work[j] = cell_work(jobs[j].cell);
-    std::exception_ptr failure;
-    Progress bar(static_cast<std::int64_t>(jobs.size()), "tuning", progress, all_work);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(jobs.size()); ++i) {
-        const auto j = static_cast<std::size_t>(i);
-        try {
-            score[j] = accuracy(run_cell(jobs[j].cell));
-        } catch (...) {
-#pragma omp critical(memcap_tuning_failure)
-            if (!failure) failure = std::current_exception();
-        }
-        bar.tick(1, work.empty() ? 1.0 : work[j]);
-    }
-    bar.finish();
-    if (failure) std::rethrow_exception(failure);
-
-    // Sum in job order (fixed), then pick per group: strictly better wins, so ties keep the earlier.
+    // total[g][k]: the sum of candidate k's accuracies over the tuning seeds it ran, summed
+    // in job order (fixed) so the choice is the same at any thread count.
     std::vector<std::vector<double>> total(candidates.size());
     for (std::size_t g = 0; g < candidates.size(); ++g) total[g].assign(candidates[g].size(), 0.0);
-    for (std::size_t j = 0; j < jobs.size(); ++j) total[jobs[j].group][jobs[j].candidate] += score[j];
-    std::vector<std::size_t> best(candidates.size(), 0);
+    const auto add = [&](const std::vector<Job>& jobs, const std::vector<double>& score) {
+        for (std::size_t j = 0; j < jobs.size(); ++j) total[jobs[j].group][jobs[j].candidate] += score[j];
+    };
+    // Ranks candidates by total, higher first; ties keep candidate order (smaller width first).
+    const auto ranked = [&](std::size_t g, const std::vector<std::size_t>& among) {
+        std::vector<std::size_t> order = among;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return total[g][a] > total[g][b]; });
+        return order;
+    };
+
+    // Round 1: every candidate on the first tuning seed.
+    std::vector<Job> first;
     for (std::size_t g = 0; g < candidates.size(); ++g)
-        for (std::size_t k = 1; k < total[g].size(); ++k)
-            if (total[g][k] > total[g][best[g]]) best[g] = k;
+        for (std::size_t k = 0; k < candidates[g].size(); ++k) first.push_back(job(g, k, 0));
+    add(first, run_jobs(first, threads, progress, "tuning", share));
+
+    // Round 2: the kTuningFinalists best go on to the other tuning seeds.
+    std::vector<std::vector<std::size_t>> finalists(candidates.size());
+    std::vector<Job> rest;
+    for (std::size_t g = 0; g < candidates.size(); ++g) {
+        std::vector<std::size_t> all(candidates[g].size());
+        for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
+        auto order = ranked(g, all);
+        if (order.size() > kTuningFinalists) order.resize(kTuningFinalists);
+        std::sort(order.begin(), order.end());  // back to candidate order, for ties
+        finalists[g] = order;
+        for (const std::size_t k : finalists[g])
+            for (int s = 1; s < seeds[g]; ++s) rest.push_back(job(g, k, s));
+    }
+    if (!rest.empty()) add(rest, run_jobs(rest, threads, progress, "tuning (finalists)", share));
+
     for (auto& c : cells) {
         if (!c.needs_tuning()) continue;
         const std::size_t g = group_of.at(group_label(c));
-        const CellSpec& chosen = candidates[g][best[g]];
+        const CellSpec& chosen = candidates[g][ranked(g, finalists[g]).front()];
         c.tuned = tuned_label(c);
         c.d = chosen.d;
         c.memory = chosen.memory;
