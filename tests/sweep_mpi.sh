@@ -33,3 +33,22 @@ for np in 2 3; do
     done
     echo "ok   mid.ini: -np $np identical to one process ($line)"
 done
+
+# Width chosen per memory (d = best): the tuning cells are shared over the ranks and the
+# choices, hence the CSV, are the same as one process makes.
+cat >"$work/best.ini" <<'INI'
+[block best]
+memories = softmax:beta=best hrr
+tasks = assoc_recall
+budgets = 1024
+n = 32 128
+seeds = 2
+d = best
+tuning_seeds = 3
+INI
+"$memcap" sweep "$work/best.ini" --out "$work/one" --quiet --threads 2
+for np in 2 3; do
+    "$mpirun" -np $np "$memcap" sweep "$work/best.ini" --out "$work/np$np" --quiet --threads 1
+    cmp "$work/one/best.csv" "$work/np$np/best.csv"
+    echo "ok   best.ini (d = best): -np $np identical to one process"
+done

@@ -100,6 +100,13 @@ int MpiSession::agree(int status) const {
     return status;
 }
 
+void MpiSession::sum([[maybe_unused]] std::vector<double>& values) const {
+#if MEMCAP_MPI
+    if (active_ && size_ > 1 && !values.empty())
+        MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+#endif
+}
+
 #if MEMCAP_MPI
 
 namespace {

@@ -30,6 +30,9 @@ public:
 
     /// Every rank passes its status (0 = fine); all get the largest.
     int agree(int status) const;
+    /// Element-wise sum over the ranks, in place, on every rank. Exact where at most one
+    /// rank holds a non-zero value per element (x + 0 = x), as in the tuning's scores.
+    void sum(std::vector<double>& values) const;
 
 private:
     [[maybe_unused]] bool active_ = false;  // used only with MEMCAP_MPI

@@ -155,7 +155,7 @@ void print_dry_run(const SweepPlan& p, int threads) {
         if (!first.count(group)) {
             const auto candidates = tuning_candidates(c);
             groups.emplace(group, candidates.size());
-            tuning_cells += candidates.size() * static_cast<std::size_t>(c.tuning_seeds);
+            tuning_cells += tuning_cell_count(candidates.size(), c.tuning_seeds);
             first.emplace(group, candidates.front());
         }
         const std::uint64_t seed = c.seed;
@@ -171,7 +171,7 @@ void print_dry_run(const SweepPlan& p, int threads) {
     else if (fs::exists(p.journal_path, ec)) std::cout << " (an interrupted sweep's journal exists: --resume finishes it)";
     if (!groups.empty())
         std::cout << "\n  tuning: " << groups.size() << " groups choose on " << tuning_cells
-                  << " tuning cells first (on every MPI rank), not in the estimate";
+                  << " tuning cells first (shared over the MPI ranks), not in the estimate";
     std::cout << "\n  estimate: " << estimate_work(timed, todo, threads) << "\n";
 }
 
@@ -328,7 +328,17 @@ int run_sweep(const SweepOptions& o) {
         if (root) print_dry_run(plan, threads * mpi.size());
         return 0;
     }
-    resolve_tuning(plan.cells, threads, o.progress && root);  // deterministic: the same choices on every rank
+    // The tuning cells are shared out over the ranks; every rank gets every score, so the
+    // same choices everywhere, and the same as one process makes.
+    TuningShare share{mpi.rank(), mpi.size(), [&](std::vector<double>& v) { mpi.sum(v); },
+                      [&](int status) { return mpi.agree(status); }};
+    try {
+        resolve_tuning(plan.cells, threads, o.progress && root, 0, share);
+    } catch (const std::exception& e) {
+        if (root) throw;
+        std::cerr << "memcap: error on MPI rank " << mpi.rank() << ": " << e.what() << "\n";
+        return 2;
+    }
 
     SweepOutputs out;
     if (failed_on_root(mpi, [&] { if (root) out = open_outputs(o, plan); })) return 2;
