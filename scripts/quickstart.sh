@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Set-up (missing Debian packages), build, then the main job (scripts/reports.sh):
-# `memcap reproduce`, the default capacity sweep over six memories and four tasks,
-# its summary, and reports/REPORT.md with tables and figures.
+# Set-up (missing Debian packages), build the memcap binary, then the main job
+# (scripts/reports.sh): `memcap reproduce`, the default capacity sweep (the
+# recall–memory frontier, every memory at its best code width, beside the essays'
+# d = 64 frame on four tasks), its summary, the theory beside it, and
+# reports/REPORT.md with tables and figures.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bash "$root/scripts/setup.sh"
+MEMCAP_BUILD_TARGETS=${MEMCAP_BUILD_TARGETS-memcap} bash "$root/scripts/setup.sh"
 build=${MEMCAP_BUILD_DIR:-$root/build}
 bash "$root/scripts/reports.sh" "$build/memcap" "$root/reports"

@@ -5,6 +5,8 @@
 # (-march=native; MEMCAP_PORTABLE=ON in the environment builds for baseline
 # x86-64 instead: see Reproducibility in README.md). Run by quickstart.sh
 # and test.sh; safe to run again (skips apt-get when everything is present).
+# MEMCAP_BUILD_TARGETS="memcap" builds only the listed targets (quickstart.sh:
+# the main job needs the memcap binary only, not the tests and benchmarks).
 # MEMCAP_TEST_DEPS=1 (set by test.sh) adds what only the tests use: Slurm and
 # munge for the local-cluster test, clang and its runtimes for the fuzzers.
 set -euo pipefail
@@ -46,4 +48,7 @@ build=${MEMCAP_BUILD_DIR:-$root/build}
 # MEMCAP_PORTABLE is passed only when set, so a build directory keeps the ISA it was configured with.
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMEMCAP_MPI="${MEMCAP_MPI:-ON}" \
     ${MEMCAP_PORTABLE:+-DMEMCAP_PORTABLE="$MEMCAP_PORTABLE"} ${MEMCAP_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build" -j "${MEMCAP_JOBS:-$(nproc)}"
+# MEMCAP_BUILD_TARGETS (e.g. "memcap", set by quickstart.sh) builds only those targets.
+targets=()
+for t in ${MEMCAP_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build" -j "${MEMCAP_JOBS:-$(nproc)}" "${targets[@]}"
