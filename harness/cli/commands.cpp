@@ -208,7 +208,7 @@ int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) 
 
 int cmd_aggregate(const std::vector<std::string>& args) {
     po::options_description desc(
-        "memcap aggregate RESULTS.csv: one row per (memory, task, readout, budget, d, n, slot)\n"
+        "memcap aggregate RESULTS.csv: one row per (memory, task, readout, budget, d, n, slot, tuned)\n"
         "with the mean accuracy over seeds, its sd across seeds and a 95% t interval");
     desc.add_options()("help,h", "show this help")
         ("input", po::value<std::string>(), "results CSV written by `memcap run` (- for standard input)")
