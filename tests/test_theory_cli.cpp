@@ -1,6 +1,7 @@
 // `memcap theory` (harness/results/theory_table.hpp): the predictions it writes are the
 // models of memories/theory.hpp at each summary row's own setting, it says where a model
-// does not apply, its capacity lines follow the models, and bad input exits 2 leaving no file.
+// does not apply, its capacity lines follow the models, and bad input exits 2 leaving no file;
+// and `memcap aggregate` keeps frontier (tuned) rows apart from the fixed-d frame's.
 #include "harness/results/csv.hpp"
 #include "memories/theory.hpp"
 
@@ -150,5 +151,30 @@ TEST_CASE("theory command: bad input exits 2 and writes nothing", "[theory][cli]
                                      << "hrr,\"assoc_recall:cosine=2\",native,64,64,64,16,,10,0,320,0.6,0.05,0.5,0.7,0.06,1,d\n"; }
     CHECK(run_memcap("theory " + (dir / "bad.csv").string() + " --out " + out) == 2);
     CHECK_FALSE(fs::exists(out));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("aggregate keeps a tuned row apart from the same cell at a fixed width", "[aggregate][cli]") {
+    // A frontier cell whose chosen width is 64 and the fixed-d frame's cell at d = 64 are the
+    // same (memory, task, budget, d, n, seed); `tuned` tells them apart, so neither frame
+    // loses the row and neither group doubles its seeds.
+    const fs::path dir = scratch();
+    const std::string header =
+        "memory_spec,task_spec,readout,budget_floats,state_floats,param_floats,d,n,seed,slot,queries,correct,"
+        "accuracy_frac,chance_frac,target_dist_mean,tuned,status,message\n";
+    const std::string cell = "hrr,\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,1024,1024,131072,64,16,";
+    {
+        std::ofstream f(dir / "results.csv");
+        f << header;
+        for (const char* tuned : {"d", ""})
+            for (int seed = 0; seed < 2; ++seed) f << cell << seed << ",,32,30,0.9375,0.0625,0.5," << tuned << ",ok,\n";
+    }
+    REQUIRE(run_memcap("aggregate " + (dir / "results.csv").string() + " --out " + (dir / "summary.csv").string()) == 0);
+    const auto rows = read_rows(dir / "summary.csv");
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].at("tuned") == "d");
+    CHECK(rows[1].at("tuned").empty());
+    CHECK(rows[0].at("seeds") == "2");
+    CHECK(rows[1].at("seeds") == "2");
     fs::remove_all(dir);
 }
