@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates reports/ from the memcap binary: the essay reproduction, the
-# default capacity sweep, its summary over seeds, the capacity table, the
-# figures and REPORT.md. Every CSV is rebuilt byte for byte by the same build on the same machine (fixed seeds, no
+# default capacity sweep, its summary over seeds, the theory beside it, the
+# capacity table, the figures and REPORT.md. Every CSV is rebuilt byte for byte by the same build on the same machine (fixed seeds, no
 # timestamps, cells in a fixed order at any thread count).
 # usage: scripts/reports.sh path/to/memcap [reports-dir]
 set -euo pipefail
@@ -23,7 +23,9 @@ start=$(date +%s)
 "$memcap" sweep "$config" --out .
 echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
-# 3. Summary over seeds, then the capacity table, figures and REPORT.md.
+# 3. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
+#    and capacity lines); then the capacity table, figures and REPORT.md.
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
+"$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
 /usr/bin/python3 "$root/scripts/report.py" .
 echo "reports written to $out" >&2

@@ -85,7 +85,7 @@ expect_bad "accepted: --help, --memory" run --memory softmax --task assoc_recall
 expect_bad "unexpected argument '64'" run --memory softmax --task assoc_recall --n 4 --d 32 64 --out "$o"
 expect_bad "unexpected argument 'foo'" list foo
 expect_bad "unexpected argument 'b.csv'" aggregate a.csv b.csv
-expect_bad "known: list, run, sweep, aggregate, reproduce" runn
+expect_bad "known: list, run, sweep, aggregate, reproduce, theory" runn
 expect_bad "unknown command 'runn'" runn
 expect_bad "cannot open" aggregate "$work/missing.csv" --out "$o"
 
@@ -201,6 +201,15 @@ expect_bad "line 4 has 3 fields, expected 18" aggregate "$work/torn.csv" --out "
 expect_bad "directory '$work/no/such' does not exist" aggregate "$work/results.csv" --out "$work/no/such/summary.csv"
 expect_bad "directory '$work/nodir' does not exist" aggregate "$work/results.csv" --markdown "$work/nodir/s.md"
 expect_bad "give the results CSV" aggregate --out "$o"
+
+# theory: missing or foreign summary, a per-seed CSV instead of the summary, a bad --max-budget
+expect_bad "input '$work/missing.csv': cannot open" theory "$work/missing.csv" --out "$o"
+expect_bad "input '$work/empty.csv': empty, not a memcap summary CSV" theory "$work/empty.csv" --out "$o"
+expect_bad "no column 'memory_spec'" theory "$work/foreign.csv" --out "$o"
+expect_bad "no column 'seeds'" theory "$work/results.csv" --out "$o"
+expect_bad "--max-budget: 'x' is not an integer" theory "$work/results.csv" --max-budget x --out "$o"
+expect_bad "--max-budget: '0' must be at least 1" theory "$work/results.csv" --max-budget 0 --out "$o"
+expect_bad "give the summary CSV" theory --out "$o"
 expect_bad "the grid (memories x tasks x budgets x n x seeds) has more than 1000000 cells" run "${g[@]}" --n 1 2 3 4 5 6 7 8 9 10 11 --seeds 100000 --out "$o"
 
 # Config files: truly empty (0 bytes), binary garbage, a bad range, an out-of-range spec

@@ -6,6 +6,7 @@
 //   (run and sweep take --plugin PATH.so too: backends built outside this tree, exec/plugins.hpp)
 //   memcap reproduce [--out DIR] [--timings]
 //   memcap aggregate RESULTS.csv [--out FILE] [--markdown FILE]
+//   memcap theory SUMMARY.csv [--out FILE] [--capacity FILE] [--max-budget B]
 //
 // Bad input of any kind is one line on stderr, `memcap: error: ...`, exit 2,
 // and no output file is created or changed; every cell of a grid is checked
@@ -26,6 +27,7 @@
 #include "harness/results/atomic_file.hpp"
 #include "harness/results/csv.hpp"
 #include "harness/results/manifest.hpp"
+#include "harness/results/theory_table.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -51,6 +53,7 @@ const char* const kUsage =
     "  sweep       run the sweep a config file describes; resumable, MPI-aware (scripts/sweeps/)\n"
     "  reproduce   every experiment of essays 000 and 004, with a table of essay vs measured numbers\n"
     "  aggregate   summarise a results CSV over seeds (mean, sd, 95% interval)\n"
+    "  theory      the models of memories/theory.hpp beside a summary: predictions and capacity lines\n"
     "\n"
     "`memcap <command> --help` describes a command's options.\n";
 
@@ -205,7 +208,7 @@ int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) 
 
 int cmd_aggregate(const std::vector<std::string>& args) {
     po::options_description desc(
-        "memcap aggregate RESULTS.csv: one row per (memory, task, readout, budget, d, n, slot)\n"
+        "memcap aggregate RESULTS.csv: one row per (memory, task, readout, budget, d, n, slot, tuned)\n"
         "with the mean accuracy over seeds, its sd across seeds and a 95% t interval");
     desc.add_options()("help,h", "show this help")
         ("input", po::value<std::string>(), "results CSV written by `memcap run` (- for standard input)")
@@ -227,6 +230,40 @@ int cmd_aggregate(const std::vector<std::string>& args) {
     if (md) md->write(summary_markdown(groups));
     if (out) out->commit();
     if (md) md->commit();
+    return 0;
+}
+
+int cmd_theory(const std::vector<std::string>& args) {
+    po::options_description desc(
+        "memcap theory SUMMARY.csv: the associative-recall models of memories/theory.hpp beside\n"
+        "`memcap aggregate`'s summary. --out: per summary row of the cache, grid or HRR, the model's\n"
+        "accuracy at that row's width, beta and noise, whether the model applies there (exact,\n"
+        "equivalent, approx, no), the measured mean, its SE and the residual. --capacity: per model,\n"
+        "noise setting and budget, the largest power-of-two n with model accuracy >= 0.9 at the\n"
+        "model's best width (HRR and grid also at budgets beyond the summary's, to --max-budget)");
+    desc.add_options()("help,h", "show this help")
+        ("input", po::value<std::string>(), "summary CSV written by `memcap aggregate`")
+        ("out,o", po::value<std::string>(), "predictions CSV (default: stdout)")
+        ("capacity", po::value<std::string>(), "capacity-lines CSV")
+        ("max-budget", po::value<std::string>()->default_value("1048576"),
+         "HRR and grid capacity lines at every power of two above the summary's budgets up to this");
+    po::positional_options_description pos;
+    pos.add("input", 1);
+    const auto vm = parse(desc, args, &pos);
+    if (vm.count("help")) return std::cout << desc, 0;
+    if (!vm.count("input")) throw UsageError("theory: give the summary CSV (`memcap aggregate` output)");
+    TheoryOptions o;
+    o.summary_path = vm["input"].as<std::string>();
+    o.max_budget = positive(vm["max-budget"].as<std::string>(), "--max-budget", std::int64_t{1} << 24);
+    std::optional<AtomicFile> out, capacity;  // opened first: an unwritable path fails before the work
+    if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
+    if (vm.count("capacity")) capacity.emplace(vm["capacity"].as<std::string>());
+    const TheoryTables t = theory_tables(o);
+    if (out) out->write(t.predictions_csv);
+    else std::cout << t.predictions_csv;
+    if (capacity) capacity->write(t.capacity_csv);
+    if (out) out->commit();
+    if (capacity) capacity->commit();
     return 0;
 }
 
@@ -264,7 +301,8 @@ int memcap_main(int argc, char** argv) {
         if (cmd == "sweep") return cmd_sweep(args, command_line(argc, argv));
         if (cmd == "aggregate") return cmd_aggregate(args);
         if (cmd == "reproduce") return cmd_reproduce(args, command_line(argc, argv));
-        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce)");
+        if (cmd == "theory") return cmd_theory(args);
+        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce, theory)");
     } catch (const UsageError& e) {
         std::cerr << "memcap: error: " << e.what() << "\n";
         return 2;

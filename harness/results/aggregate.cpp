@@ -47,7 +47,7 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
             throw UsageError("input '" + path + "': line " + std::to_string(lineno) + " has " +
                              std::to_string(f.size()) + " fields, expected " + std::to_string(col.count()));
         const std::string key = f[memory] + '\x1f' + f[task] + '\x1f' + f[readout] + '\x1f' + f[budget] + '\x1f' +
-                                f[d] + '\x1f' + f[n] + '\x1f' + f[slot];
+                                f[d] + '\x1f' + f[n] + '\x1f' + f[slot] + '\x1f' + f[tuned];
         auto it = index.find(key);
         if (it == index.end()) {
             it = index.emplace(key, groups.size()).first;

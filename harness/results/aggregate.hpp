@@ -1,8 +1,9 @@
 // memcap/harness/results/aggregate.hpp — summarising per-seed rows over seeds.
 //
 // Reads a results CSV (columns by name, results/csv.hpp) and writes one row per group
-// (memory_spec, task_spec, readout, budget_floats, d, n, slot) in order of
-// first appearance: number of seeds, mean accuracy over seeds, its standard
+// (memory_spec, task_spec, readout, budget_floats, d, n, slot, tuned) in order of
+// first appearance (`tuned` keeps a frontier cell whose width was chosen apart from
+// the same cell run at that width fixed): number of seeds, mean accuracy over seeds, its standard
 // deviation across seeds, and a 95% interval mean ± t₀.₉₇₅(S−1) · sd / √S.
 // Queries sharing one memory are correlated, so the spread is taken across
 // seeds, not from the binomial count of queries.

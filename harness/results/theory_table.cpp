@@ -1,0 +1,406 @@
+// memcap/harness/results/theory_table.cpp — see theory_table.hpp.
+#include "harness/results/theory_table.hpp"
+
+#include "core/error.hpp"
+#include "harness/results/csv.hpp"
+#include "memories/theory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <vector>
+
+namespace memcap {
+namespace {
+
+const std::vector<Column>& prediction_columns() {
+    static const std::vector<Column> columns = {
+        {"memory_spec", "the summary row's memory"},
+        {"task_spec", "the summary row's task"},
+        {"budget_floats", "the budget; empty = natural size"},
+        {"state_floats", "state floats the memory held"},
+        {"d", "code width"},
+        {"n", "stored pairs (= candidates)"},
+        {"tuned", "what was chosen on tuning seeds; empty: the fixed-d frame"},
+        {"frame", "frontier (tuned non-empty) or fixed_d"},
+        {"noise_sigma", "query noise per entry at this d (0: none)"},
+        {"model", "hrr_recall, grid_recall or cache_recall (memories/theory.hpp)"},
+        {"applies", "exact, equivalent, approx or no (see theory_table.hpp)"},
+        {"note", "why the model does not apply, or what it assumes"},
+        {"model_accuracy_frac", "the model's accuracy; empty when applies = no"},
+        {"measured_mean_frac", "the summary's mean accuracy over seeds"},
+        {"measured_se_frac", "its standard error, sd/sqrt(seeds), sd at least one seed's binomial sd"},
+        {"residual_points", "100 (model - measured)"},
+        {"residual_se", "residual / standard error"},
+    };
+    return columns;
+}
+
+const std::vector<Column>& capacity_columns() {
+    static const std::vector<Column> columns = {
+        {"memory", "backend family: softmax, linear or hrr"},
+        {"model", "the model of memories/theory.hpp"},
+        {"noise", "the task's noise setting: cosine=1 (none), cosine=C or noise=SIGMA"},
+        {"budget_floats", "floats of state"},
+        {"capacity_n", "largest power-of-two n (from 4) with model accuracy >= threshold; empty: not even 4"},
+        {"d", "the width that gives it"},
+        {"beta", "the cache's beta that gives it (empty for other models)"},
+        {"model_accuracy_frac", "the model's accuracy at capacity_n"},
+        {"widths", "the widths searched"},
+        {"note", "what the line assumes"},
+    };
+    return columns;
+}
+
+/// key=value pairs after the name of a canonical spec string ("name:k=v,k=v").
+std::map<std::string, std::string> spec_params(const std::string& spec) {
+    std::map<std::string, std::string> out;
+    const auto colon = spec.find(':');
+    if (colon == std::string::npos) return out;
+    std::size_t at = colon + 1;
+    while (at <= spec.size()) {
+        const auto comma = std::min(spec.find(',', at), spec.size());
+        const std::string kv = spec.substr(at, comma - at);
+        const auto eq = kv.find('=');
+        if (eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+        at = comma + 1;
+    }
+    return out;
+}
+
+std::string name_of(const std::string& spec) { return spec.substr(0, spec.find(':')); }
+
+double real_param(const std::map<std::string, std::string>& p, const std::string& key, double fallback,
+                  const std::string& where) {
+    const auto it = p.find(key);
+    if (it == p.end()) return fallback;
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(it->second, &used);
+        if (used != it->second.size() || !std::isfinite(v)) throw std::invalid_argument("");
+        return v;
+    } catch (const std::exception&) {
+        throw UsageError(where + ": " + key + "='" + it->second + "' is not a number");
+    }
+}
+
+std::int64_t int_field(const std::string& text, const std::string& column, const std::string& where) {
+    try {
+        std::size_t used = 0;
+        const long long v = std::stoll(text, &used);
+        if (used != text.size() || v < 1) throw std::invalid_argument("");
+        return v;
+    } catch (const std::exception&) {
+        throw UsageError(where + ": " + column + " '" + text + "' is not a positive integer");
+    }
+}
+
+double real_field(const std::string& text, const std::string& column, const std::string& where) {
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(text, &used);
+        if (used != text.size() || !std::isfinite(v)) throw std::invalid_argument("");
+        return v;
+    } catch (const std::exception&) {
+        throw UsageError(where + ": " + column + " '" + text + "' is not a number");
+    }
+}
+
+/// The task's query noise: per-entry σ, or a cosine (σ then depends on d).
+struct Noise {
+    double sigma = 0, cosine = 1;
+    std::string label() const {
+        if (sigma > 0) return "noise=" + format_sig(sigma);
+        return "cosine=" + format_sig(cosine);
+    }
+    double sigma_at(int d) const { return cosine < 1 ? std::sqrt((1 / (cosine * cosine) - 1) / d) : sigma; }
+    bool operator<(const Noise& o) const { return std::tie(sigma, cosine) < std::tie(o.sigma, o.cosine); }
+};
+
+/// HRR at trace size D = d with query noise σ per entry: the model's scores, with the
+/// noise direction's crosstalk (n + 1)/D on every score and the target at ρ (header).
+double hrr_noisy(std::int64_t n, std::int64_t D, double sigma) {
+    if (sigma <= 0) return theory::hrr_recall(n, D, n);
+    const double rho = 1 / std::sqrt(1 + sigma * sigma * static_cast<double>(D));
+    const auto m = theory::hrr_moments(n, D);
+    const double extra = (1 - rho * rho) * static_cast<double>(n + 1) / static_cast<double>(D);
+    return theory::wta_recall(rho * m.signal_mean, std::sqrt(rho * rho * m.target_var + extra),
+                              std::sqrt(rho * rho * m.other_var + extra), static_cast<double>(n));
+}
+
+/// Every cache_recall and grid_recall call once (they cost 0.02–0.4 s; rows of different
+/// budgets often share n, d, β and σ).
+class MarginModels {
+public:
+    double cache(std::int64_t n, int d, double beta, double sigma) {
+        const auto key = std::make_tuple(n, d, beta, sigma);
+        const auto it = memo_.find(key);
+        if (it != memo_.end()) return it->second;
+        return memo_[key] = theory::cache_recall(n, d, beta, sigma);
+    }
+    double grid(std::int64_t n, int d, double sigma) {
+        const auto key = std::make_tuple(n, d, -1.0, sigma);  // β = −1: the grid
+        const auto it = memo_.find(key);
+        if (it != memo_.end()) return it->second;
+        return memo_[key] = theory::grid_recall(n, d, sigma);
+    }
+
+private:
+    std::map<std::tuple<std::int64_t, int, double, double>, double> memo_;
+};
+
+std::string frac(double x) { return format_sig(x); }
+
+const std::vector<double> kBetas = {4, 8, 16, 32, 64, 128};
+constexpr int kCacheWidthMin = 4, kCacheWidthMax = 64;
+constexpr std::int64_t kSmallestN = 4;
+
+struct CapacityLine {
+    std::optional<std::int64_t> n;
+    int d = 0;
+    double beta = 0, accuracy = 0;
+};
+
+/// Largest n = 4, 8, … ≤ limit with accuracy(n) ≥ threshold, scanning upward to the first miss.
+template <class F>
+std::optional<std::pair<std::int64_t, double>> scan_up(std::int64_t limit, double threshold, F accuracy) {
+    std::optional<std::pair<std::int64_t, double>> best;
+    for (std::int64_t n = kSmallestN; n <= limit; n *= 2) {
+        const double a = accuracy(n);
+        if (a < threshold) break;
+        best = std::make_pair(n, a);
+    }
+    return best;
+}
+
+/// The same by bisection over n = 4, 8, …, limit, for a model whose accuracy falls with n.
+template <class F>
+std::optional<std::pair<std::int64_t, double>> bisect_down(std::int64_t limit, double threshold, F accuracy) {
+    int fail = 2;
+    while ((std::int64_t{1} << (fail + 1)) <= limit) ++fail;  // the largest exponent
+    const double top = accuracy(std::int64_t{1} << fail);
+    if (top >= threshold) return std::make_pair(std::int64_t{1} << fail, top);
+    std::optional<std::pair<std::int64_t, double>> best;
+    int ok = 1;  // below n = 4
+    while (fail - ok > 1) {
+        const int mid = (ok + fail) / 2;
+        const double a = accuracy(std::int64_t{1} << mid);
+        if (a >= threshold) ok = mid, best = std::make_pair(std::int64_t{1} << mid, a);
+        else fail = mid;
+    }
+    return best;
+}
+
+}  // namespace
+
+TheoryTables theory_tables(const TheoryOptions& o) {
+    const std::string where = "input '" + o.summary_path + "'";
+    std::ifstream in(o.summary_path);
+    if (!in) throw UsageError(where + ": cannot open for reading");
+    std::string line;
+    if (!std::getline(in, line)) throw UsageError(where + ": empty, not a memcap summary CSV");
+    const CsvColumns col(line, summary_columns(), where);
+
+    MarginModels models;
+    std::string predictions = header_line(prediction_columns());
+    std::set<Noise> noises;
+    std::set<std::int64_t> budgets;
+    std::size_t lineno = 1;
+    while (std::getline(in, line)) {
+        ++lineno;
+        if (line.empty()) continue;
+        const auto f = split_csv_line(line);
+        const std::string at = where + " line " + std::to_string(lineno);
+        if (f.size() != col.count())
+            throw UsageError(at + ": " + std::to_string(f.size()) + " fields, expected " + std::to_string(col.count()));
+        const std::string& task = f[col["task_spec"]];
+        if (name_of(task) != "assoc_recall") continue;
+        const auto tp = spec_params(task);
+        if (tp.count("control") && tp.at("control") != "none") continue;
+        Noise noise;
+        noise.sigma = real_param(tp, "noise", 0, at);
+        noise.cosine = real_param(tp, "cosine", 1, at);
+        if (noise.cosine <= 0 || noise.cosine > 1) throw UsageError(at + ": cosine=" + tp.at("cosine") + " is not in (0, 1]");
+        const std::string& memory = f[col["memory_spec"]];
+        const std::string family = name_of(memory);
+        if (family != "softmax" && family != "linear" && family != "hrr") continue;
+        const auto mp = spec_params(memory);
+        const std::string& budget_text = f[col["budget_floats"]];
+        const std::optional<std::int64_t> budget =
+            budget_text.empty() ? std::nullopt : std::optional<std::int64_t>(int_field(budget_text, "budget_floats", at));
+        const int d = static_cast<int>(int_field(f[col["d"]], "d", at));
+        const std::int64_t n = int_field(f[col["n"]], "n", at);
+        const double sigma = noise.sigma_at(d);
+        noises.insert(noise);
+        if (budget) budgets.insert(*budget);
+
+        std::string model, applies = "no", note;
+        std::optional<double> p;
+        if (family == "hrr") {
+            model = "hrr_recall";
+            const std::int64_t D = budget ? *budget : d;
+            if (D != d) {
+                note = "trace D = " + std::to_string(D) + " != d: keys and values enter through random maps";
+            } else if (d < 2) {
+                note = "D < 2";
+            } else if (sigma > 0) {
+                applies = "approx", note = "query noise added to the model as crosstalk (n + 1)/D, target at the cosine";
+                p = hrr_noisy(n, D, sigma);
+            } else {
+                applies = "exact";
+                p = theory::hrr_recall(n, D, n);
+            }
+        } else if (family == "linear") {
+            model = "grid_recall";
+            const std::int64_t d_phi = budget ? *budget / d : d;
+            const std::string phi = mp.count("phi") ? mp.at("phi") : "proj";
+            if (d < 4) {
+                note = "d < 4";
+            } else if (d_phi == d) {
+                applies = "exact", p = models.grid(n, d, sigma);
+            } else if (phi != "proj") {
+                note = "phi=" + phi + " features (d_phi = " + std::to_string(d_phi) + ")";
+            } else if (d_phi > d) {
+                applies = "equivalent", note = "d_phi = " + std::to_string(d_phi) + " > d: orthonormal projection keeps k.q";
+                p = models.grid(n, d, sigma);
+            } else {
+                note = "d_phi = " + std::to_string(d_phi) + " < d: Johnson-Lindenstrauss projection";
+            }
+        } else {
+            model = "cache_recall";
+            const double beta = real_param(mp, "beta", 16, at);
+            const std::int64_t pairs = budget ? *budget / (2 * std::int64_t{d}) : n;
+            if (d < 4) {
+                note = "d < 4";
+            } else if (n > pairs) {
+                note = "evicting: holds " + std::to_string(pairs) + " of " + std::to_string(n) + " pairs";
+            } else {
+                applies = "exact", p = models.cache(n, d, beta, sigma);
+            }
+        }
+
+        CsvRecord r(prediction_columns());
+        const std::string& tuned = f[col["tuned"]];
+        r.set("memory_spec", memory).set("task_spec", task).set("budget_floats", budget_text)
+            .set("state_floats", f[col["state_floats"]]).set("d", f[col["d"]]).set("n", f[col["n"]]).set("tuned", tuned)
+            .set("frame", tuned.empty() ? "fixed_d" : "frontier").set("noise_sigma", format_sig(sigma))
+            .set("model", model).set("applies", applies).set("note", note);
+        const double mean = real_field(f[col["accuracy_mean_frac"]], "accuracy_mean_frac", at);
+        const double sd = real_field(f[col["accuracy_sd_frac"]], "accuracy_sd_frac", at);
+        const std::int64_t seeds = int_field(f[col["seeds"]], "seeds", at);
+        const double q = static_cast<double>(int_field(f[col["queries"]], "queries", at)) / static_cast<double>(seeds);
+        const double pc = std::clamp(mean, 1 / q, 1 - 1 / q);
+        const double se = std::max(sd, std::sqrt(pc * (1 - pc) / q)) / std::sqrt(static_cast<double>(seeds));
+        r.set("measured_mean_frac", frac(mean)).set("measured_se_frac", frac(se));
+        if (p) {
+            r.set("model_accuracy_frac", frac(*p)).set("residual_points", format_sig(100 * (*p - mean)))
+                .set("residual_se", format_sig((*p - mean) / se));
+        }
+        predictions += r.line();
+    }
+
+    // Capacity lines.
+    std::vector<std::int64_t> all_budgets(budgets.begin(), budgets.end());
+    std::vector<std::int64_t> extended = all_budgets;
+    for (std::int64_t b = 2; b <= o.max_budget; b *= 2)
+        if (!budgets.empty() && b > *budgets.rbegin()) extended.push_back(b);
+    std::string capacity = header_line(capacity_columns());
+    auto emit = [&](const std::string& memory, const std::string& model, const Noise& noise, std::int64_t b,
+                    const CapacityLine& c, const std::string& widths, const std::string& note) {
+        CsvRecord r(capacity_columns());
+        r.set("memory", memory).set("model", model).set("noise", noise.label()).set("budget_floats", std::to_string(b))
+            .set("widths", widths).set("note", note);
+        if (c.n) {
+            r.set("capacity_n", std::to_string(*c.n)).set("d", std::to_string(c.d)).set("model_accuracy_frac", frac(c.accuracy));
+            if (c.beta > 0) r.set("beta", format_sig(c.beta));
+        }
+        capacity += r.line();
+    };
+    for (const Noise& noise : noises) {
+        // HRR at its natural size D = d = B.
+        for (const std::int64_t b : extended) {
+            CapacityLine c;
+            c.d = static_cast<int>(b);
+            const double sigma = noise.sigma_at(c.d);
+            if (const auto s = scan_up(b, o.threshold, [&](std::int64_t n) { return hrr_noisy(n, b, sigma); }))
+                c.n = s->first, c.accuracy = s->second;
+            emit("hrr", "hrr_recall", noise, b, c, std::to_string(b),
+                 sigma > 0 ? "natural size D = d = B; query noise approximate (see predictions)" : "natural size D = d = B");
+        }
+        // The square grid, widths from the largest power of two with d² ≤ B down while capacity grows.
+        for (const std::int64_t b : extended) {
+            int top = 4;
+            while (std::int64_t{top} * 2 * top * 2 <= b) top *= 2;
+            CapacityLine best;
+            std::string widths;
+            for (int d = top; d >= 4 && std::int64_t{d} * d <= b; d /= 2) {
+                widths += (widths.empty() ? "" : " ") + std::to_string(d);
+                const double sigma = noise.sigma_at(d);
+                auto grid = [&](std::int64_t n) { return models.grid(n, d, sigma); };
+                if (best.n) {  // a narrower width counts only if it holds more: one call says
+                    const double a = *best.n * 2 <= std::int64_t{d} * d ? grid(*best.n * 2) : 0;
+                    if (a < o.threshold) break;
+                }
+                const auto s = bisect_down(std::int64_t{d} * d, o.threshold, grid);  // n ≤ d²: the grid's own floats
+                if (!s) break;
+                best.n = s->first, best.d = d, best.accuracy = s->second;
+            }
+            emit("linear", "grid_recall", noise, b, best, widths, "square d x d grid (phi identity)");
+        }
+        // The cache at the summary's budgets only: widths 4..64, betas 4..128, n <= B / 2d.
+        for (const std::int64_t b : all_budgets) {
+            CapacityLine best;
+            std::string widths;
+            std::size_t lead = kBetas.size() / 2;  // the beta that passed last, tried first
+            for (int d = kCacheWidthMin; d <= kCacheWidthMax; d *= 2) {
+                const std::int64_t pairs = b / (2 * std::int64_t{d});
+                if (pairs < kSmallestN) break;
+                if (best.n && pairs <= *best.n) break;  // wider codes hold fewer pairs
+                widths += (widths.empty() ? "" : " ") + std::to_string(d);
+                const double sigma = noise.sigma_at(d);
+                // Does some beta reach the threshold at n? Climbs from `lead` (the beta that passed
+                // last) towards higher accuracy, taking it as unimodal in beta; the first that passes.
+                auto passes = [&](std::int64_t n) -> std::optional<std::pair<double, double>> {
+                    auto at = [&](std::size_t i) { return models.cache(n, d, kBetas[i], sigma); };
+                    std::size_t i = lead;
+                    double a = at(i);
+                    while (a < o.threshold) {
+                        const double up = i + 1 < kBetas.size() ? at(i + 1) : -1;
+                        const double down = i > 0 ? at(i - 1) : -1;
+                        if (up <= a && down <= a) return std::nullopt;  // a peak below the threshold
+                        if (up > down) ++i, a = up;
+                        else --i, a = down;
+                    }
+                    lead = i;
+                    return std::make_pair(kBetas[i], a);
+                };
+                // Bisection over log2 n in (best, pairs]: the model's accuracy falls with n.
+                int lo = best.n ? static_cast<int>(std::log2(static_cast<double>(*best.n))) : 1;  // known or assumed to fail above
+                int hi = static_cast<int>(std::log2(static_cast<double>(pairs)));
+                std::optional<std::pair<double, double>> found;
+                int found_e = 0;
+                if (const auto top_pass = passes(std::int64_t{1} << hi)) {
+                    found = top_pass, found_e = hi;
+                } else {
+                    int fail = hi;  // smallest exponent known to fail
+                    int ok = lo;    // largest exponent known (or taken) not to matter
+                    while (fail - ok > 1) {
+                        const int mid = (ok + fail) / 2;
+                        if (const auto m = passes(std::int64_t{1} << mid)) found = m, found_e = mid, ok = mid;
+                        else fail = mid;
+                    }
+                }
+                if (found) best.n = std::int64_t{1} << found_e, best.d = d, best.beta = found->first, best.accuracy = found->second;
+            }
+            emit("softmax", "cache_recall", noise, b, best, widths,
+                 "no eviction (n <= B/2d); beta from 4 8 16 32 64 128: one that passes (climbing from the last)");
+        }
+    }
+    return {predictions, capacity};
+}
+
+}  // namespace memcap

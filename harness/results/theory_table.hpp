@@ -1,0 +1,60 @@
+// memcap/harness/results/theory_table.hpp — the theory of memories/theory.hpp beside a summary CSV.
+//
+// `memcap theory` reads `memcap aggregate`'s summary (columns by name) and writes two tables:
+//
+// Predictions, one row per assoc_recall summary row of a memory a model covers (softmax,
+// linear, hrr; control=none): the model's accuracy at the row's own setting, beside the
+// measured mean and its standard error. Whether the model holds is said per row (`applies`):
+//   exact       the memory is the model: HRR at its natural size (trace D = d, no maps),
+//               the grid with d_φ = d (φ the identity), the cache holding all n pairs
+//               (n ≤ B / 2d) at the row's β;
+//   equivalent  the grid with d_φ > d and φ = proj: P has orthonormal columns, so
+//               φ(k)·φ(q) = k·q and the read is the d × d grid's (up to rounding);
+//   approx      HRR with query noise: theory::hrr_recall has no noise; the read of
+//               q = ρ k + √(1 − ρ²) u is ρ (k ⋆ T) plus u ⋆ T, whose crosstalk, (n + 1)/D
+//               on every score, is added to the model's variances (theory::wta_recall with
+//               the target at ρ, ρ = 1/√(1 + σ²d), the task's cosine);
+//   no          the model does not describe this memory; `note` says why (maps into a
+//               trace D ≠ d, a Johnson–Lindenstrauss grid d_φ < d, an evicting cache, dpfp
+//               features); model_accuracy_frac is empty.
+// Query noise: `noise=σ` per entry, or `cosine=c`, σ = √((1/c² − 1)/d) at the row's d.
+//
+// Capacity lines, per model, noise setting (each one the summary's assoc_recall rows hold)
+// and budget: the largest n on the power-of-two grid 4, 8, 16, … whose model accuracy is
+// at least `threshold` at the model's best width:
+//   hrr     D = d = B (the natural size; the only width the model describes); n scanned
+//           upward to the first miss (the report's rule for measured capacity);
+//   linear  the square grid d × d, d a power of two with d² ≤ B (a larger d_φ reads the
+//           same), from the largest such d down while a narrower one holds more (one call
+//           at twice the best n decides); n by bisection up to d² (the model falls with n);
+//   softmax d in {4, …, 64} (powers of two), β in {4, 8, …, 128}, n ≤ B / 2d (beyond,
+//           the FIFO cache has evicted at least half the pairs: below 0.9 whatever the
+//           read). Cache calls are expensive (0.1–0.4 s), so only the summary's budgets
+//           (never the extension), bisection over n per d, β by climbing from the last
+//           β that passed (taking accuracy as unimodal in β; the line's β is the first
+//           found to pass, not necessarily the best), widths stopped once B / 2d is no
+//           more than the best n, and every call memoised across rows and budgets.
+// HRR and the grid are also given at every power of two from above the summary's largest
+// budget up to `max_budget`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace memcap {
+
+struct TheoryOptions {
+    std::string summary_path;            // `memcap aggregate` output
+    std::int64_t max_budget = 1 << 20;   // HRR and grid capacity lines up to this many floats
+    double threshold = 0.9;              // capacity: model accuracy at least this
+};
+
+struct TheoryTables {
+    std::string predictions_csv;  // one row per covered summary row
+    std::string capacity_csv;     // one row per model, noise setting and budget
+};
+
+/// Both tables as CSV text; UsageError for an unreadable or foreign summary.
+TheoryTables theory_tables(const TheoryOptions& options);
+
+}  // namespace memcap

@@ -1,0 +1,180 @@
+// `memcap theory` (harness/results/theory_table.hpp): the predictions it writes are the
+// models of memories/theory.hpp at each summary row's own setting, it says where a model
+// does not apply, its capacity lines follow the models, and bad input exits 2 leaving no file;
+// and `memcap aggregate` keeps frontier (tuned) rows apart from the fixed-d frame's.
+#include "harness/results/csv.hpp"
+#include "memories/theory.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using Row = std::map<std::string, std::string>;
+
+namespace {
+
+fs::path scratch() {
+    const fs::path dir = fs::temp_directory_path() / ("memcap_theory_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    return dir;
+}
+
+int run_memcap(const std::string& args) {
+    const int status = std::system((std::string(MEMCAP_BINARY) + " " + args + " 2>/dev/null").c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<Row> read_rows(const fs::path& path) {
+    std::ifstream in(path);
+    std::string line;
+    REQUIRE(std::getline(in, line));
+    const auto names = memcap::split_csv_line(line);
+    std::vector<Row> rows;
+    while (std::getline(in, line)) {
+        const auto f = memcap::split_csv_line(line);
+        REQUIRE(f.size() == names.size());
+        Row r;
+        for (std::size_t i = 0; i < f.size(); ++i) r[names[i]] = f[i];
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+const Row& find(const std::vector<Row>& rows, const std::string& memory, const std::string& budget, const std::string& d,
+                const std::string& n) {
+    for (const auto& r : rows)
+        if (r.at("memory_spec") == memory && r.at("budget_floats") == budget && r.at("d") == d && r.at("n") == n) return r;
+    FAIL("no row " << memory << " B=" << budget << " d=" << d << " n=" << n);
+    throw;
+}
+
+// A summary as `memcap aggregate` writes it: each model's exact case, the grid's equivalent
+// one, and one row of each kind the models do not describe.
+const char* const kSummary =
+    "memory_spec,task_spec,readout,budget_floats,state_floats,d,n,slot,seeds,errors,queries,accuracy_mean_frac,"
+    "accuracy_sd_frac,accuracy_ci95_lo_frac,accuracy_ci95_hi_frac,chance_frac,target_dist_mean,tuned\n"
+    "hrr,\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,64,64,64,16,,10,0,320,0.6,0.05,0.56,0.64,0.0625,1,d\n"
+    "hrr,\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,64,16,,10,0,320,0.9,0.05,0.86,0.94,0.0625,1,\n"
+    "hrr,\"assoc_recall:queries=32,noise=0,cosine=0.72,control=none\",native,64,64,64,16,,10,0,320,0.3,0.05,0.26,0.34,0.0625,1,d\n"
+    "\"linear:phi=proj,nu=1\",\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,16,32,,10,0,320,0.8,0.05,0.76,0.84,0.03125,1,d\n"
+    "\"linear:phi=proj,nu=1\",\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,8,16,,10,0,320,0.7,0.05,0.66,0.74,0.0625,1,d\n"
+    "\"linear:phi=proj,nu=1\",\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,64,16,,10,0,320,0.2,0.05,0.16,0.24,0.0625,1,\n"
+    "softmax:beta=16,\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,128,8,8,,10,0,320,1,0,1,1,0.125,0.1,\"d,beta\"\n"
+    "softmax:beta=16,\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,16,16,,10,0,320,0.5,0.05,0.46,0.54,0.0625,1,\"d,beta\"\n"
+    "\"delta:beta=1,phi=proj,nu=1\",\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,16,16,,10,0,320,0.5,0.05,0.46,0.54,0.0625,1,d\n";
+
+double num(const Row& r, const std::string& column) { return std::stod(r.at(column)); }
+
+}  // namespace
+
+TEST_CASE("theory command: predictions are the models at each row's setting", "[theory][cli]") {
+    const fs::path dir = scratch();
+    { std::ofstream(dir / "summary.csv") << kSummary; }
+    REQUIRE(run_memcap("theory " + (dir / "summary.csv").string() + " --out " + (dir / "pred.csv").string() + " --capacity " +
+                   (dir / "cap.csv").string() + " --max-budget 1024") == 0);
+    const auto rows = read_rows(dir / "pred.csv");
+    REQUIRE(rows.size() == 8);  // every row but the delta rule's
+
+    const Row& hrr = find(rows, "hrr", "64", "64", "16");
+    CHECK(hrr.at("applies") == "exact");
+    CHECK(hrr.at("frame") == "frontier");
+    const double model = memcap::theory::hrr_recall(16, 64, 16);
+    CHECK(num(hrr, "model_accuracy_frac") == Approx(model).epsilon(1e-5));
+    CHECK(num(hrr, "residual_points") == Approx(100 * (model - 0.6)).epsilon(1e-4));
+    // sd 0.05 is below one seed's binomial sd over 32 queries at 60%, which is the floor
+    CHECK(num(hrr, "measured_se_frac") == Approx(std::sqrt(0.6 * 0.4 / 32) / std::sqrt(10.0)).epsilon(1e-5));
+
+    const Row& projected = find(rows, "hrr", "256", "64", "16");
+    CHECK(projected.at("applies") == "no");
+    CHECK(projected.at("frame") == "fixed_d");
+    CHECK(projected.at("model_accuracy_frac").empty());
+
+    bool noisy_seen = false;
+    for (const auto& r : rows)
+        if (r.at("memory_spec") == "hrr" && r.at("task_spec").find("cosine=0.72") != std::string::npos) {
+            noisy_seen = true;
+            CHECK(r.at("applies") == "approx");
+            CHECK(num(r, "noise_sigma") == Approx(std::sqrt((1 / (0.72 * 0.72) - 1) / 64)).epsilon(1e-5));
+            CHECK(num(r, "model_accuracy_frac") < model);  // noise costs accuracy
+        }
+    CHECK(noisy_seen);
+
+    const Row& grid = find(rows, "linear:phi=proj,nu=1", "256", "16", "32");
+    CHECK(grid.at("applies") == "exact");
+    CHECK(num(grid, "model_accuracy_frac") == Approx(memcap::theory::grid_recall(32, 16, 0.0)).epsilon(1e-5));
+    const Row& wide = find(rows, "linear:phi=proj,nu=1", "256", "8", "16");
+    CHECK(wide.at("applies") == "equivalent");
+    CHECK(num(wide, "model_accuracy_frac") == Approx(memcap::theory::grid_recall(16, 8, 0.0)).epsilon(1e-5));
+    CHECK(find(rows, "linear:phi=proj,nu=1", "256", "64", "16").at("applies") == "no");
+
+    const Row& cache = find(rows, "softmax:beta=16", "256", "8", "8");
+    CHECK(cache.at("applies") == "exact");
+    CHECK(num(cache, "model_accuracy_frac") == Approx(memcap::theory::cache_recall(8, 8, 16, 0.0)).epsilon(1e-5));
+    CHECK(find(rows, "softmax:beta=16", "256", "16", "16").at("applies") == "no");  // holds 8 of 16 pairs
+
+    // Capacity: HRR at D = B, scanning n = 4, 8, ... to the first n below 0.9.
+    const auto caps = read_rows(dir / "cap.csv");
+    int hrr_lines = 0;
+    for (const auto& c : caps) {
+        if (c.at("memory") != "hrr" || c.at("noise") != "cosine=1") continue;
+        ++hrr_lines;
+        const std::int64_t b = std::stoll(c.at("budget_floats"));
+        std::int64_t expect = 0;
+        for (std::int64_t n = 4; n <= b && memcap::theory::hrr_recall(n, b, n) >= 0.9; n *= 2) expect = n;
+        CHECK(c.at("capacity_n") == (expect ? std::to_string(expect) : std::string()));
+        CHECK(c.at("d") == (expect ? std::to_string(b) : std::string()));
+    }
+    CHECK(hrr_lines == 4);  // the summary's 64 and 256, then 512 and 1024
+    fs::remove_all(dir);
+}
+
+TEST_CASE("theory command: bad input exits 2 and writes nothing", "[theory][cli]") {
+    const fs::path dir = scratch();
+    const std::string out = (dir / "pred.csv").string();
+    CHECK(run_memcap("theory " + (dir / "missing.csv").string() + " --out " + out) == 2);
+    { std::ofstream(dir / "foreign.csv") << "a,b,c\n1,2,3\n"; }
+    CHECK(run_memcap("theory " + (dir / "foreign.csv").string() + " --out " + out) == 2);
+    { std::ofstream(dir / "summary.csv") << kSummary; }
+    CHECK(run_memcap("theory " + (dir / "summary.csv").string() + " --max-budget 0 --out " + out) == 2);
+    { std::ofstream(dir / "bad.csv") << std::string(kSummary).substr(0, std::string(kSummary).find('\n') + 1)
+                                     << "hrr,\"assoc_recall:cosine=2\",native,64,64,64,16,,10,0,320,0.6,0.05,0.5,0.7,0.06,1,d\n"; }
+    CHECK(run_memcap("theory " + (dir / "bad.csv").string() + " --out " + out) == 2);
+    CHECK_FALSE(fs::exists(out));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("aggregate keeps a tuned row apart from the same cell at a fixed width", "[aggregate][cli]") {
+    // A frontier cell whose chosen width is 64 and the fixed-d frame's cell at d = 64 are the
+    // same (memory, task, budget, d, n, seed); `tuned` tells them apart, so neither frame
+    // loses the row and neither group doubles its seeds.
+    const fs::path dir = scratch();
+    const std::string header =
+        "memory_spec,task_spec,readout,budget_floats,state_floats,param_floats,d,n,seed,slot,queries,correct,"
+        "accuracy_frac,chance_frac,target_dist_mean,tuned,status,message\n";
+    const std::string cell = "hrr,\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,1024,1024,131072,64,16,";
+    {
+        std::ofstream f(dir / "results.csv");
+        f << header;
+        for (const char* tuned : {"d", ""})
+            for (int seed = 0; seed < 2; ++seed) f << cell << seed << ",,32,30,0.9375,0.0625,0.5," << tuned << ",ok,\n";
+    }
+    REQUIRE(run_memcap("aggregate " + (dir / "results.csv").string() + " --out " + (dir / "summary.csv").string()) == 0);
+    const auto rows = read_rows(dir / "summary.csv");
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].at("tuned") == "d");
+    CHECK(rows[1].at("tuned").empty());
+    CHECK(rows[0].at("seeds") == "2");
+    CHECK(rows[1].at("seeds") == "2");
+    fs::remove_all(dir);
+}
