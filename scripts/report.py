@@ -21,8 +21,8 @@ Writes:
     task, readout       the task's name, the readout's name
     budget_floats       floats of state
     capacity_axis       n (stored pairs), lag (lag recall) or L (copying)
-    capacity_at_0.9     largest n (lag, L) with mean accuracy >= 0.9, scanning upward from the
-                        smallest tried to the first miss; empty: below the smallest tried
+    capacity_at_0.9     largest n (lag, L) with mean accuracy >= 0.9 (a smaller one may miss;
+                        REPORT.md lists where); empty: none tried passes
     largest_tried       the largest n (lag, L) tried
     capacity_exponent   least-squares slope of log capacity against log budget (same for
                         every budget of one memory and task)
@@ -245,7 +245,7 @@ def tuning_words(manifest, frontier_rows):
     if tseeds:
         text += (" — on %s tuning seed%s per memory, budget and n, disjoint from the %s scored seeds "
                  "(widths: %s)" % (" or ".join(map(str, tseeds)), "" if tseeds == [1] else "s", seeds_text(frontier_rows),
-                                   ", ".join("every power of two from 4 to 4096 the budget allows" if w == "best" else w
+                                   ", ".join("every power of two from 4 up to the budget that the memory can be built with" if w == "best" else w
                                              for w in widths)))
     else:
         text += " — on tuning seeds disjoint from the %s scored seeds (the sweep's manifest was not found, so " \
@@ -333,7 +333,7 @@ def frontier_section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, m
     lines = ["## The frontier: every memory at its best code width", "",
              "Associative recall at equal budgets of state floats, each memory at the code width it does best "
              "with at that budget and n: " + tuning_words(manifest, frontier_rows) + " Capacity is the largest n "
-             "with mean accuracy ≥ 90% over the scored seeds (scanning n upward to the first miss); the width "
+             "with mean accuracy ≥ 90% over the scored seeds; the width "
              "shown is the one chosen at that n. Dashed: the models of `memories/theory.hpp` (`memcap theory`, "
              "theory_capacity.csv): HRR at its natural size D = d = B, the square d × d grid at its best width, "
              "the cache at its best width (4–64) and β (4–128) without eviction.", "",
@@ -468,7 +468,7 @@ def frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap)
         out.append("- **Under %s**: %s. Pairs stored under noise, against noise 0, over the budgets: %s." % (
             noise_words(n1), "; ".join(changes) if changes else "the leader is the same at every budget",
             "; ".join(losses)))
-    # Where the first miss hides a larger n that passes (the scan stops at the first miss).
+    # Where a smaller n misses below the capacity.
     gaps = []
     for nk in noises:
         for m in mems:
@@ -480,9 +480,9 @@ def frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap)
                         label[m], noise_words(nk), b, x["n"], 100 * fnum(x["accuracy_mean_frac"]), x["d"], y["n"],
                         100 * fnum(y["accuracy_mean_frac"]), y["d"]))
     if gaps:
-        out.append("- **Capacity stops at the first miss**, and in %d place%s a larger n passes after it (each width "
-                   "is chosen per n on the tuning seeds; at the miss the chosen one reads lower on the scored "
-                   "seeds than the larger n's does): %s." % (
+        out.append("- **Below the capacity a smaller n misses** in %d place%s (each width is chosen per n on "
+                   "the tuning seeds; at the miss the chosen one reads lower on the scored seeds than the tuning "
+                   "seeds said): %s." % (
                        len(gaps), "" if len(gaps) == 1 else "s", "; ".join(gaps)))
     # Theory's capacity lines against the measured capacities.
     agree, differ = 0, []
@@ -598,14 +598,8 @@ def residual_lines(theory):
 # ------------------------------------------------------------------ capacity table
 
 def capacity(points):
-    """Largest x with accuracy >= THRESHOLD, scanning upward until the first failure."""
-    best = None
-    for x, acc in sorted(points):
-        if acc >= THRESHOLD:
-            best = x
-        else:
-            break
-    return best
+    """Largest x with mean accuracy >= THRESHOLD (a smaller x may miss: see `miss`)."""
+    return max((x for x, acc in points if acc >= THRESHOLD), default=None)
 
 
 def fit_exponent(budgets, caps, top):
@@ -659,8 +653,10 @@ def capacity_rows(summary, frame):
         cap = capacity(pts)
         top[(frame, mem, task, noise, readout)] = max(p[0] for p in pts)
         where = at.get(cap) if cap is not None else None
-        miss = min((x for x, a in pts if a < THRESHOLD and (cap is None or x > cap)), default=None)
-        beyond = max((x for x, a in pts if a >= THRESHOLD and miss is not None and x > miss), default=None)
+        # a smaller x that misses below the capacity (widths are chosen per n: the one chosen
+        # there may read lower on the scored seeds than the tuning seeds said)
+        miss = min((x for x, a in pts if a < THRESHOLD and cap is not None and x < cap), default=None)
+        beyond = cap if miss is not None else None
         rows.append(OrderedDict(frame=frame, memory_spec=mem, task=task, noise=noise, readout=readout,
                                 budget_floats=budget, axis=what, capacity=cap, largest_tried=max(p[0] for p in pts),
                                 smallest_tried=min(p[0] for p in pts),
