@@ -11,7 +11,6 @@
 #include <new>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace memcap {
@@ -61,16 +60,22 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
 void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
                          const std::atomic<bool>& stop,
                          const std::function<void(std::size_t, const std::string&)>& done) {
-    // Cells that see the same episodes — the same task spec, n, d and seed, differing in
-    // the memory (or budget, readout) — form one work item, run one after the other
-    // on one thread in `order`, so the native readout draws their episode once
-    // (readout.cpp). Groups are taken in the order of their first cell.
+    // Cells that read the same single test episode natively (shared_episode_key: the
+    // same task spec, n, d and seed, another memory or budget) form one work item, run
+    // one after the other on one thread in `order`, so the native readout draws their
+    // episode once (readout.cpp). Every other cell is a work item of its own, so long
+    // cells (many episodes, the probe) are balanced across threads as before. Work
+    // items are taken in the order of their first cell.
     std::vector<std::vector<std::size_t>> groups;
     {
-        std::map<std::tuple<std::string, std::int64_t, int, std::uint64_t>, std::size_t> group_of;
+        std::map<std::string, std::size_t> group_of;
         for (const std::size_t idx : order) {
-            const CellSpec& c = cells[idx];
-            const auto [it, fresh] = group_of.try_emplace(std::make_tuple(c.task.canonical(), c.n, c.d, c.seed), groups.size());
+            const std::string key = shared_episode_key(cells[idx]);
+            if (key.empty()) {
+                groups.push_back({idx});
+                continue;
+            }
+            const auto [it, fresh] = group_of.try_emplace(key, groups.size());
             if (fresh) groups.emplace_back();
             groups[it->second].push_back(idx);
         }
