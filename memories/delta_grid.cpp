@@ -53,9 +53,10 @@ void DeltaGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
     // matrix-vector products over the whole grid.
     //
     // C = 16 is the fastest chunk in both builds measured: of C = 8, 16, 32, 64 in the
-    // baseline x86-64 build (SSE2), and of 8, 12, 16, 24, 32, 48, 64 in the native
-    // AVX-512 build (PERFORMANCE.md). The best C did not move with the vector width, so
-    // it stays a constant; the forward substitution below takes its width from the build.
+    // baseline x86-64 build (SSE2), and of C = 8 to 64 in the native AVX-512 build, with
+    // Eigen's solver and with the forward substitution below (PERFORMANCE.md). The best
+    // C did not move with the vector width, so it stays a constant; the forward
+    // substitution takes its width from the build.
     const RowMat f = features(keys);
     constexpr Eigen::Index kChunk = 16;
     RowMat u, gram;
