@@ -5,6 +5,37 @@
 
 namespace memcap {
 
+namespace {
+
+/// Solves (I + L) X = B in place (B becomes X), L the strictly lower part of the c × c
+/// `lower` (its diagonal and upper part are not read), by forward substitution row by
+/// row: x_i = b_i − Σ_{j<i} L_ij x_j, the sum in increasing j. Eigen's general
+/// triangular solver took 16% of the native build's batched write at B = 4096 for
+/// 5% of its arithmetic (perf of scripts/bench.sh's delta/write_batch); here each strip of one SIMD packet of B's columns (the width
+/// the build vectorises with: 16 floats with AVX-512, 4 with SSE2) stays in a
+/// register while it is eliminated, and the columns past the last full strip go
+/// one at a time in the same order.
+void solve_unit_lower(const RowMat& lower, RowMat& b) {
+    constexpr int kWidth = Eigen::internal::packet_traits<float>::size;
+    using Strip = Eigen::Matrix<float, 1, kWidth>;
+    const Eigen::Index rows = b.rows(), cols = b.cols();
+    Eigen::Index k = 0;
+    for (; k + kWidth <= cols; k += kWidth)
+        for (Eigen::Index i = 1; i < rows; ++i) {
+            Strip x = b.row(i).segment<kWidth>(k);
+            for (Eigen::Index j = 0; j < i; ++j) x -= lower(i, j) * b.row(j).segment<kWidth>(k);
+            b.row(i).segment<kWidth>(k) = x;
+        }
+    for (; k < cols; ++k)
+        for (Eigen::Index i = 1; i < rows; ++i) {
+            float x = b(i, k);
+            for (Eigen::Index j = 0; j < i; ++j) x -= lower(i, j) * b(j, k);
+            b(i, k) = x;
+        }
+}
+
+}  // namespace
+
 void DeltaGrid::write(ConstVecRef key, ConstVecRef value) {
     const RowMat f = features(key.transpose());
     const Vec err = value - grid_ * f.transpose();
@@ -20,8 +51,14 @@ void DeltaGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
     // i.e. (I + β L) U = β(V − Φ Mᵀ) with L the strictly lower part of Φ Φᵀ; then
     // M += Uᵀ Φ. Per chunk: three GEMMs and a C × C unit-triangular solve, instead of C
     // matrix-vector products over the whole grid.
+    //
+    // C = 16 is the fastest chunk in both builds measured: of C = 8, 16, 32, 64 in the
+    // baseline x86-64 build (SSE2), and of C = 8 to 64 in the native AVX-512 build, with
+    // Eigen's solver and with the forward substitution below (PERFORMANCE.md). The best
+    // C did not move with the vector width, so it stays a constant; the forward
+    // substitution takes its width from the build.
     const RowMat f = features(keys);
-    constexpr Eigen::Index kChunk = 16;  // fastest of 8, 16, 32, 64 in the default build (scripts/bench.sh)
+    constexpr Eigen::Index kChunk = 16;
     RowMat u, gram;
     for (Eigen::Index start = 0; start < f.rows(); start += kChunk) {
         const Eigen::Index c = std::min(kChunk, f.rows() - start);
@@ -31,7 +68,7 @@ void DeltaGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
         u *= beta_;
         gram.noalias() = phi * phi.transpose();
         gram *= beta_;                             // β Φ Φᵀ: only its strictly lower part is used
-        gram.triangularView<Eigen::UnitLower>().solveInPlace(u);
+        solve_unit_lower(gram, u);
         grid_.noalias() += u.transpose() * phi;
     }
 }

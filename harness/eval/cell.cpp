@@ -67,6 +67,13 @@ double cell_work(const CellSpec& c) {
     return std::max(work, 1.0);
 }
 
+std::string shared_episode_key(const CellSpec& c) {
+    if (!find_readout(c.readout.name()).uses_native_read) return {};
+    const auto task = make_task(c.task);
+    if (task->test_episodes(TaskCell{c.n, c.d, c.seed}) != 1) return {};
+    return c.task.canonical() + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " seed=" + std::to_string(c.seed);
+}
+
 void check_cell(const CellSpec& c) {
     const auto task = make_task(c.task);
     task->check(TaskCell{c.n, c.d, c.seed});  // UsageError: a task that cannot be posed at this n or d

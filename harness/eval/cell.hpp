@@ -56,6 +56,13 @@ std::string group_label(const CellSpec& cell);
 /// Builds the cell's memory for its task (shape from the task, budget from the cell).
 std::unique_ptr<Memory> build_memory(const CellSpec& cell, const Task& task);
 
+/// What names the one test episode of a cell read through the native readout (task
+/// spec, n, d, seed): cells with the same key, whatever their memory, budget or
+/// readout parameters, read the same episode, and the native readout reuses the last
+/// one a thread filled (readout.cpp). Empty for a cell with more test episodes or
+/// another readout: nothing to share (run_cells_unordered keeps it a work item of its own).
+std::string shared_episode_key(const CellSpec& c);
+
 /// A rough measure of the cell's work, for progress estimates only: n × state size × scored
 /// episodes (× training rows for the probe). Never affects results.
 double cell_work(const CellSpec& cell);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace memcap {
 
@@ -81,13 +82,39 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
     }
 }
 
+namespace {
+
+/// The last test episode this thread filled, and what names it. Episodes depend only
+/// on (task spec, n, d, seed, split, index), never on the memory (tasks/task.hpp), so
+/// the next cell of a group of cells that differ only in the memory (run_cells_unordered
+/// runs such a group on one thread, one cell after the other) reads it as it is
+/// instead of drawing it again: the same bytes, without the work.
+struct LastEpisode {
+    std::string task;
+    TaskCell cell;
+    std::int64_t index = -1;  // -1: names nothing (not yet filled, or a fill failed)
+    Episode episode;           // reused: fill_episode keeps its buffers
+
+    const Episode& get(const Task& t, const TaskCell& c, std::int64_t i) {
+        if (index == i && cell.n == c.n && cell.d == c.d && cell.seed == c.seed && task == t.spec().canonical())
+            return episode;
+        index = -1;
+        t.fill_episode(c, Split::Test, i, episode);
+        task = t.spec().canonical(), cell = c, index = i;
+        return episode;
+    }
+};
+
+thread_local LastEpisode last_episode;
+
+}  // namespace
+
 CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell) {
     CellOutcome out;
     std::vector<SlotScore> by_slot;
-    Episode e;   // reused: fill_episode keeps its buffers
     RowMat reads;
     for (std::int64_t index = 0; index < task.test_episodes(cell); ++index) {
-        task.fill_episode(cell, Split::Test, index, e);
+        const Episode& e = last_episode.get(task, cell, index);
         memory.reset();
         memory.write_batch(e.keys, e.values);
         reads.resize(e.queries.rows(), e.candidates.cols());

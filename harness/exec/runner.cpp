@@ -7,8 +7,11 @@
 #include <omp.h>
 
 #include <exception>
+#include <map>
 #include <new>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace memcap {
 
@@ -57,31 +60,52 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
 void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
                          const std::atomic<bool>& stop,
                          const std::function<void(std::size_t, const std::string&)>& done) {
-    const auto count = static_cast<std::int64_t>(order.size());
+    // Cells that read the same single test episode natively (shared_episode_key: the
+    // same task spec, n, d and seed, another memory or budget) form one work item, run
+    // one after the other on one thread in `order`, so the native readout draws their
+    // episode once (readout.cpp). Every other cell is a work item of its own, so long
+    // cells (many episodes, the probe) are balanced across threads as before. Work
+    // items are taken in the order of their first cell.
+    std::vector<std::vector<std::size_t>> groups;
+    {
+        std::map<std::string, std::size_t> group_of;
+        for (const std::size_t idx : order) {
+            const std::string key = shared_episode_key(cells[idx]);
+            if (key.empty()) {
+                groups.push_back({idx});
+                continue;
+            }
+            const auto [it, fresh] = group_of.try_emplace(key, groups.size());
+            if (fresh) groups.emplace_back();
+            groups[it->second].push_back(idx);
+        }
+    }
+    const auto count = static_cast<std::int64_t>(groups.size());
     std::exception_ptr failure;  // the first exception from a cell or from `done`, rethrown below
     std::atomic<bool> failed{false};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (std::int64_t k = 0; k < count; ++k) {
-        if (stop.load() || failed.load()) continue;
-        const std::size_t idx = order[static_cast<std::size_t>(k)];
-        std::string text;
-        try {
-            text = cell_text(cells[idx]);
-        } catch (...) {
+    for (std::int64_t g = 0; g < count; ++g) {
+        for (const std::size_t idx : groups[static_cast<std::size_t>(g)]) {
+            if (stop.load() || failed.load()) break;
+            std::string text;
+            try {
+                text = cell_text(cells[idx]);
+            } catch (...) {
 #pragma omp critical(memcap_failure)
-            if (!failure) failure = std::current_exception();
-            failed = true;
-            continue;
-        }
+                if (!failure) failure = std::current_exception();
+                failed = true;
+                break;
+            }
 #pragma omp critical(memcap_rows)
-        {
-            if (!failed.load()) try {
-                    done(idx, text);
-                } catch (...) {
+            {
+                if (!failed.load()) try {
+                        done(idx, text);
+                    } catch (...) {
 #pragma omp critical(memcap_failure)
-                    if (!failure) failure = std::current_exception();
-                    failed = true;
-                }
+                        if (!failure) failure = std::current_exception();
+                        failed = true;
+                    }
+            }
         }
     }
     if (failure) std::rethrow_exception(failure);

@@ -25,8 +25,11 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
 
 /// Computes cells[order[0]], cells[order[1]], ... with `threads` threads
 /// (dynamic schedule) and calls `done(i, rows)` as each cell i finishes, in
-/// completion order, one call at a time. Once `*stop` becomes true no further
-/// cell is started; cells in flight still finish and are reported.
+/// completion order, one call at a time. Cells with the same shared_episode_key
+/// (eval/cell.hpp) are one work item, run in `order` on one thread, so they draw
+/// their episode once; every other cell is a work item of its own. Once `*stop`
+/// becomes true no further cell is started; cells in flight still finish and are
+/// reported.
 void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
                          const std::atomic<bool>& stop,
                          const std::function<void(std::size_t, const std::string&)>& done);
