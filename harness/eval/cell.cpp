@@ -41,13 +41,17 @@ double physical_bytes() {
     return static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
 }
 
+double peak_bytes(const CellSpec& c, const Task& task) {
+    const TaskCell tc{c.n, c.d, c.seed};
+    const MemoryShape shape(task.inputs(tc), c.budget_floats);
+    return static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, task.queries_per_episode(tc))) +
+           static_cast<double>(task.peak_bytes(tc));
+}
+
 /// UsageError when the cell's estimated peak (its memory's and its task's) exceeds 80% of
 /// this machine's memory: refused up front instead of running into std::bad_alloc.
 void check_fits(const CellSpec& c, const Task& task) {
-    const TaskCell tc{c.n, c.d, c.seed};
-    const MemoryShape shape(task.inputs(tc), c.budget_floats);
-    const double need = static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, task.queries_per_episode(tc))) +
-                        static_cast<double>(task.peak_bytes(tc));
+    const double need = peak_bytes(c, task);
     const double have = physical_bytes();
     if (have > 0 && need > 0.8 * have) {
         char buf[64];
@@ -74,10 +78,17 @@ std::string shared_episode_key(const CellSpec& c) {
     return c.task.canonical() + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " seed=" + std::to_string(c.seed);
 }
 
+double cell_peak_bytes(const CellSpec& c) { return peak_bytes(c, *make_task(c.task)); }
+
 void check_cell(const CellSpec& c) {
+    check_cell_structure(c);
+    check_fits(c, *make_task(c.task));
+}
+
+void check_cell_structure(const CellSpec& c) {
     const auto task = make_task(c.task);
     task->check(TaskCell{c.n, c.d, c.seed});  // UsageError: a task that cannot be posed at this n or d
-    check_fits(c, *task);  // the sizing function refuses a budget below the minimum; nothing is built
+    peak_bytes(c, *task);  // the sizing function refuses a budget below the minimum; nothing is built
     if (!task->hides_pairs()) return;
     if (!find_memory(c.memory.name()).can_hide_pairs) {
         std::string able;

@@ -74,12 +74,18 @@ std::vector<CellSpec> tuning_candidates(const CellSpec& cell) {
             c.d_candidates.clear();
             c.tuning_seeds = 0;
             c.tuned.clear();
-            try {
-                check_cell(c);
-            } catch (const UsageError& e) {
-                // a width the user listed must run; default widths the memory cannot take are skipped
-                if (listed && cell.memory.best_keys().empty()) throw;
-                continue;
+            if (listed && cell.memory.best_keys().empty()) {
+                check_cell(c);  // a width the user listed must run here: UsageError otherwise
+            } else {
+                // Default widths (and settings) the memory cannot take are skipped, by rules that
+                // do not depend on the machine, so the choice is the same everywhere (and on every
+                // MPI rank): the cell must be posable and fit kTuningMaxCellBytes.
+                try {
+                    check_cell_structure(c);
+                    if (cell_peak_bytes(c) > kTuningMaxCellBytes) continue;
+                } catch (const UsageError&) {
+                    continue;
+                }
             }
             out.push_back(std::move(c));
         }

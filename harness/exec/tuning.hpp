@@ -19,7 +19,9 @@
 //
 // Default widths for `d = best`: 4, 8, 16, ... up to the cell's budget B (a code
 // wider than the whole state cannot be held; HRR's natural width is D = B), each
-// one the memory can be built with at that budget (and the task can be posed at). The
+// one the memory can be built with at that budget (and the task can be posed at)
+// whose cell needs at most kTuningMaxCellBytes — rules that do not depend on the
+// machine, so the candidates, hence the choice, are the same everywhere. The
 // choice depends only on the group and the tuning seeds, so it is the same at
 // any thread or rank count and on every resume.
 #pragma once
@@ -36,6 +38,10 @@ namespace memcap {
 
 /// The first tuning seed; tuning seed i is kTuningSeedBase + i.
 constexpr std::uint64_t kTuningSeedBase = std::uint64_t{1} << 40;
+/// The largest estimated peak (bytes) of a default candidate: wider default widths are
+/// skipped, on every machine alike. (A width the user lists is checked against the
+/// machine's memory instead, and refused when it cannot run.)
+constexpr double kTuningMaxCellBytes = 4e9;
 /// How many candidates of a group go on from the first tuning seed to the others.
 constexpr std::size_t kTuningFinalists = 3;
 
