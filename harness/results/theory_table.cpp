@@ -26,7 +26,7 @@ const std::vector<Column>& prediction_columns() {
         {"d", "code width"},
         {"n", "stored pairs (= candidates)"},
         {"tuned", "what was chosen on tuning seeds; empty: the fixed-d frame"},
-        {"frame", "frontier (tuned non-empty) or fixed_d"},
+        {"frame", "frontier (tuned non-empty) or essay (the essays' fixed-d frame)"},
         {"noise_sigma", "query noise per entry at this d (0: none)"},
         {"model", "hrr_recall, grid_recall or cache_recall (memories/theory.hpp)"},
         {"applies", "exact, equivalent, approx or no (see theory_table.hpp)"},
@@ -228,6 +228,7 @@ TheoryTables theory_tables(const TheoryOptions& o) {
         const std::string& memory = f[col["memory_spec"]];
         const std::string family = name_of(memory);
         if (family != "softmax" && family != "linear" && family != "hrr") continue;
+        if (name_of(f[col["readout"]]) != "native") continue;  // the models describe each memory's own read
         const auto mp = spec_params(memory);
         const std::string& budget_text = f[col["budget_floats"]];
         const std::optional<std::int64_t> budget =
@@ -260,10 +261,10 @@ TheoryTables theory_tables(const TheoryOptions& o) {
             const std::string phi = mp.count("phi") ? mp.at("phi") : "proj";
             if (d < 4) {
                 note = "d < 4";
+            } else if (phi != "proj") {
+                note = "phi=" + phi + " features: not the model's linear grid";
             } else if (d_phi == d) {
                 applies = "exact", p = models.grid(n, d, sigma);
-            } else if (phi != "proj") {
-                note = "phi=" + phi + " features (d_phi = " + std::to_string(d_phi) + ")";
             } else if (d_phi > d) {
                 applies = "equivalent", note = "d_phi = " + std::to_string(d_phi) + " > d: orthonormal projection keeps k.q";
                 p = models.grid(n, d, sigma);
@@ -287,7 +288,7 @@ TheoryTables theory_tables(const TheoryOptions& o) {
         const std::string& tuned = f[col["tuned"]];
         r.set("memory_spec", memory).set("task_spec", task).set("budget_floats", budget_text)
             .set("state_floats", f[col["state_floats"]]).set("d", f[col["d"]]).set("n", f[col["n"]]).set("tuned", tuned)
-            .set("frame", tuned.empty() ? "fixed_d" : "frontier").set("noise_sigma", format_sig(sigma))
+            .set("frame", tuned.empty() ? "essay" : "frontier").set("noise_sigma", format_sig(sigma))
             .set("model", model).set("applies", applies).set("note", note);
         const double mean = real_field(f[col["accuracy_mean_frac"]], "accuracy_mean_frac", at);
         const double sd = real_field(f[col["accuracy_sd_frac"]], "accuracy_sd_frac", at);
