@@ -119,7 +119,9 @@ std::string summary_markdown(const std::vector<GroupSummary>& groups) {
     for (const auto& g : groups) {
         push_unique(tasks, g.task_spec);
         has_slots[g.task_spec] = has_slots[g.task_spec] || !g.slot.empty();
-        const std::string row = "`" + g.memory_spec + "` | " + g.readout + " | " + g.d + " | " +
+        // a width chosen on tuning seeds reads "64 (chosen)", apart from the same cell at a fixed d = 64
+        const std::string row = "`" + g.memory_spec + "` | " + g.readout + " | " + g.d +
+                                (g.tuned.empty() ? "" : " (chosen)") + " | " +
                                 (g.budget_floats.empty() ? "natural" : g.budget_floats);
         push_unique(rows[g.task_spec], row);
         push_unique(cols[g.task_spec], g.n);
