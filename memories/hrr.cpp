@@ -61,9 +61,11 @@ Hrr::Hrr(const MemoryShape& shape, const Dims& dims, Rng& rng)
 
 bool Hrr::factored(double write_or_read_flops_factored, double per_item_flops) const {
     if (!spectra_wanted_ || !(write_or_read_flops_factored < per_item_flops)) return false;
-    if (key_spec_re_.size() == 0) {
-        column_spectra(fft_, key_map_, d_key_, key_spec_re_, key_spec_im_);
-        column_spectra(fft_, value_map_, d_value_, value_spec_re_, value_spec_im_);
+    if (key_spec_re_.size() == 0) {  // built aside and kept only whole (an exception leaves none)
+        Eigen::MatrixXf k_re, k_im, v_re, v_im;
+        column_spectra(fft_, key_map_, d_key_, k_re, k_im);
+        column_spectra(fft_, value_map_, d_value_, v_re, v_im);
+        value_spec_re_.swap(v_re), value_spec_im_.swap(v_im), key_spec_im_.swap(k_im), key_spec_re_.swap(k_re);
     }
     return true;
 }

@@ -97,6 +97,9 @@ public:
     }
     /// Reads every row of queries into the same row of out (queries.rows() × d_value),
     /// with `options` (see ReadOptions). An override repeats the default argument.
+    /// Reads leave the state as it is, but one memory object is used by one thread at
+    /// a time (memcap never shares one across threads): a read may fill caches kept in
+    /// `mutable` members (HRR builds its maps' spectra on first use).
     virtual void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const {
         require_no_hidden(options);
         Vec tmp(out.cols());

@@ -131,6 +131,10 @@ protected:
     /// with (`out.fixed_parts` is already 0): a task whose keys, queries, candidates and
     /// slots are fixed per cell may leave them as they are when `held` names its
     /// current codes, and then sets `out.fixed_parts` to that tag again.
+    /// Required of every task: the episode depends only on (the task's spec, cell.n,
+    /// cell.d, cell.seed, split, index) — never on the memory or anything else — so
+    /// cells that differ only in the memory may share it (the native readout reuses
+    /// the last test episode a thread filled when the next cell names the same one).
     virtual void fill(const TaskCell& cell, Split split, std::int64_t index, std::uint64_t held, Episode& out) const = 0;
 
 private:

@@ -103,6 +103,13 @@ struct LastEpisode {
         task = t.spec().canonical(), cell = c, index = i;
         return episode;
     }
+    /// Lets go of an episode too large to keep between cells (its memory is not counted in
+    /// any cell's estimated peak): the next cell draws it again.
+    void trim() {
+        const auto floats = episode.keys.size() + episode.values.size() + episode.queries.size() + episode.candidates.size();
+        if (floats > kKeptFloats) episode = Episode{}, index = -1;
+    }
+    static constexpr Eigen::Index kKeptFloats = Eigen::Index{16} << 20;  // 64 MiB
 };
 
 thread_local LastEpisode last_episode;
@@ -122,11 +129,13 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
         if (!reads.allFinite()) {
             out.ok = false;
             out.message = "non-finite read in episode " + std::to_string(index);
+            last_episode.trim();
             return out;
         }
         score_reads(e, reads, by_slot);
         out.state_floats = std::max(out.state_floats, memory.state_floats());
     }
+    last_episode.trim();
     for (const auto& s : by_slot)
         if (s.queries > 0) out.slots.push_back(s);
     out.param_floats = memory.param_floats();
