@@ -210,6 +210,7 @@ expect_bad "no column 'seeds'" theory "$work/results.csv" --out "$o"
 expect_bad "--max-budget: 'x' is not an integer" theory "$work/results.csv" --max-budget x --out "$o"
 expect_bad "--max-budget: '0' must be at least 1" theory "$work/results.csv" --max-budget 0 --out "$o"
 expect_bad "give the summary CSV" theory --out "$o"
+expect_bad "--out and --capacity name the same file" theory "$work/results.csv" --out "$o" --capacity "$o"
 expect_bad "the grid (memories x tasks x budgets x n x seeds) has more than 1000000 cells" run "${g[@]}" --n 1 2 3 4 5 6 7 8 9 10 11 --seeds 100000 --out "$o"
 
 # Config files: truly empty (0 bytes), binary garbage, a bad range, an out-of-range spec

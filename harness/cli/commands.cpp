@@ -34,6 +34,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -116,9 +117,10 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         ("seeds,s", po::value<std::string>()->default_value("10"), "replicates: seeds 0..S-1")
         ("d", po::value<std::string>()->default_value("64"),
          "code width (key/value dimension); 'best' chooses it per memory, budget and n on tuning seeds\n"
-         "(powers of two from 4 up to the budget), 'best:8..512*2' from a list")
+         "(powers of two from 4 up to the budget that the memory can be built with), 'best:8..512*2' from a list")
         ("tuning-seeds", po::value<std::string>()->default_value("3"),
-         "seeds each choice (d=best, key=best) is made on; disjoint from the scored seeds")
+         "seeds each choice (d=best, key=best) is made on, disjoint from the scored seeds: every candidate\n"
+         "on the first, the best three on the rest, the highest mean wins (ties: the smaller width)")
         ("readout", po::value<std::string>()->default_value("auto"),
          "auto (native, or the probe for memories without a native read), native, or probe[:train=2000,ridge=1e-06]")
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
@@ -255,6 +257,11 @@ int cmd_theory(const std::vector<std::string>& args) {
     TheoryOptions o;
     o.summary_path = vm["input"].as<std::string>();
     o.max_budget = positive(vm["max-budget"].as<std::string>(), "--max-budget", std::int64_t{1} << 24);
+    if (vm.count("out") && vm.count("capacity") &&
+        std::filesystem::absolute(vm["out"].as<std::string>()).lexically_normal() ==
+            std::filesystem::absolute(vm["capacity"].as<std::string>()).lexically_normal())
+        throw UsageError("theory: --out and --capacity name the same file '" + vm["out"].as<std::string>() +
+                         "'; give two files");
     std::optional<AtomicFile> out, capacity;  // opened first: an unwritable path fails before the work
     if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
     if (vm.count("capacity")) capacity.emplace(vm["capacity"].as<std::string>());

@@ -10,10 +10,10 @@
 // cell's readout is resolved for its memory here, once.
 //
 // The width may be chosen per (memory, task, readout, budget, n) instead of
-// given: `d = best` (default candidates: powers of two from 4 up to what the
-// budget allows the memory, at most 4096) or `d = best:8..512*2`; so may a
+// given: `d = best` (default candidates: powers of two from 4 up to the budget
+// that the memory can be built with there) or `d = best:8..512*2`; so may a
 // memory parameter that declares candidates (`softmax:beta=best`). The choice
-// is made on `tuning_seeds` seeds disjoint from the scored ones (tuning.hpp).
+// is made in a race on `tuning_seeds` seeds disjoint from the scored ones (tuning.hpp).
 #pragma once
 
 #include "core/spec.hpp"
