@@ -52,6 +52,7 @@ struct SweepOutputs {
     std::unique_ptr<Journal> journal;
     std::vector<std::size_t> todo;  // cells left, biggest n first
     bool complete = false;          // NAME.csv exists: nothing to do
+    bool fresh = false;             // this run wrote the manifest and a new journal
 };
 
 std::string describe_block(const GridBlock& b) {
@@ -210,7 +211,7 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
             if (have_csv) out.complete = true;
             else out.journal = std::make_unique<Journal>(p.journal_path, p.journal_header, p.cells.size(), note);
         } else {
-            fresh = true;
+            fresh = out.fresh = true;
             write_manifest(p.manifest_path, p.manifest);
             out.journal = std::make_unique<Journal>(p.journal_path, p.journal_header, p.cells.size());
         }
@@ -328,18 +329,6 @@ int run_sweep(const SweepOptions& o) {
         if (root) print_dry_run(plan, threads * mpi.size());
         return 0;
     }
-    // The tuning cells are shared out over the ranks; every rank gets every score, so the
-    // same choices everywhere, and the same as one process makes.
-    TuningShare share{mpi.rank(), mpi.size(), [&](std::vector<double>& v) { mpi.sum(v); },
-                      [&](int status) { return mpi.agree(status); }};
-    try {
-        resolve_tuning(plan.cells, threads, o.progress && root, 0, share);
-    } catch (const std::exception& e) {
-        if (root) throw;
-        std::cerr << "memcap: error on MPI rank " << mpi.rank() << ": " << e.what() << "\n";
-        return 2;
-    }
-
     SweepOutputs out;
     if (failed_on_root(mpi, [&] { if (root) out = open_outputs(o, plan); })) return 2;
     if (mpi.agree(out.complete ? 1 : 0) != 0) {
@@ -349,6 +338,25 @@ int run_sweep(const SweepOptions& o) {
             std::cerr << "memcap: sweep already complete: " << plan.csv_path << "\n";
         }
         return 0;
+    }
+
+    // Choices (d = best, key = best) after the outputs are checked, so a finished sweep, an
+    // existing output or an unwritable path costs no tuning. The tuning cells are shared out
+    // over the ranks; every rank gets every score, so the same choices everywhere, and the
+    // same as one process makes. The journal's header names the config, not the choices.
+    TuningShare share{mpi.rank(), mpi.size(), [&](std::vector<double>& v) { mpi.sum(v); },
+                      [&](int status) { return mpi.agree(status); }};
+    try {
+        resolve_tuning(plan.cells, threads, o.progress && root, 0, share);
+    } catch (const std::exception& e) {
+        if (root && out.fresh) {  // nothing computed yet: leave no files behind
+            out.journal.reset();
+            std::error_code ec;
+            fs::remove(plan.journal_path, ec), fs::remove(plan.manifest_path, ec);
+        }
+        if (root) throw;
+        std::cerr << "memcap: error on MPI rank " << mpi.rank() << ": " << e.what() << "\n";
+        return 2;
     }
 
     StopSignals signals;
