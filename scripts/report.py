@@ -868,10 +868,9 @@ def write_report(out, rows, exps, summary, frontier_md, theory):
               "## The essay's frame: capacity at equal budgets, d = 64", "",
               "Every memory at the essays' code width d = 64 (nothing tuned): %d memories, budgets of %d to %d "
               "floats of state, %s seeds. "
-              "Capacity is the largest n (stored pairs; for lag recall the largest lag, for copying the "
-              "longest L) whose mean accuracy over seeds is at least 90%%, scanning upward from the "
-              "smallest size tried to the first miss (as the essays read it; the frontier above takes the "
-              "largest passing n). The exponent is the least-squares slope of log capacity against "
+              "Capacity: scanning n (stored pairs; for lag recall the lag, for copying L) upward from the "
+              "smallest size tried, the last one whose mean accuracy over seeds is at least 90%% before the "
+              "first that is not (as the essays read it; the frontier above takes the largest passing n). The exponent is the least-squares slope of log capacity against "
               "log budget over the budgets where the capacity lies inside the range tried." %
               (len({base(r["memory_spec"]) for r in summary}), budgets_all[0], budgets_all[-1], seeds_text(summary)), "",
               "![accuracy vs n](figures/assoc_recall_vs_n.png)", "",
