@@ -15,16 +15,20 @@ cd "$out"  # relative paths from here on, so manifests carry no machine paths
 config=$(realpath --relative-to="$out" "$root/scripts/sweeps/capacity.ini")
 
 # 1. Every essay experiment, with the essay-vs-measured table (reproduce/REPRODUCTION.md).
+echo "reports: 1/3 memcap reproduce (the essays' experiments, about a second)" >&2
 "$memcap" reproduce --out reproduce
 
 # 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
 rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal
+echo "reports: 2/3 the capacity sweep: the frontier (each memory's width chosen on tuning seeds first)" \
+    "and the essays' d = 64 frame, about 5 min on 2 cores" >&2
 start=$(date +%s)
 "$memcap" sweep "$config" --out .
 echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
 # 3. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
 #    and capacity lines); then the capacity table, figures and REPORT.md.
+echo "reports: 3/3 summary, theory beside it (about 30 s), tables, figures and REPORT.md" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 "$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
 /usr/bin/python3 "$root/scripts/report.py" .

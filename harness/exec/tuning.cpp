@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <iostream>
 #include <map>
 
 namespace memcap {
@@ -176,6 +177,10 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
     std::vector<Job> first;
     for (std::size_t g = 0; g < candidates.size(); ++g)
         for (std::size_t k = 0; k < candidates[g].size(); ++k) first.push_back(job(g, k, 0));
+    if (progress)
+        std::cerr << "memcap: choosing widths and settings for " << candidates.size() << " group"
+                  << (candidates.size() == 1 ? "" : "s") << " on tuning seeds: every candidate on the first ("
+                  << first.size() << " cells), then the best " << kTuningFinalists << " of each on the others\n";
     add(first, run_jobs(first, threads, progress, "tuning", share));
 
     // Round 2: the kTuningFinalists best go on to the other tuning seeds.
