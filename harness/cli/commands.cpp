@@ -142,10 +142,36 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     grid.seeds = positive(vm["seeds"].as<std::string>(), "--seeds", 1000000);
     const std::string d = vm["d"].as<std::string>();
     if (d == "best" || d.rfind("best:", 0) == 0) grid.set_widths(d, "--d");
-    else grid.ds = {static_cast<int>(positive(d, "--d", 1 << 20))};
+    else {
+        try {
+            grid.ds = {static_cast<int>(positive(d, "--d", 1 << 20))};
+        } catch (const UsageError& e) {
+            throw UsageError(std::string(e.what()) + " (or 'best', or 'best:LIST' such as best:8..512*2)");
+        }
+    }
     grid.tuning_seeds = positive(vm["tuning-seeds"].as<std::string>(), "--tuning-seeds", 1000);
     grid.readouts = {parse_readout_spec(vm["readout"].as<std::string>())};
     const int threads = threads_option(vm);
+    // A value given twice would run its cells twice, and `aggregate` would count the copies
+    // as more seeds (too narrow an interval): refused, as a sweep refuses a repeated cell.
+    const auto once = [](const std::vector<std::string>& values, const std::string& option) {
+        for (std::size_t i = 0; i < values.size(); ++i)
+            for (std::size_t j = 0; j < i; ++j)
+                if (values[i] == values[j])
+                    throw UsageError(option + ": '" + values[i] + "' is given twice (each cell would run twice); give it once");
+    };
+    std::vector<std::string> texts;
+    for (const auto& m : grid.memories) texts.push_back(m.canonical());
+    once(texts, "--memory");
+    texts.clear();
+    for (const auto& t : grid.tasks) texts.push_back(t.canonical());
+    once(texts, "--task");
+    texts.clear();
+    for (const auto n : grid.ns) texts.push_back(std::to_string(n));
+    once(texts, "--n");
+    texts.clear();
+    for (const auto& b : grid.budgets) texts.push_back(b ? std::to_string(*b) : "natural");
+    once(texts, "--budget");
 
     auto cells = grid.cells();  // counts (and refuses) the grid before expanding it
     check_cells(cells);
