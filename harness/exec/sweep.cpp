@@ -68,9 +68,11 @@ std::string describe_block(const GridBlock& b) {
            std::to_string(n) + " cells";
 }
 
-/// Times an evenly spread sample of cells (at most ~2 s) and extrapolates.
-std::string estimate_work(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& todo, int threads) {
-    if (todo.empty()) return "nothing left to compute";
+/// Times an evenly spread sample of cells (at most ~2 s) and extrapolates: CPU seconds for
+/// all of `todo`; `timed` gets the number of cells timed.
+double estimate_seconds(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& todo, std::size_t& timed) {
+    timed = 0;
+    if (todo.empty()) return 0;
     const std::size_t want = std::min<std::size_t>(todo.size(), 40);
     std::vector<std::size_t> sample;
     for (std::size_t k = 0; k < want; ++k) sample.push_back(todo[k * todo.size() / want]);
@@ -81,18 +83,13 @@ std::string estimate_work(const std::vector<CellSpec>& cells, const std::vector<
         return fnv1a(reinterpret_cast<const char*>(&a), sizeof a) < fnv1a(reinterpret_cast<const char*>(&b), sizeof b);
     });
     const auto start = std::chrono::steady_clock::now();
-    std::size_t timed = 0;
     for (const auto k : order) {
         run_cell(cells[sample[k]]);  // timed only; rows discarded
         ++timed;
         if (std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) break;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double cpu = secs / static_cast<double>(timed) * static_cast<double>(todo.size());
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "about %.3g s of CPU time, %.3g s wall at %d thread%s (timed %zu sample cells)", cpu,
-                  cpu / threads, threads, threads == 1 ? "" : "s", timed);
-    return buf;
+    return secs / static_cast<double>(timed) * static_cast<double>(todo.size());
 }
 
 /// Throws unless the manifest at `path` describes this very sweep.
@@ -142,13 +139,16 @@ SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
 }
 
 /// `--dry-run`: the cells, the output's state and an estimate of the work; reads and writes nothing.
-/// Cells whose choices are open are timed at their first candidate; the tuning cells are counted.
+/// Cells whose choices are open are timed at their first candidate; the tuning is timed on a
+/// sample of its first-round cells (every candidate on the first tuning seed), and its second
+/// round (the finalists) is counted at their mean cost.
 void print_dry_run(const SweepPlan& p, int threads) {
     std::vector<std::size_t> todo(p.cells.size());
     for (std::size_t i = 0; i < p.cells.size(); ++i) todo[i] = i;
     std::vector<CellSpec> timed = p.cells;
     std::map<std::string, std::size_t> groups;
-    std::size_t tuning_cells = 0;
+    std::size_t tuning_cells = 0, finalist_cells = 0;
+    std::vector<CellSpec> first_round;       // every candidate of every group, on the first tuning seed
     std::map<std::string, CellSpec> first;  // per group: its first candidate
     for (auto& c : timed) {
         if (!c.needs_tuning()) continue;
@@ -157,6 +157,8 @@ void print_dry_run(const SweepPlan& p, int threads) {
             const auto candidates = tuning_candidates(c);
             groups.emplace(group, candidates.size());
             tuning_cells += tuning_cell_count(candidates.size(), c.tuning_seeds);
+            finalist_cells += tuning_cell_count(candidates.size(), c.tuning_seeds) - candidates.size();
+            for (auto t : candidates) first_round.push_back((t.seed = kTuningSeedBase, t));
             first.emplace(group, candidates.front());
         }
         const std::uint64_t seed = c.seed;
@@ -170,10 +172,27 @@ void print_dry_run(const SweepPlan& p, int threads) {
     std::cout << "  output: " << p.csv_path;
     if (fs::exists(p.csv_path, ec)) std::cout << " (exists: the sweep is complete)";
     else if (fs::exists(p.journal_path, ec)) std::cout << " (an interrupted sweep's journal exists: --resume finishes it)";
-    if (!groups.empty())
+    std::size_t sampled = 0, sampled_tuning = 0;
+    const double cpu = estimate_seconds(timed, todo, sampled);
+    double tuning_cpu = 0;
+    if (!groups.empty()) {
+        std::vector<std::size_t> all(first_round.size());
+        for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+        tuning_cpu = estimate_seconds(first_round, all, sampled_tuning);
+        tuning_cpu += tuning_cpu / static_cast<double>(first_round.size()) * static_cast<double>(finalist_cells);
         std::cout << "\n  tuning: " << groups.size() << " groups choose on " << tuning_cells
-                  << " tuning cells first (shared over the MPI ranks), not in the estimate";
-    std::cout << "\n  estimate: " << estimate_work(timed, todo, threads) << "\n";
+                  << " tuning cells first (shared over the MPI ranks)";
+    }
+    char buf[320];
+    if (groups.empty())
+        std::snprintf(buf, sizeof buf, "about %.3g s of CPU time, %.3g s wall at %d thread%s (timed %zu sample cells)", cpu,
+                      cpu / threads, threads, threads == 1 ? "" : "s", sampled);
+    else
+        std::snprintf(buf, sizeof buf,
+                      "about %.3g s of CPU time for the cells and %.3g s for the tuning, %.3g s wall at %d thread%s "
+                      "(timed %zu sample cells and %zu tuning cells; rough where cells differ in cost by orders of magnitude)",
+                      cpu, tuning_cpu, (cpu + tuning_cpu) / threads, threads, threads == 1 ? "" : "s", sampled, sampled_tuning);
+    std::cout << "\n  estimate: " << buf << "\n";
 }
 
 /// Creates `dir` if missing (its parent must exist); returns true if it made it.
