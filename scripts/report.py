@@ -736,7 +736,7 @@ def main(out):
             c = COLOURS[base(mem)]
             ax.plot(ns, acc, "o-", color=c, ms=3, label=base(mem))
             ax.fill_between(ns, lo, hi, color=c, alpha=0.15, lw=0)
-            tx, ty = theory_curve(theory, "essay", base(mem), rs[0]["task_spec"], b)
+            tx, ty = theory_curve(theory, "fixed", base(mem), rs[0]["task_spec"], b)
             if tx:
                 ax.plot(*broken(tx, ty), "--", color=c, lw=1)
         ax.set_title("budget %d floats" % b)
@@ -961,7 +961,7 @@ def notes(summary):
 
 def theory_notes(theory):
     """The essay frame's rows that a model of memories/theory.hpp describes, in words."""
-    ts = [t for t in theory if t["frame"] == "essay"]
+    ts = [t for t in theory if t["frame"] == "fixed"]
     if not ts:
         return "No theory table (`memcap theory`) was found beside the summary."
     used = [t for t in ts if t["applies"] != "no"]

@@ -97,7 +97,7 @@ TEST_CASE("theory command: predictions are the models at each row's setting", "[
 
     const Row& projected = find(rows, "hrr", "256", "64", "16");
     CHECK(projected.at("applies") == "no");
-    CHECK(projected.at("frame") == "essay");
+    CHECK(projected.at("frame") == "fixed");
     CHECK(projected.at("model_accuracy_frac").empty());
 
     bool noisy_seen = false;

@@ -26,7 +26,7 @@ const std::vector<Column>& prediction_columns() {
         {"d", "code width"},
         {"n", "stored pairs (= candidates)"},
         {"tuned", "what was chosen on tuning seeds; empty: the fixed-d frame"},
-        {"frame", "frontier (tuned non-empty) or essay (the essays' fixed-d frame)"},
+        {"frame", "frontier (the width chosen on tuning seeds: tuned non-empty) or fixed (the width given)"},
         {"noise_sigma", "query noise per entry at this d (0: none)"},
         {"model", "hrr_recall, grid_recall or cache_recall (memories/theory.hpp)"},
         {"applies", "exact, equivalent, approx or no (see theory_table.hpp)"},
@@ -203,6 +203,9 @@ TheoryTables theory_tables(const TheoryOptions& o) {
     if (!in) throw UsageError(where + ": cannot open for reading");
     std::string line;
     if (!std::getline(in, line)) throw UsageError(where + ": empty, not a memcap summary CSV");
+    if (line.find(",seed,") != std::string::npos && line.find(",seeds,") == std::string::npos)
+        throw UsageError(where + ": per-seed rows (`run` or `sweep` output); give its summary, `memcap aggregate " +
+                         o.summary_path + " --out SUMMARY.csv`");
     const CsvColumns col(line, summary_columns(), where);
 
     MarginModels models;
@@ -288,7 +291,7 @@ TheoryTables theory_tables(const TheoryOptions& o) {
         const std::string& tuned = f[col["tuned"]];
         r.set("memory_spec", memory).set("task_spec", task).set("budget_floats", budget_text)
             .set("state_floats", f[col["state_floats"]]).set("d", f[col["d"]]).set("n", f[col["n"]]).set("tuned", tuned)
-            .set("frame", tuned.empty() ? "essay" : "frontier").set("noise_sigma", format_sig(sigma))
+            .set("frame", tuned.empty() ? "fixed" : "frontier").set("noise_sigma", format_sig(sigma))
             .set("model", model).set("applies", applies).set("note", note);
         const double mean = real_field(f[col["accuracy_mean_frac"]], "accuracy_mean_frac", at);
         const double sd = real_field(f[col["accuracy_sd_frac"]], "accuracy_sd_frac", at);
