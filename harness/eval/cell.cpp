@@ -48,10 +48,9 @@ double peak_bytes(const CellSpec& c, const Task& task) {
            static_cast<double>(task.peak_bytes(tc));
 }
 
-/// UsageError when the cell's estimated peak (its memory's and its task's) exceeds 80% of
-/// this machine's memory: refused up front instead of running into std::bad_alloc.
-void check_fits(const CellSpec& c, const Task& task) {
-    const double need = peak_bytes(c, task);
+/// UsageError when the cell's estimated peak `need` (its memory's and its task's) exceeds 80%
+/// of this machine's memory: refused up front instead of running into std::bad_alloc.
+void check_fits(const CellSpec& c, double need) {
     const double have = physical_bytes();
     if (have > 0 && need > 0.8 * have) {
         char buf[64];
@@ -78,18 +77,13 @@ std::string shared_episode_key(const CellSpec& c) {
     return c.task.canonical() + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " seed=" + std::to_string(c.seed);
 }
 
-double cell_peak_bytes(const CellSpec& c) { return peak_bytes(c, *make_task(c.task)); }
+void check_cell(const CellSpec& c) { check_fits(c, check_cell_structure(c)); }
 
-void check_cell(const CellSpec& c) {
-    check_cell_structure(c);
-    check_fits(c, *make_task(c.task));
-}
-
-void check_cell_structure(const CellSpec& c) {
+double check_cell_structure(const CellSpec& c) {
     const auto task = make_task(c.task);
     task->check(TaskCell{c.n, c.d, c.seed});  // UsageError: a task that cannot be posed at this n or d
-    peak_bytes(c, *task);  // the sizing function refuses a budget below the minimum; nothing is built
-    if (!task->hides_pairs()) return;
+    const double need = peak_bytes(c, *task);  // the sizing function refuses a budget below the minimum
+    if (!task->hides_pairs()) return need;
     if (!find_memory(c.memory.name()).can_hide_pairs) {
         std::string able;
         for (const auto& e : memory_registry())
@@ -100,6 +94,7 @@ void check_cell_structure(const CellSpec& c) {
     if (!find_readout(c.readout.name()).uses_native_read)
         throw UsageError("task '" + c.task.canonical() + "' needs the native readout (the probe reads the whole state " +
                          "and cannot hide a pair); got readout '" + c.readout.canonical() + "'");
+    return need;
 }
 
 CellResult run_cell(const CellSpec& c) {

@@ -69,11 +69,9 @@ double cell_work(const CellSpec& cell);
 
 /// Throws UsageError when the cell cannot run (see above); builds nothing: sizes and estimates only.
 void check_cell(const CellSpec& cell);
-/// check_cell without the machine's memory: what does not depend on where it runs.
-void check_cell_structure(const CellSpec& cell);
-/// The cell's estimated peak bytes (its memory's and its task's); UsageError where the
-/// sizing function refuses the cell.
-double cell_peak_bytes(const CellSpec& cell);
+/// check_cell without the machine's memory: what does not depend on where it runs. Returns
+/// the cell's estimated peak bytes (its memory's and its task's); builds nothing.
+double check_cell_structure(const CellSpec& cell);
 
 /// The complete result of `cell` from a readout's outcome and the task's chance level.
 CellResult cell_result(const CellSpec& cell, CellOutcome outcome, double chance_frac);

@@ -82,8 +82,7 @@ std::vector<CellSpec> tuning_candidates(const CellSpec& cell) {
                 // do not depend on the machine, so the choice is the same everywhere (and on every
                 // MPI rank): the cell must be posable and fit kTuningMaxCellBytes.
                 try {
-                    check_cell_structure(c);
-                    if (cell_peak_bytes(c) > kTuningMaxCellBytes) continue;
+                    if (check_cell_structure(c) > kTuningMaxCellBytes) continue;
                 } catch (const UsageError&) {
                     continue;
                 }
@@ -198,10 +197,12 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
     }
     if (!rest.empty()) add(rest, run_jobs(rest, threads, progress, "tuning (finalists)", share));
 
+    std::vector<std::size_t> winner(candidates.size());
+    for (std::size_t g = 0; g < candidates.size(); ++g) winner[g] = ranked(g, finalists[g]).front();
     for (auto& c : cells) {
         if (!c.needs_tuning()) continue;
         const std::size_t g = group_of.at(group_label(c));
-        const CellSpec& chosen = candidates[g][ranked(g, finalists[g]).front()];
+        const CellSpec& chosen = candidates[g][winner[g]];
         c.tuned = tuned_label(c);
         c.d = chosen.d;
         c.memory = chosen.memory;
