@@ -56,15 +56,15 @@ Hrr::Hrr(const MemoryShape& shape, const Dims& dims, Rng& rng)
     // The spectra are built on the first batch that takes the factored form: a cell that
     // never does (few items, or D = d) pays neither their d FFTs nor their memory.
     spectra_wanted_ = dims.spectra;
-    d_key_ = shape.d_key, d_value_ = shape.d_value;
 }
 
 bool Hrr::factored(double write_or_read_flops_factored, double per_item_flops) const {
     if (!spectra_wanted_ || !(write_or_read_flops_factored < per_item_flops)) return false;
     if (key_spec_re_.size() == 0) {  // built aside and kept only whole (an exception leaves none)
         Eigen::MatrixXf k_re, k_im, v_re, v_im;
-        column_spectra(fft_, key_map_, d_key_, k_re, k_im);
-        column_spectra(fft_, value_map_, d_value_, v_re, v_im);
+        // without a map a side is as wide as the trace (D = d)
+        column_spectra(fft_, key_map_, key_map_.size() ? static_cast<int>(key_map_.cols()) : dim_, k_re, k_im);
+        column_spectra(fft_, value_map_, value_map_.size() ? static_cast<int>(value_map_.cols()) : dim_, v_re, v_im);
         value_spec_re_.swap(v_re), value_spec_im_.swap(v_im), key_spec_im_.swap(k_im), key_spec_re_.swap(k_re);
     }
     return true;

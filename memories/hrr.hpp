@@ -98,7 +98,6 @@ private:
     // real and imaginary parts, bins × d. Derived from the maps, not parameters;
     // built on first use (factored()), empty until then.
     bool spectra_wanted_ = false;
-    int d_key_ = 0, d_value_ = 0;
     mutable Eigen::MatrixXf key_spec_re_, key_spec_im_, value_spec_re_, value_spec_im_;
     Vec trace_;
 };
