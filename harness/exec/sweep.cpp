@@ -146,7 +146,6 @@ void print_dry_run(const SweepPlan& p, int threads) {
     std::vector<std::size_t> todo(p.cells.size());
     for (std::size_t i = 0; i < p.cells.size(); ++i) todo[i] = i;
     std::vector<CellSpec> timed = p.cells;
-    std::map<std::string, std::size_t> groups;
     std::size_t tuning_cells = 0, finalist_cells = 0;
     std::vector<CellSpec> first_round;       // every candidate of every group, on the first tuning seed
     std::map<std::string, CellSpec> first;  // per group: its first candidate
@@ -154,12 +153,12 @@ void print_dry_run(const SweepPlan& p, int threads) {
         if (!c.needs_tuning()) continue;
         const std::string group = group_label(c);
         if (!first.count(group)) {
-            const auto candidates = tuning_candidates(c);
-            groups.emplace(group, candidates.size());
-            tuning_cells += tuning_cell_count(candidates.size(), c.tuning_seeds);
-            finalist_cells += tuning_cell_count(candidates.size(), c.tuning_seeds) - candidates.size();
-            for (auto t : candidates) first_round.push_back((t.seed = kTuningSeedBase, t));
+            auto candidates = tuning_candidates(c);
+            const std::size_t count = tuning_cell_count(candidates.size(), c.tuning_seeds);
+            tuning_cells += count;
+            finalist_cells += count - candidates.size();
             first.emplace(group, candidates.front());
+            for (auto& t : candidates) t.seed = kTuningSeedBase, first_round.push_back(std::move(t));
         }
         const std::uint64_t seed = c.seed;
         c = first.at(group);
@@ -175,16 +174,16 @@ void print_dry_run(const SweepPlan& p, int threads) {
     std::size_t sampled = 0, sampled_tuning = 0;
     const double cpu = estimate_seconds(timed, todo, sampled);
     double tuning_cpu = 0;
-    if (!groups.empty()) {
+    if (!first.empty()) {
         std::vector<std::size_t> all(first_round.size());
         for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
         tuning_cpu = estimate_seconds(first_round, all, sampled_tuning);
         tuning_cpu += tuning_cpu / static_cast<double>(first_round.size()) * static_cast<double>(finalist_cells);
-        std::cout << "\n  tuning: " << groups.size() << " groups choose on " << tuning_cells
+        std::cout << "\n  tuning: " << first.size() << " groups choose on " << tuning_cells
                   << " tuning cells first (shared over the MPI ranks)";
     }
     char buf[320];
-    if (groups.empty())
+    if (first.empty())
         std::snprintf(buf, sizeof buf, "about %.3g s of CPU time, %.3g s wall at %d thread%s (timed %zu sample cells)", cpu,
                       cpu / threads, threads, threads == 1 ? "" : "s", sampled);
     else
