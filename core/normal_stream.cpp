@@ -35,16 +35,17 @@ enum class Form {
     lanes64,  // 64-bit lanes throughout: with AVX-512DQ each 64 × 64-bit product is one vpmullq
 };
 
-/// w0..w3[i] = Philox4x32-10 of counter {b, b >> 32, 0, kNormalTag}, b = first + i.
+/// w0..w3[i] = Philox4x32-10 of counter {b, b >> 32, 0, tag}, b = first + i.
 template <Form form>
 MEMCAP_ALWAYS_INLINE void philox_blocks(std::uint32_t k0, std::uint32_t k1, std::uint64_t first, std::size_t count,
-                                        std::uint32_t* w0, std::uint32_t* w1, std::uint32_t* w2, std::uint32_t* w3) {
+                                        std::uint32_t* w0, std::uint32_t* w1, std::uint32_t* w2, std::uint32_t* w3,
+                                        std::uint32_t tag = kNormalTag) {
     if constexpr (form == Form::lanes64) {
 #pragma omp simd
         for (std::size_t i = 0; i < count; ++i) {
             const std::uint64_t b = first + i;
             // every variable holds a 32-bit value; products of two fit in 64 bits
-            std::uint64_t c0 = b & 0xffffffffU, c1 = b >> 32, c2 = 0, c3 = kNormalTag, a = k0, e = k1;
+            std::uint64_t c0 = b & 0xffffffffU, c1 = b >> 32, c2 = 0, c3 = tag, a = k0, e = k1;
 #pragma GCC unroll 10
             for (int r = 0; r < 10; ++r) {
                 const std::uint64_t p0 = std::uint64_t{0xD2511F53U} * c0, p1 = std::uint64_t{0xCD9E8D57U} * c2;
@@ -65,7 +66,7 @@ MEMCAP_ALWAYS_INLINE void philox_blocks(std::uint32_t k0, std::uint32_t k1, std:
         for (std::size_t i = 0; i < count; ++i) {
             const std::uint64_t b = first + i;
             std::uint32_t c0 = static_cast<std::uint32_t>(b), c1 = static_cast<std::uint32_t>(b >> 32), c2 = 0,
-                          c3 = kNormalTag;
+                          c3 = tag;
             normal_detail::philox4x32_10(c0, c1, c2, c3, k0, k1);
             w0[i] = c0;
             w1[i] = c1;
@@ -127,10 +128,32 @@ MEMCAP_ALWAYS_INLINE void fill(std::uint64_t key, std::uint64_t position, T* out
     }
 }
 
-/// One kernel's float and double fills.
+/// out[4i .. 4i+3] = the words of the Engine's block first + i, in the Engine's order (w3, w2, w1, w0).
+template <Form form>
+MEMCAP_ALWAYS_INLINE void words(std::uint64_t key, std::uint64_t first, std::uint32_t* out, std::size_t count) {
+    const auto k0 = static_cast<std::uint32_t>(key), k1 = static_cast<std::uint32_t>(key >> 32);
+    alignas(64) std::uint32_t w0[kBatch], w1[kBatch], w2[kBatch], w3[kBatch];
+    while (count > 0) {
+        const std::size_t take = std::min(count, kBatch);
+        philox_blocks<form>(k0, k1, first, take, w0, w1, w2, w3, 0);
+#pragma omp simd
+        for (std::size_t i = 0; i < take; ++i) {
+            out[4 * i] = w3[i];
+            out[4 * i + 1] = w2[i];
+            out[4 * i + 2] = w1[i];
+            out[4 * i + 3] = w0[i];
+        }
+        out += 4 * take;
+        first += take;
+        count -= take;
+    }
+}
+
+/// One kernel's float and double fills, and its Engine words.
 struct Fills {
     void (*f)(std::uint64_t, std::uint64_t, float*, std::size_t, double);
     void (*d)(std::uint64_t, std::uint64_t, double*, std::size_t, double);
+    void (*w)(std::uint64_t, std::uint64_t, std::uint32_t*, std::size_t);
 };
 
 // The kernels: the same loops compiled for the build's target and, on x86-64,
@@ -147,6 +170,9 @@ void fill_build_f(std::uint64_t key, std::uint64_t p, float* out, std::size_t n,
 void fill_build_d(std::uint64_t key, std::uint64_t p, double* out, std::size_t n, double sd) {
     fill<kBuildForm>(key, p, out, n, sd);
 }
+void words_build(std::uint64_t key, std::uint64_t first, std::uint32_t* out, std::size_t count) {
+    words<kBuildForm>(key, first, out, count);
+}
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MEMCAP_NORMAL_KERNELS 1
@@ -158,21 +184,27 @@ MEMCAP_AVX2 void fill_avx2_f(std::uint64_t key, std::uint64_t p, float* out, std
 MEMCAP_AVX2 void fill_avx2_d(std::uint64_t key, std::uint64_t p, double* out, std::size_t n, double sd) {
     fill<Form::lanes32>(key, p, out, n, sd);
 }
+MEMCAP_AVX2 void words_avx2(std::uint64_t key, std::uint64_t first, std::uint32_t* out, std::size_t count) {
+    words<Form::lanes32>(key, first, out, count);
+}
 MEMCAP_AVX512 void fill_avx512_f(std::uint64_t key, std::uint64_t p, float* out, std::size_t n, double sd) {
     fill<Form::lanes64>(key, p, out, n, sd);
 }
 MEMCAP_AVX512 void fill_avx512_d(std::uint64_t key, std::uint64_t p, double* out, std::size_t n, double sd) {
     fill<Form::lanes64>(key, p, out, n, sd);
 }
+MEMCAP_AVX512 void words_avx512(std::uint64_t key, std::uint64_t first, std::uint32_t* out, std::size_t count) {
+    words<Form::lanes64>(key, first, out, count);
+}
 #endif
 
 Fills kernel(normal_detail::Kernel k) {
 #if defined(MEMCAP_NORMAL_KERNELS)
-    if (k == normal_detail::Kernel::avx512) return {fill_avx512_f, fill_avx512_d};
-    if (k == normal_detail::Kernel::avx2) return {fill_avx2_f, fill_avx2_d};
+    if (k == normal_detail::Kernel::avx512) return {fill_avx512_f, fill_avx512_d, words_avx512};
+    if (k == normal_detail::Kernel::avx2) return {fill_avx2_f, fill_avx2_d, words_avx2};
 #endif
     (void)k;
-    return {fill_build_f, fill_build_d};
+    return {fill_build_f, fill_build_d, words_build};
 }
 
 Fills best_kernel() {
@@ -216,6 +248,15 @@ void normal_detail::fill_with(Kernel k, std::uint64_t key, std::uint64_t positio
 void normal_detail::fill_with(Kernel k, std::uint64_t key, std::uint64_t position, double* out, std::size_t n,
                               double sd) {
     kernel(k).d(key, position, out, n, sd);
+}
+
+void normal_detail::engine_words_with(Kernel k, std::uint64_t key, std::uint64_t first, std::uint32_t* out,
+                                      std::size_t count) {
+    kernel(k).w(key, first, out, count);
+}
+
+void engine_words(std::uint64_t key, std::uint64_t first, std::uint32_t* out, std::size_t count) {
+    best().w(key, first, out, count);
 }
 
 void normal_stream_fill(std::uint64_t key, std::uint64_t position, float* out, std::size_t n, double sd) {

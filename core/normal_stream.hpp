@@ -60,6 +60,12 @@ inline constexpr std::uint32_t kNormalTag = 0x4e4f524dU;
 void normal_stream_fill(std::uint64_t key, std::uint64_t position, float* out, std::size_t n, double sd = 1.0);
 void normal_stream_fill(std::uint64_t key, std::uint64_t position, double* out, std::size_t n, double sd = 1.0);
 
+/// The words r123::Engine<Philox4x32> under `key` hands out (Rng's scalar
+/// draws): for the blocks b = first … first + count − 1, counter {b mod 2^32,
+/// b >> 32, 0, 0}, each block's words w3, w2, w1, w0 in that order (the Engine
+/// counts down), into out[0 .. 4·count). The Engine's first block is b = 1.
+void engine_words(std::uint64_t key, std::uint64_t first, std::uint32_t* out, std::size_t count);
+
 /// The scalar building blocks, used by the vectorised loops in normal_stream.cpp
 /// (inlined there) and by the tests as the reference for single values.
 namespace normal_detail {
@@ -76,6 +82,8 @@ bool kernel_available(Kernel k);
 /// normal_stream_fill through kernel `k` (which must be available).
 void fill_with(Kernel k, std::uint64_t key, std::uint64_t position, float* out, std::size_t n, double sd = 1.0);
 void fill_with(Kernel k, std::uint64_t key, std::uint64_t position, double* out, std::size_t n, double sd = 1.0);
+/// engine_words through kernel `k` (which must be available).
+void engine_words_with(Kernel k, std::uint64_t key, std::uint64_t first, std::uint32_t* out, std::size_t count);
 
 inline std::uint32_t float_bits(float x) {
     std::uint32_t b;

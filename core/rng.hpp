@@ -108,6 +108,59 @@ public:
         return boost::random::uniform_int_distribution<std::int64_t>(0, n - 1)(engine_);
     }
 
+    /// out[0 .. count) = the next `count` values of below(n), and the stream left
+    /// where `count` calls of below(n) leave it: the same numbers, drawn a batch
+    /// of Philox blocks at a time (core/normal_stream.hpp, engine_words) instead
+    /// of one Engine call each. Boost's algorithm for n ≤ 2^32 is repeated here:
+    /// with R = n − 1 and the Engine's words w in [0, 2^32), bucket =
+    /// ⌊(2^32 − 1)/(R + 1)⌋ (+1 when (2^32 − 1) mod (R + 1) = R), and each draw
+    /// takes words until ⌊w / bucket⌋ ≤ R. n = 1 draws no word; n > 2^32 calls below().
+    template <class Int>
+    void below(std::int64_t n, Int* out, std::size_t count) {
+        static_assert(std::is_integral_v<Int>, "below() fills integers");
+        constexpr std::uint64_t kWords = std::uint64_t{1} << 32;
+        const auto range = static_cast<std::uint64_t>(n - 1);
+        if (n <= 1 || range >= kWords - 1) {  // no word, a word as is, or Boost's multi-word path
+            for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<Int>(below(n));
+            return;
+        }
+        // the rest of the Engine's current block, one call at a time
+        std::size_t i = 0;
+        for (; i < count && engine_.getcounter().second != 0; ++i) out[i] = static_cast<Int>(below(n));
+        if (i == count) return;
+        const Engine::ctr_type start = engine_.getcounter().first;  // the last block handed out
+        const std::uint64_t block = std::uint64_t{start[0]} | std::uint64_t{start[1]} << 32;
+        if (start[2] != 0 || start[3] != 0 || block > ~std::uint64_t{0} - (count - i) * 64) {  // never in practice
+            for (; i < count; ++i) out[i] = static_cast<Int>(below(n));
+            return;
+        }
+        const auto top = static_cast<std::uint32_t>(kWords - 1);
+        auto bucket = static_cast<std::uint32_t>(top / (range + 1));
+        if (top % (range + 1) == range) ++bucket;
+        // ⌊w · inverse / 2^64⌋ is ⌊w / bucket⌋, or one below when bucket divides w
+        const std::uint64_t inverse = ~std::uint64_t{0} / bucket;
+        constexpr std::size_t kBlocks = 64;
+        alignas(64) std::uint32_t words[4 * kBlocks];
+        std::uint64_t used = 0;  // words taken from block + 1 on
+        std::size_t have = 0, at = 0;
+        while (i < count) {
+            if (at == have) {
+                engine_words(key_, block + 1 + used / 4, words, kBlocks);
+                have = 4 * kBlocks, at = 0;
+            }
+            const std::uint32_t w = words[at++];
+            ++used;
+            const std::uint64_t w64 = w;  // ⌊w · inverse / 2^64⌋ in 64-bit pieces (no overflow: w < 2^32)
+            auto q = static_cast<std::uint32_t>((w64 * (inverse >> 32) + ((w64 * (inverse & 0xffffffffU)) >> 32)) >> 32);
+            if (w - q * bucket >= bucket) ++q;
+            if (q <= range) out[i++] = static_cast<Int>(q);
+        }
+        Engine::ctr_type last = start;
+        const std::uint64_t full = used / 4, part = used % 4;
+        last.incr(part ? full + 1 : full);
+        engine_.setcounter(last, static_cast<Engine::result_type>(part ? 4 - part : 0));
+    }
+
     /// Fills `m` with N(0, sd²) entries in storage order: the next m.size()
     /// normals of the fill stream (see the header), each times sd.
     template <class Derived>

@@ -49,7 +49,7 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
 
     Rng targets = Rng::stream("assoc_recall/targets", c.n, c.d, c.seed, sp, index);
     e.target.resize(static_cast<std::size_t>(queries_));
-    for (auto& t : e.target) t = static_cast<int>(targets.below(c.n));
+    targets.below(c.n, e.target.data(), e.target.size());
     if (control_ == "key_collision")  // the later-written value of the two under one key
         for (auto& t : e.target) t = static_cast<int>(std::min<std::int64_t>(t | 1, c.n - 1));
     e.slot.assign(e.target.size(), -1);

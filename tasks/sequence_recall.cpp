@@ -55,7 +55,7 @@ void SequenceRecall::fill(const TaskCell& c, Split split, std::int64_t index, st
 
     Rng tokens = Rng::stream("sequence/tokens", c.n, c.d, c.seed, vocab_, static_cast<int>(split), index);
     token_.resize(static_cast<std::size_t>(c.n));
-    for (auto& t : token_) t = static_cast<int>(tokens.below(vocab_));
+    tokens.below(vocab_, token_.data(), token_.size());
     e.values.resize(c.n, c.d);
     for (std::int64_t t = 0; t < c.n; ++t) e.values.row(t) = e.candidates.row(token_[static_cast<std::size_t>(t)]);
     e.target.clear();

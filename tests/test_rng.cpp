@@ -146,6 +146,54 @@ TEST_CASE("normal stream: every kernel's fills equal the scalar route, bit for b
         REQUIRE(nd::float_bits(z[i]) == nd::float_bits(reference_block(key, (5 + i) / 4)[(5 + i) % 4]));
 }
 
+TEST_CASE("rng: every kernel's Engine words are r123::Engine's, in its order", "[rng]") {
+    // Starts at the Engine's first block, mid-way, and where the counter carries
+    // into its second word; lengths cross the 256-block batches.
+    const std::uint64_t key = 0x0fedcba987654321ULL;
+    const r123::Philox4x32::ukey_type uk = {{static_cast<std::uint32_t>(key), static_cast<std::uint32_t>(key >> 32)}};
+    int kernels = 0;
+    for (nd::Kernel k : {nd::Kernel::build_target, nd::Kernel::avx2, nd::Kernel::avx512}) {
+        if (!nd::kernel_available(k)) continue;
+        ++kernels;
+        for (std::uint64_t first : {std::uint64_t{1}, std::uint64_t{777}, (std::uint64_t{1} << 32) - 3}) {
+            CAPTURE(static_cast<int>(k), first);
+            std::vector<std::uint32_t> w(4 * 601);
+            nd::engine_words_with(k, key, first, w.data(), 601);
+            Rng::Engine engine(uk);
+            Rng::Engine::ctr_type c = {{static_cast<std::uint32_t>(first - 1), static_cast<std::uint32_t>((first - 1) >> 32), 0, 0}};
+            engine.setcounter(c, 0);
+            for (std::size_t i = 0; i < w.size(); ++i)
+                if (w[i] != engine()) FAIL("word " << i << " differs from the Engine's");
+        }
+    }
+    REQUIRE(kernels >= 1);
+}
+
+TEST_CASE("rng: below(n, out, count) draws what count calls of below(n) draw", "[rng]") {
+    // Ranges with and without Boost's rejection (n not dividing 2^32), n = 1 (no
+    // word), n = 2^32 (a word as is) and n > 2^32 (several words per draw); counts
+    // from 0 to past one batch of blocks; starts at a block's start and mid-block.
+    // After the batch the stream continues exactly where the single calls leave it.
+    const std::int64_t ns[] = {1, 2, 3, 16, 17, 1000, 1 << 30, (std::int64_t{1} << 31) + 12345,
+                               (std::int64_t{1} << 32) - 1, std::int64_t{1} << 32, (std::int64_t{1} << 32) + 7,
+                               std::int64_t{1} << 40};
+    for (std::int64_t n : ns)
+        for (std::size_t count : {0, 1, 3, 4, 5, 255, 256, 257, 1000})
+            for (int lead : {0, 1, 3}) {  // single draws of below(5) first: the batch starts mid-block
+                CAPTURE(n, count, lead);
+                Rng batch = Rng::stream("test/below", n, static_cast<std::int64_t>(count), lead);
+                Rng single = Rng::stream("test/below", n, static_cast<std::int64_t>(count), lead);
+                for (int i = 0; i < lead; ++i) REQUIRE(batch.below(5) == single.below(5));
+                std::vector<std::int64_t> got(count);
+                batch.below(n, got.data(), count);
+                for (std::size_t i = 0; i < count; ++i)
+                    if (got[i] != single.below(n)) FAIL("draw " << i << " differs");
+                for (int i = 0; i < 9; ++i) REQUIRE(batch.below(1000003) == single.below(1000003));
+                REQUIRE(batch.normal() == single.normal());
+                REQUIRE(batch.uniform() == single.uniform());
+            }
+}
+
 TEST_CASE("normal stream: the reproducibility contract", "[rng]") {
     SECTION("pinned values: a change of algorithm must show here") {
         // Z_0..Z_3 of key 0 (−1.49703896, 1.03571522, 0.795600891, 0.362773925), and an
