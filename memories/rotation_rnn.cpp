@@ -80,25 +80,65 @@ RotationRnn::RotationRnn(const MemoryShape& shape, const Dims& dims, double rho,
     }
 }
 
-void RotationRnn::step(const float* input) {
-    // Block j rotates the pair (s[j], s[P + j]); the halves layout lets the loop vectorise.
-    const std::size_t pairs = cos_.size();
-    float* __restrict re = state_.data();
-    float* __restrict im = state_.data() + pairs;
-    const float* __restrict in_re = input;
-    const float* __restrict in_im = input + pairs;
-    const float* __restrict c = cos_.data();
-    const float* __restrict sn = sin_.data();
+template <class Input>
+void RotationRnn::steps(Eigen::Index count, Input input) {
+    // Block j rotates the pair (s[j], s[P + j]) (the halves layout); the 1 × 1 blocks
+    // scale s[2P + j] by ±1. Lanes are taken a tile at a time (two of the build's SIMD
+    // packets, from Eigen), and each tile runs every step with its state held in
+    // registers; a tile narrower than that (the last pairs, the ±1 entries) runs on a
+    // zero-padded copy of its inputs. Each element sees the same operations, in the
+    // same order, as when the state took one step at a time.
+    constexpr Eigen::Index kTile = 2 * Eigen::internal::packet_traits<float>::size;
+    using Tile = Eigen::Array<float, kTile, 1>;
+    const auto pairs = static_cast<Eigen::Index>(cos_.size());
+    const auto signs = static_cast<Eigen::Index>(sign_.size());
+    float* re = state_.data();
+    float* im = state_.data() + pairs;
+    float* lone = state_.data() + 2 * pairs;
     const float rho = rho_;
-    for (std::size_t j = 0; j < pairs; ++j) {
-        const float a = re[j], b = im[j];
-        re[j] = rho * (c[j] * a - sn[j] * b) + in_re[j];
-        im[j] = rho * (sn[j] * a + c[j] * b) + in_im[j];
+    // Rows of 2 · kTile floats: lanes [from, from + w) of the step's input at offsets
+    // `first` and `second` (second < 0: none), zero-padded.
+    const auto pack = [&](Eigen::Index from, Eigen::Index w, Eigen::Index first, Eigen::Index second) {
+        padded_.assign(static_cast<std::size_t>(count * 2 * kTile), 0.0f);
+        for (Eigen::Index t = 0; t < count; ++t) {
+            const float* x = input(t);
+            float* row = padded_.data() + t * 2 * kTile;
+            std::copy(x + first + from, x + first + from + w, row);
+            if (second >= 0) std::copy(x + second + from, x + second + from + w, row + kTile);
+        }
+    };
+    for (Eigen::Index j0 = 0; j0 < pairs; j0 += kTile) {
+        const Eigen::Index w = std::min(kTile, pairs - j0);
+        Tile a = Tile::Zero(), b = Tile::Zero(), c = Tile::Zero(), sn = Tile::Zero();
+        a.head(w) = Eigen::Map<const Eigen::ArrayXf>(re + j0, w);
+        b.head(w) = Eigen::Map<const Eigen::ArrayXf>(im + j0, w);
+        c.head(w) = Eigen::Map<const Eigen::ArrayXf>(cos_.data() + j0, w);
+        sn.head(w) = Eigen::Map<const Eigen::ArrayXf>(sin_.data() + j0, w);
+        const auto run = [&](auto in_re, auto in_im) {
+            for (Eigen::Index t = 0; t < count; ++t) {
+                const Tile a2 = rho * (c * a - sn * b) + Eigen::Map<const Tile>(in_re(t));
+                b = rho * (sn * a + c * b) + Eigen::Map<const Tile>(in_im(t));
+                a = a2;
+            }
+        };
+        if (w == kTile) {
+            run([&](Eigen::Index t) { return input(t) + j0; }, [&](Eigen::Index t) { return input(t) + pairs + j0; });
+        } else {
+            pack(j0, w, 0, pairs);
+            run([&](Eigen::Index t) { return padded_.data() + t * 2 * kTile; },
+                [&](Eigen::Index t) { return padded_.data() + t * 2 * kTile + kTile; });
+        }
+        Eigen::Map<Eigen::ArrayXf>(re + j0, w) = a.head(w);
+        Eigen::Map<Eigen::ArrayXf>(im + j0, w) = b.head(w);
     }
-    float* s = state_.data();
-    for (std::size_t j = 0; j < sign_.size(); ++j) {
-        const std::size_t i = 2 * pairs + j;
-        s[i] = rho * sign_[j] * s[i] + input[i];
+    for (Eigen::Index j0 = 0; j0 < signs; j0 += kTile) {
+        const Eigen::Index w = std::min(kTile, signs - j0);
+        Tile v = Tile::Zero(), f = Tile::Zero();
+        v.head(w) = Eigen::Map<const Eigen::ArrayXf>(lone + j0, w);
+        for (Eigen::Index j = 0; j < w; ++j) f(j) = rho * sign_[static_cast<std::size_t>(j0 + j)];
+        pack(j0, w, 2 * pairs, -1);
+        for (Eigen::Index t = 0; t < count; ++t) v = f * v + Eigen::Map<const Tile>(padded_.data() + t * 2 * kTile);
+        Eigen::Map<Eigen::ArrayXf>(lone + j0, w) = v.head(w);
     }
 }
 
@@ -122,7 +162,7 @@ void RotationRnn::write(ConstVecRef key, ConstVecRef value) { write_batch(key.tr
 
 void RotationRnn::write_batch(ConstMatRef keys, ConstMatRef values) {
     if (value_only_ && input_map_.size() == 0) {  // x_t is the value row itself (rows are contiguous)
-        for (Eigen::Index i = 0; i < values.rows(); ++i) step(values.row(i).data());
+        steps(values.rows(), [&](Eigen::Index t) { return values.row(t).data(); });
         return;
     }
     RowMat x;
@@ -133,7 +173,7 @@ void RotationRnn::write_batch(ConstMatRef keys, ConstMatRef values) {
         x.rightCols(d_value_) = values;
     }
     if (input_map_.size() == 0) {
-        for (Eigen::Index i = 0; i < x.rows(); ++i) step(x.row(i).data());
+        steps(x.rows(), [&](Eigen::Index t) { return x.row(t).data(); });
         return;
     }
     // Sequence tasks write a few distinct codes many times: map each distinct input
@@ -151,7 +191,7 @@ void RotationRnn::write_batch(ConstMatRef keys, ConstMatRef values) {
     RowMat unique(static_cast<Eigen::Index>(distinct.size()), x.cols());
     for (std::size_t u = 0; u < distinct.size(); ++u) unique.row(static_cast<Eigen::Index>(u)) = x.row(distinct[u]);
     const RowMat mapped = unique * input_map_.transpose();  // distinct × D
-    for (Eigen::Index i = 0; i < x.rows(); ++i) step(mapped.row(which[static_cast<std::size_t>(i)]).data());
+    steps(x.rows(), [&](Eigen::Index t) { return mapped.row(which[static_cast<std::size_t>(t)]).data(); });
 }
 
 void RotationRnn::read(ConstVecRef, VecRef out) const {

@@ -78,12 +78,15 @@ public:
 
 private:
     RotationRnn(const MemoryShape& shape, const Dims& dims, double rho, const std::string& angles, Rng& rng);
-    void step(const float* input);  // s ← ρ T s + input (input already mapped, D floats)
+    /// s ← ρ T s + x_t for t = 0 … count − 1, x_t = input(t) (already mapped, D floats).
+    template <class Input>
+    void steps(Eigen::Index count, Input input);
     int dim_, d_key_, d_value_;
     bool value_only_;
     float rho_;
     std::vector<float> cos_, sin_;  // one per 2 × 2 block, acting on s[j], s[P + j] (P blocks)
     std::vector<float> sign_;       // ±1 for the 1 × 1 blocks after the pairs
+    std::vector<float> padded_;     // scratch of steps(): a narrow tile's inputs, zero-padded
     RowMat input_map_;              // D × (d_v or d_k + d_v); empty = identity
     Vec state_;
 };

@@ -17,6 +17,7 @@
 #include <Eigen/QR>
 
 #include <cmath>
+#include <cstring>
 
 using namespace memcap;
 
@@ -157,4 +158,28 @@ TEST_CASE("rotation RNN: the O(D) step applies s <- rho T s + x with T a direct 
         const VecD s = m.state().cast<double>();
         REQUIRE((s - expected.row(i).transpose()).norm() <= 1e-5 * expected.row(i).norm());
     }
+}
+
+TEST_CASE("rotation RNN: a batch of steps gives the bits of one step at a time", "[memory][rotation]") {
+    // The batched write runs the pairs a tile of SIMD lanes at a time, the last pairs
+    // and the ±1 entries on a zero-padded copy; sizes around and across the tile width
+    // (8 to 32 floats per tile, by ISA), with and without ±1 entries (odd D, Haar).
+    const std::string angles = GENERATE("uniform", "haar");
+    const int d = GENERATE(1, 2, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129);
+    CAPTURE(angles, d);
+    MemoryShape shape{d, d, {}};
+    shape.positional_keys = true;
+    Rng params = Rng::stream("test_rotation_batch", angles, d);
+    Rng again = Rng::stream("test_rotation_batch", angles, d);
+    RotationRnn batch(shape, 0.93, angles, params), single(shape, 0.93, angles, again);
+    Rng data = Rng::stream("test_rotation_batch_data", angles, d);
+    const RowMat x = gaussian(data, 47, d).cast<float>(), keys = RowMat::Zero(47, d);
+    batch.write_batch(keys.topRows(20), x.topRows(20));
+    batch.write_batch(keys.bottomRows(27), x.bottomRows(27));
+    for (Eigen::Index i = 0; i < x.rows(); ++i) single.write(keys.row(i).transpose(), x.row(i).transpose());
+    REQUIRE(batch.state_floats() == d);
+    REQUIRE(std::memcmp(batch.state().data(), single.state().data(), sizeof(float) * static_cast<std::size_t>(d)) == 0);
+    const MatD expected = run(batch.transition(), MatD::Identity(d, d), x.cast<double>());
+    const VecD s = batch.state().cast<double>();
+    REQUIRE((s - expected.bottomRows(1).transpose()).norm() <= 1e-5 * expected.bottomRows(1).norm());
 }
