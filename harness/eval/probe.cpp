@@ -11,6 +11,7 @@ namespace memcap {
 namespace {
 
 using MatD = Eigen::MatrixXd;
+using RowMatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // predictions: a row per design row
 
 // The design of a fit or a test chunk: feature rows, and the targets as either dense
 // rows (value vectors, slot-free tasks) or, with slots, the one-hot column of each
@@ -73,11 +74,24 @@ Fit solve_ridge(const Design& d, Eigen::Index outputs, double ridge, Eigen::Inde
         const double lambda = ridge * std::max(g.diagonal().mean(), 1e-300);
         g.diagonal().array() += lambda;
         MatD xty;
-        if (sparse) {  // XᵀY = Σ_r x_r e_hot(r)ᵀ: one column add per (row, slot)
+        if (sparse) {  // XᵀY = Σ_r x_r e_hot(r)ᵀ: column o is the sum of the rows r whose hot entries name o
+            // The rows of each column are added in increasing r, as a scatter over r would
+            // add them, but into one column held in cache instead of all the columns at once.
             xty = MatD::Zero(x.cols(), outputs);
             const MatD xt = x.transpose();
-            for (Eigen::Index r = 0; r < x.rows(); ++r)
-                for (Eigen::Index i = 0; i < d.slots; ++i) xty.col(d.hot[static_cast<std::size_t>(r * d.slots + i)]) += xt.col(r);
+            std::vector<Eigen::Index> start(static_cast<std::size_t>(outputs) + 1, 0), rows(d.hot.size());
+            for (int o : d.hot) ++start[static_cast<std::size_t>(o) + 1];
+            for (std::size_t o = 0; o < static_cast<std::size_t>(outputs); ++o) start[o + 1] += start[o];
+            std::vector<Eigen::Index> next(start.begin(), start.end() - 1);
+            for (std::size_t h = 0; h < d.hot.size(); ++h)
+                rows[static_cast<std::size_t>(next[static_cast<std::size_t>(d.hot[h])]++)] = static_cast<Eigen::Index>(h) / d.slots;
+            Eigen::VectorXd sum(x.cols());
+            for (Eigen::Index o = 0; o < outputs; ++o) {
+                sum.setZero();
+                for (Eigen::Index k = start[static_cast<std::size_t>(o)]; k < start[static_cast<std::size_t>(o) + 1]; ++k)
+                    sum += xt.col(rows[static_cast<std::size_t>(k)]);
+                xty.col(o) = sum;
+            }
         } else {
             xty = x.transpose() * d.y;
         }
@@ -181,7 +195,7 @@ std::string fit_probe(Memory& memory, const Task& task, const TaskCell& cell, co
 }
 
 /// Adds a slot task's predictions (one row per episode) into per-slot scores: the arg-max token.
-void score_slots(const Layout& l, const MatD& pred, std::int64_t count, const std::vector<int>& targets,
+void score_slots(const Layout& l, const RowMatD& pred, std::int64_t count, const std::vector<int>& targets,
                  const std::vector<int>& slots, std::vector<SlotScore>& by_slot) {
     for (std::int64_t k = 0; k < count; ++k)
         for (Eigen::Index i = 0; i < l.per_row_slots; ++i) {
@@ -210,7 +224,7 @@ std::string score_probe(Memory& memory, const Task& task, const TaskCell& cell, 
     std::vector<Episode> chunk(static_cast<std::size_t>(l.slots ? 1 : std::min(chunk_episodes, tests)));
     std::vector<int> chunk_target, chunk_slot;  // slot tasks: per_row_slots entries per episode
     Design t = l.make_design(std::min(chunk_episodes, tests) * l.per_episode);  // reused: every row is rewritten
-    MatD pred;
+    RowMatD pred;
     for (std::int64_t begin = 0; begin < tests; begin += chunk_episodes) {
         const std::int64_t count = std::min(chunk_episodes, tests - begin);
         chunk_target.clear();
@@ -228,9 +242,10 @@ std::string score_probe(Memory& memory, const Task& task, const TaskCell& cell, 
         }
         if (fit.a.size()) pred.noalias() = (t.x.topRows(count * l.per_episode) * d.x.transpose()) * fit.a;  // x Xᵀ A
         else pred.noalias() = t.x.topRows(count * l.per_episode) * fit.w;
-        for (std::int64_t k = 0; k < count; ++k)  // name the first episode with a non-finite prediction
-            if (!pred.middleRows(k * l.per_episode, l.per_episode).allFinite())
-                return "probe: non-finite prediction in test episode " + std::to_string(begin + k);
+        if (!pred.allFinite())
+            for (std::int64_t k = 0; k < count; ++k)  // name the first episode with a non-finite prediction
+                if (!pred.middleRows(k * l.per_episode, l.per_episode).allFinite())
+                    return "probe: non-finite prediction in test episode " + std::to_string(begin + k);
         if (l.slots) {
             score_slots(l, pred, count, chunk_target, chunk_slot, by_slot);
             continue;
