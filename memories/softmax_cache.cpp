@@ -3,10 +3,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
 namespace memcap {
+
+namespace {
+
+/// Whether the rows of `m` hold the same bits as the rows at `data`, `stride` floats apart.
+bool same_rows(const RowMat& m, const float* data, Eigen::Index stride) {
+    const auto bytes = static_cast<std::size_t>(m.cols()) * sizeof(float);
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+        if (std::memcmp(m.row(i).data(), data + i * stride, bytes) != 0) return false;
+    return true;
+}
+
+}  // namespace
 
 SoftmaxCache::Dims SoftmaxCache::size(const MemoryShape& shape) {
     const std::int64_t row = std::int64_t{shape.d_key} + shape.d_value;
@@ -88,6 +101,13 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
         return;
     }
     const auto cache = rows();
+    const bool memo = !hidden && queries.rows() * stored_ <= kMemoWeights;
+    if (memo && memo_weights_.rows() == queries.rows() && memo_weights_.cols() == stored_ &&
+        memo_queries_.cols() == queries.cols() && same_rows(memo_queries_, queries.data(), queries.outerStride()) &&
+        same_rows(memo_keys_, cache.data(), row_floats())) {
+        out.noalias() = memo_weights_ * cache.rightCols(d_value_);  // the same weights as computed below
+        return;
+    }
     RowMat p = queries * cache.leftCols(d_key_).transpose();  // m × stored raw dot products
     for (Eigen::Index i = 0; i < p.rows(); ++i) {
         auto row = p.row(i);
@@ -103,6 +123,11 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
         row /= row.sum();
     }
     out.noalias() = p * cache.rightCols(d_value_);
+    if (memo) {
+        memo_keys_ = cache.leftCols(d_key_);
+        memo_queries_ = queries;
+        memo_weights_ = std::move(p);
+    }
 }
 
 std::int64_t SoftmaxCache::slot_of(std::int64_t write) const {

@@ -74,6 +74,11 @@ private:
     std::int64_t next_slot_ = 0; // ring position of the next write once full (= the oldest pair)
     std::int64_t written_ = 0;   // pairs written since reset
     std::vector<float> buf_;
+    // The last plain read's attention weights, with the keys and queries they came
+    // from: a read with bit-identical keys and queries (a position-keyed task reads
+    // the same positions in every episode) reuses them. Kept up to kMemoWeights floats.
+    static constexpr std::int64_t kMemoWeights = std::int64_t{1} << 18;
+    mutable RowMat memo_keys_, memo_queries_, memo_weights_;
 };
 
 }  // namespace memcap

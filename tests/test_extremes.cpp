@@ -2,6 +2,7 @@
 // trace, a rank-deficient probe design, and reads that are not finite or are
 // huge. Whatever happens, a cell's CSV row holds finite numbers or is an error
 // row (status=error, with a message) — never a silent nan or inf.
+#include "core/rng.hpp"
 #include "harness/eval/cell.hpp"
 #include "harness/eval/probe.hpp"
 #include "harness/results/csv.hpp"
@@ -12,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -208,4 +210,43 @@ TEST_CASE("the probe's dual predicts the same through W = X^T A and through the 
         total += a.slots[i].correct;
     }
     REQUIRE(total > 20 * 1000 / 16);  // above chance overall: the fit is a real one
+}
+
+TEST_CASE("softmax: a read reuses the last weights only for the same keys and queries, bit for bit",
+          "[softmax]") {
+    // Each read of one cache object, which keeps the last read's weights, against a
+    // fresh object (which computes them) given the same pairs: the same bits whether
+    // keys, values, queries or the number of pairs change, and after the ring wraps.
+    MemoryShape shape{16, 16, 32 * 5};  // 5 pairs
+    Rng rng = Rng::stream("test_softmax_memo");
+    const auto gaussian = [&](Eigen::Index rows) {
+        RowMat m(rows, 16);
+        rng.fill_normal(m);
+        return m;
+    };
+    const RowMat ka = gaussian(5), kb = gaussian(5), va = gaussian(5), vb = gaussian(5), q = gaussian(7), q2 = gaussian(7);
+    SoftmaxCache kept(shape, 2.0);
+    const auto check = [&](const RowMat& keys, const RowMat& values, const RowMat& queries) {
+        kept.reset();
+        kept.write_batch(keys, values);
+        SoftmaxCache fresh(shape, 2.0);
+        fresh.write_batch(keys, values);
+        RowMat a(queries.rows(), 16), b(queries.rows(), 16);
+        kept.read_batch(queries, a);
+        fresh.read_batch(queries, b);
+        REQUIRE(std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<std::size_t>(a.size())) == 0);
+        return a;
+    };
+    const RowMat first = check(ka, va, q);
+    REQUIRE((check(ka, va, q) - first).cwiseAbs().maxCoeff() == 0.0f);  // the same read again
+    REQUIRE((check(ka, vb, q) - first).cwiseAbs().maxCoeff() > 0.0f);   // new values, the same weights
+    check(kb, vb, q);                                                    // new keys
+    check(kb, vb, q2);                                                   // new queries
+    check(kb.topRows(3), vb.topRows(3), q2);                             // fewer pairs
+    check(kb.topRows(3), vb.topRows(3), q2.topRows(2));                  // fewer queries
+    RowMat wrap_keys(8, 16), wrap_values(8, 16);                         // 8 writes into 5 slots: the ring wraps
+    wrap_keys << ka, kb.topRows(3);
+    wrap_values << va, vb.topRows(3);
+    check(wrap_keys, wrap_values, q);
+    check(wrap_keys, wrap_values, q);
 }
