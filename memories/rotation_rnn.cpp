@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <cmath>
 #include <limits>
@@ -80,65 +81,102 @@ RotationRnn::RotationRnn(const MemoryShape& shape, const Dims& dims, double rho,
     }
 }
 
+namespace {
+
+constexpr Eigen::Index kLanes = Eigen::internal::packet_traits<float>::size;  // the build's SIMD width, from Eigen
+using Lanes = Eigen::Array<float, kLanes, 1>;
+using ConstLanes = Eigen::Map<const Lanes>;
+
+/// `count` steps of the pairs in the window(s) of kLanes pairs from j0 (and j1 when
+/// kSecond), and, when kSign, of the ±1 entries: the last `signs` lanes of the window
+/// of the last kLanes floats of the state (factors ρ·(±1) in `f`, 0 in the other lanes,
+/// whose results are dropped). The state stays in registers for all the steps.
+template <bool kSecond, bool kSign, class Input>
+void run_windows(Eigen::Index count, const Input& input, float rho, float* state, Eigen::Index pairs, Eigen::Index dim,
+                 const float* cosine, const float* sine, Eigen::Index j0, Eigen::Index j1, const Lanes& f,
+                 Eigen::Index signs) {
+    float* re = state;
+    float* im = state + pairs;
+    Lanes a0 = ConstLanes(re + j0), b0 = ConstLanes(im + j0), a1, b1, v;
+    const Lanes c0 = ConstLanes(cosine + j0), s0 = ConstLanes(sine + j0);
+    Lanes c1, s1;
+    if constexpr (kSecond) {
+        a1 = ConstLanes(re + j1), b1 = ConstLanes(im + j1);
+        c1 = ConstLanes(cosine + j1), s1 = ConstLanes(sine + j1);
+    }
+    if constexpr (kSign) v = ConstLanes(state + dim - kLanes);
+    for (Eigen::Index t = 0; t < count; ++t) {
+        const float* x = input(t);
+        const Lanes n0 = rho * (c0 * a0 - s0 * b0) + ConstLanes(x + j0);
+        b0 = rho * (s0 * a0 + c0 * b0) + ConstLanes(x + pairs + j0);
+        a0 = n0;
+        if constexpr (kSecond) {
+            const Lanes n1 = rho * (c1 * a1 - s1 * b1) + ConstLanes(x + j1);
+            b1 = rho * (s1 * a1 + c1 * b1) + ConstLanes(x + pairs + j1);
+            a1 = n1;
+        }
+        if constexpr (kSign) v = f * v + ConstLanes(x + dim - kLanes);
+    }
+    Eigen::Map<Lanes>(re + j0) = a0;
+    Eigen::Map<Lanes>(im + j0) = b0;
+    if constexpr (kSecond) {  // overlapping windows hold the same values where they overlap
+        Eigen::Map<Lanes>(re + j1) = a1;
+        Eigen::Map<Lanes>(im + j1) = b1;
+    }
+    if constexpr (kSign) Eigen::Map<Eigen::ArrayXf>(state + dim - signs, signs) = v.tail(signs);
+}
+
+}  // namespace
+
 template <class Input>
 void RotationRnn::steps(Eigen::Index count, Input input) {
     // Block j rotates the pair (s[j], s[P + j]) (the halves layout); the 1 × 1 blocks
-    // scale s[2P + j] by ±1. Lanes are taken a tile at a time (two of the build's SIMD
-    // packets, from Eigen), and each tile runs every step with its state held in
-    // registers; a tile narrower than that (the last pairs, the ±1 entries) runs on a
-    // zero-padded copy of its inputs. Each element sees the same operations, in the
-    // same order, as when the state took one step at a time.
-    constexpr Eigen::Index kTile = 2 * Eigen::internal::packet_traits<float>::size;
-    using Tile = Eigen::Array<float, kTile, 1>;
+    // scale s[2P + j] by ±1. Each element sees the same operations, in the same order,
+    // as when the state took one step at a time; what changes is the loop order.
     const auto pairs = static_cast<Eigen::Index>(cos_.size());
     const auto signs = static_cast<Eigen::Index>(sign_.size());
-    float* re = state_.data();
-    float* im = state_.data() + pairs;
-    float* lone = state_.data() + 2 * pairs;
     const float rho = rho_;
-    // Rows of 2 · kTile floats: lanes [from, from + w) of the step's input at offsets
-    // `first` and `second` (second < 0: none), zero-padded.
-    const auto pack = [&](Eigen::Index from, Eigen::Index w, Eigen::Index first, Eigen::Index second) {
-        padded_.assign(static_cast<std::size_t>(count * 2 * kTile), 0.0f);
+    float* s = state_.data();
+    if (pairs < kLanes || signs > kLanes) {  // narrower than one SIMD packet (or a state of many ±1 entries)
+        float* re = s;
+        float* im = s + pairs;
         for (Eigen::Index t = 0; t < count; ++t) {
             const float* x = input(t);
-            float* row = padded_.data() + t * 2 * kTile;
-            std::copy(x + first + from, x + first + from + w, row);
-            if (second >= 0) std::copy(x + second + from, x + second + from + w, row + kTile);
-        }
-    };
-    for (Eigen::Index j0 = 0; j0 < pairs; j0 += kTile) {
-        const Eigen::Index w = std::min(kTile, pairs - j0);
-        Tile a = Tile::Zero(), b = Tile::Zero(), c = Tile::Zero(), sn = Tile::Zero();
-        a.head(w) = Eigen::Map<const Eigen::ArrayXf>(re + j0, w);
-        b.head(w) = Eigen::Map<const Eigen::ArrayXf>(im + j0, w);
-        c.head(w) = Eigen::Map<const Eigen::ArrayXf>(cos_.data() + j0, w);
-        sn.head(w) = Eigen::Map<const Eigen::ArrayXf>(sin_.data() + j0, w);
-        const auto run = [&](auto in_re, auto in_im) {
-            for (Eigen::Index t = 0; t < count; ++t) {
-                const Tile a2 = rho * (c * a - sn * b) + Eigen::Map<const Tile>(in_re(t));
-                b = rho * (sn * a + c * b) + Eigen::Map<const Tile>(in_im(t));
-                a = a2;
+            for (Eigen::Index j = 0; j < pairs; ++j) {
+                const float a = re[j], b = im[j];
+                re[j] = rho * (cos_[static_cast<std::size_t>(j)] * a - sin_[static_cast<std::size_t>(j)] * b) + x[j];
+                im[j] = rho * (sin_[static_cast<std::size_t>(j)] * a + cos_[static_cast<std::size_t>(j)] * b) + x[pairs + j];
             }
-        };
-        if (w == kTile) {
-            run([&](Eigen::Index t) { return input(t) + j0; }, [&](Eigen::Index t) { return input(t) + pairs + j0; });
-        } else {
-            pack(j0, w, 0, pairs);
-            run([&](Eigen::Index t) { return padded_.data() + t * 2 * kTile; },
-                [&](Eigen::Index t) { return padded_.data() + t * 2 * kTile + kTile; });
+            for (Eigen::Index j = 0; j < signs; ++j) {
+                const Eigen::Index i = 2 * pairs + j;
+                s[i] = rho * sign_[static_cast<std::size_t>(j)] * s[i] + x[i];
+            }
         }
-        Eigen::Map<Eigen::ArrayXf>(re + j0, w) = a.head(w);
-        Eigen::Map<Eigen::ArrayXf>(im + j0, w) = b.head(w);
+        return;
     }
-    for (Eigen::Index j0 = 0; j0 < signs; j0 += kTile) {
-        const Eigen::Index w = std::min(kTile, signs - j0);
-        Tile v = Tile::Zero(), f = Tile::Zero();
-        v.head(w) = Eigen::Map<const Eigen::ArrayXf>(lone + j0, w);
-        for (Eigen::Index j = 0; j < w; ++j) f(j) = rho * sign_[static_cast<std::size_t>(j0 + j)];
-        pack(j0, w, 2 * pairs, -1);
-        for (Eigen::Index t = 0; t < count; ++t) v = f * v + Eigen::Map<const Tile>(padded_.data() + t * 2 * kTile);
-        Eigen::Map<Eigen::ArrayXf>(lone + j0, w) = v.head(w);
+    // Windows of one SIMD packet of pairs (the last one moved back to end at the last
+    // pair, so it may overlap the one before), run two at a time from the end, each
+    // pair of windows through every step with its state in registers; the ±1 entries
+    // ride along with the first two.
+    Lanes f = Lanes::Zero();
+    for (Eigen::Index j = 0; j < signs; ++j) f(kLanes - signs + j) = rho * sign_[static_cast<std::size_t>(j)];
+    const Eigen::Index windows = (pairs + kLanes - 1) / kLanes;
+    const auto start = [&](Eigen::Index k) { return std::min(k * kLanes, pairs - kLanes); };
+    bool sign = signs > 0;
+    for (Eigen::Index k = windows - 1; k >= 0; k -= 2) {
+        const bool second = k >= 1;
+        const Eigen::Index j1 = start(k), j0 = second ? start(k - 1) : j1;
+        const auto run = [&](auto two, auto with_sign) {
+            run_windows<decltype(two)::value, decltype(with_sign)::value>(count, input, rho, s, pairs, dim_, cos_.data(),
+                                                                           sin_.data(), j0, j1, f, signs);
+        };
+        using Yes = std::true_type;
+        using No = std::false_type;
+        if (second && sign) run(Yes{}, Yes{});
+        else if (second) run(Yes{}, No{});
+        else if (sign) run(No{}, Yes{});
+        else run(No{}, No{});
+        sign = false;
     }
 }
 

@@ -86,7 +86,6 @@ private:
     float rho_;
     std::vector<float> cos_, sin_;  // one per 2 × 2 block, acting on s[j], s[P + j] (P blocks)
     std::vector<float> sign_;       // ±1 for the 1 × 1 blocks after the pairs
-    std::vector<float> padded_;     // scratch of steps(): a narrow tile's inputs, zero-padded
     RowMat input_map_;              // D × (d_v or d_k + d_v); empty = identity
     Vec state_;
 };
