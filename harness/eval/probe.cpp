@@ -111,6 +111,14 @@ Fit solve_ridge(const Design& d, Eigen::Index outputs, double ridge, Eigen::Inde
     return Fit{x.transpose() * a, MatD()};
 }
 
+/// Whether every one of the n doubles at p is finite (x − x is 0 for a finite x, NaN otherwise).
+bool all_finite(const double* p, Eigen::Index n) {
+    double acc = 0.0;
+#pragma omp simd reduction(+ : acc)
+    for (Eigen::Index i = 0; i < n; ++i) acc += p[i] - p[i];
+    return acc == 0.0;
+}
+
 CellOutcome failure(std::string message) {
     CellOutcome out;
     out.ok = false;
@@ -242,7 +250,7 @@ std::string score_probe(Memory& memory, const Task& task, const TaskCell& cell, 
         }
         if (fit.a.size()) pred.noalias() = (t.x.topRows(count * l.per_episode) * d.x.transpose()) * fit.a;  // x Xᵀ A
         else pred.noalias() = t.x.topRows(count * l.per_episode) * fit.w;
-        if (!pred.allFinite())
+        if (!all_finite(pred.data(), pred.size()))
             for (std::int64_t k = 0; k < count; ++k)  // name the first episode with a non-finite prediction
                 if (!pred.middleRows(k * l.per_episode, l.per_episode).allFinite())
                     return "probe: non-finite prediction in test episode " + std::to_string(begin + k);
