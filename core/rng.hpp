@@ -46,6 +46,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -144,9 +145,10 @@ public:
         std::uint64_t used = 0;  // words taken from block + 1 on
         std::size_t have = 0, at = 0;
         while (i < count) {
-            if (at == have) {
-                engine_words(key_, block + 1 + used / 4, words, kBlocks);
-                have = 4 * kBlocks, at = 0;
+            if (at == have) {  // enough blocks for the draws left, if none is rejected
+                const std::size_t blocks = std::min<std::size_t>(kBlocks, (count - i + 3) / 4);
+                engine_words(key_, block + 1 + used / 4, words, blocks);
+                have = 4 * blocks, at = 0;
             }
             const std::uint32_t w = words[at++];
             ++used;

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 
@@ -81,6 +82,12 @@ struct Block {
     std::size_t first = 0, count = 0;  // cells [first, first + count), one per seed
 };
 
+/// A piece of work run beside the cells (a diagnostic, the worked examples), labelled for the timings.
+struct Job {
+    std::string label;
+    std::function<void()> run;
+};
+
 class Cells {
 public:
     Block add(const std::string& memory, const std::string& task, std::int64_t n, int seeds, const std::string& experiment) {
@@ -92,19 +99,25 @@ public:
         }
         return b;
     }
-    void run(int threads, bool progress, Timings& timings) {
+    /// Runs the cells and, in the same pool of threads (before the cells), `jobs`: each
+    /// independent of the cells and of the others, labelled for the timings.
+    void run(int threads, bool progress, Timings& timings, const std::vector<Job>& jobs) {
         outcomes_.resize(cells_.size());
-        std::vector<double> cpu(cells_.size());
-        Progress bar(static_cast<std::int64_t>(cells_.size()), "reproduce", progress);
+        const auto extra = static_cast<std::int64_t>(jobs.size());
+        const std::int64_t items = extra + static_cast<std::int64_t>(cells_.size());
+        std::vector<double> cpu(static_cast<std::size_t>(items));
+        Progress bar(items, "reproduce", progress);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-        for (std::int64_t i = 0; i < static_cast<std::int64_t>(cells_.size()); ++i) {
+        for (std::int64_t i = 0; i < items; ++i) {
             const double t0 = thread_seconds();
-            outcomes_[static_cast<std::size_t>(i)] = run_cell(cells_[static_cast<std::size_t>(i)]);
+            if (i < extra) jobs[static_cast<std::size_t>(i)].run();
+            else outcomes_[static_cast<std::size_t>(i - extra)] = run_cell(cells_[static_cast<std::size_t>(i - extra)]);
             cpu[static_cast<std::size_t>(i)] = thread_seconds() - t0;
             bar.tick();
         }
         bar.finish();
-        for (std::size_t i = 0; i < cells_.size(); ++i) timings.add(experiment_[i], cpu[i]);
+        for (std::size_t i = 0; i < cells_.size(); ++i) timings.add(experiment_[i], cpu[i + jobs.size()]);
+        for (std::size_t j = 0; j < jobs.size(); ++j) timings.add(jobs[j].label, cpu[j]);
         for (std::size_t i = 0; i < cells_.size(); ++i)
             if (!outcomes_[i].ok)
                 throw std::runtime_error("reproduce: cell (" + cell_label(cells_[i]) + ") failed: " + outcomes_[i].message);
@@ -342,21 +355,16 @@ struct Diagnostics {
     std::vector<std::vector<SqrtDStats>> per_d;
     std::vector<InfluenceStats> influence;
 
-    void run(int threads, Timings& timings) {
+    /// One job per d and per sigma, each filling its own result.
+    std::vector<Job> jobs() {
         per_d.assign(dims.size(), {});
         influence.assign(sigmas.size(), {});
-        const int jobs = static_cast<int>(dims.size() + sigmas.size());
-        std::vector<double> job_cpu(static_cast<std::size_t>(jobs));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-        for (int job = 0; job < jobs; ++job) {
-            const auto j = static_cast<std::size_t>(job);
-            const double t0 = thread_seconds();
-            if (j < dims.size()) per_d[j] = sqrt_d_statistics({dims[j]}, 64, 2000, 0);
-            else influence[j - dims.size()] = weight_vs_influence(sigmas[j - dims.size()], 16, 32, 16.0, 2000, 0);
-            job_cpu[j] = thread_seconds() - t0;
-        }
-        for (std::size_t j = 0; j < job_cpu.size(); ++j)
-            timings.add(j < dims.size() ? "sqrt(d) statistics" : "weight vs influence", job_cpu[j]);
+        std::vector<Job> out;
+        for (std::size_t j = 0; j < sigmas.size(); ++j)  // the longest first
+            out.push_back({"weight vs influence", [this, j] { influence[j] = weight_vs_influence(sigmas[j], 16, 32, 16.0, 2000, 0); }});
+        for (std::size_t j = 0; j < dims.size(); ++j)
+            out.push_back({"sqrt(d) statistics", [this, j] { per_d[j] = sqrt_d_statistics({dims[j]}, 64, 2000, 0); }});
+        return out;
     }
 
     static Summary of(double mean, double se) {
@@ -420,27 +428,26 @@ int reproduce(const std::string& out_dir, int threads, bool progress, const std:
         timings.phase(what, now - wall);
         wall = now;
     };
+    // The diagnostics, the worked examples and the order checks run in the cells' pool.
     MemoryExperiments memory;
-    memory.cells.run(threads, progress, timings);
-    phase_done("memory/task cells");
     Diagnostics diagnostics;
-    diagnostics.run(threads, timings);
-    phase_done("diagnostics");
+    std::vector<LabResult> lab;
+    std::vector<OrderCheck> orders;
+    std::vector<Job> jobs = diagnostics.jobs();
+    jobs.push_back({"worked examples and lab", [&lab] { lab = run_lab(); }});
+    jobs.push_back({"paired permutation on every backend", [&orders] { orders = order_checks(); }});
+    memory.cells.run(threads, progress, timings, jobs);
+    phase_done("memory/task cells, diagnostics, examples, order checks");
 
     Verdicts t;
     memory.judge_recall(t);
     diagnostics.judge_sqrt_d(t);
     memory.judge_sequences(t);
     diagnostics.judge_influence(t);
-    double t0 = thread_seconds();
-    for (const auto& r : run_lab()) t.judge_lab(r);
-    timings.add("worked examples and lab", thread_seconds() - t0);
-    t0 = thread_seconds();
-    const auto orders = order_checks();
-    timings.add("paired permutation on every backend", thread_seconds() - t0);
+    for (const auto& r : lab) t.judge_lab(r);
 
     write_outputs(out_dir, memory.cells.csv(), t, command, orders);
-    phase_done("tables, examples, order checks, files");
+    phase_done("tables and files");
     if (print_timings) timings.print(std::cerr);
     return t.disagreements();
 }
