@@ -4,6 +4,7 @@
 #include "core/rng.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace memcap {
 
@@ -57,9 +58,11 @@ void SequenceRecall::fill(const TaskCell& c, Split split, std::int64_t index, st
     token_.resize(static_cast<std::size_t>(c.n));
     tokens.below(vocab_, token_.data(), token_.size());
     e.values.resize(c.n, c.d);
-    for (std::int64_t t = 0; t < c.n; ++t) e.values.row(t) = e.candidates.row(token_[static_cast<std::size_t>(t)]);
-    e.target.clear();
-    for (std::int64_t s = 0; s < slots; ++s) e.target.push_back(token_[static_cast<std::size_t>(position(s))]);
+    const auto row_bytes = static_cast<std::size_t>(c.d) * sizeof(float);  // rows of a RowMat are contiguous
+    for (std::int64_t t = 0; t < c.n; ++t)
+        std::memcpy(e.values.row(t).data(), e.candidates.row(token_[static_cast<std::size_t>(t)]).data(), row_bytes);
+    e.target.resize(static_cast<std::size_t>(slots));
+    for (std::int64_t s = 0; s < slots; ++s) e.target[static_cast<std::size_t>(s)] = token_[static_cast<std::size_t>(position(s))];
 }
 
 }  // namespace memcap
