@@ -19,7 +19,26 @@ bool same_rows(const RowMat& m, const float* data, Eigen::Index stride) {
     return true;
 }
 
+/// FNV-1a over `bytes` bytes at `data`, continuing from `h`.
+std::uint64_t fnv(std::uint64_t h, const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
 }  // namespace
+
+std::uint64_t SoftmaxCache::fingerprint(ConstMatRef queries, const CacheMap& cache) const {
+    // The shape and the corner entries of the queries and of the stored keys: enough to
+    // tell a repeating read from a fresh one (a false match only costs one copy).
+    const Eigen::Index q = queries.rows() - 1, k = cache.rows() - 1, qc = queries.cols() - 1, kc = d_key_ - 1;
+    const float corners[8] = {queries(0, 0), queries(0, qc), queries(q, 0), queries(q, qc),
+                              cache(0, 0),   cache(0, kc),   cache(k, 0),   cache(k, kc)};
+    const std::int64_t shape[3] = {queries.rows(), queries.cols(), cache.rows()};
+    std::uint64_t h = fnv(0xcbf29ce484222325ULL, shape, sizeof shape);
+    h = fnv(h, corners, sizeof corners);
+    return h | 1;  // never 0, the print of "no memo"
+}
 
 SoftmaxCache::Dims SoftmaxCache::size(const MemoryShape& shape) {
     const std::int64_t row = std::int64_t{shape.d_key} + shape.d_value;
@@ -101,7 +120,7 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
         return;
     }
     const auto cache = rows();
-    const bool memo = !hidden && queries.rows() * stored_ <= kMemoWeights;
+    const bool memo = !hidden && queries.rows() > 0 && queries.rows() * stored_ <= kMemoWeights;
     if (memo && memo_weights_.rows() == queries.rows() && memo_weights_.cols() == stored_ &&
         memo_queries_.cols() == queries.cols() && same_rows(memo_queries_, queries.data(), queries.outerStride()) &&
         same_rows(memo_keys_, cache.data(), row_floats())) {
@@ -123,11 +142,15 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
         row /= row.sum();
     }
     out.noalias() = p * cache.rightCols(d_value_);
-    if (memo) {
+    // Kept only when this read looks like the last one (a cheap print of its shape and
+    // edge rows): reads that never repeat pay no copies. A hit is still checked in full.
+    const std::uint64_t print = memo ? fingerprint(queries, cache) : 0;
+    if (memo && print == last_print_) {
         memo_keys_ = cache.leftCols(d_key_);
         memo_queries_ = queries;
         memo_weights_ = std::move(p);
     }
+    last_print_ = print;
 }
 
 std::int64_t SoftmaxCache::slot_of(std::int64_t write) const {

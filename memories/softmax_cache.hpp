@@ -74,11 +74,14 @@ private:
     std::int64_t next_slot_ = 0; // ring position of the next write once full (= the oldest pair)
     std::int64_t written_ = 0;   // pairs written since reset
     std::vector<float> buf_;
-    // The last plain read's attention weights, with the keys and queries they came
-    // from: a read with bit-identical keys and queries (a position-keyed task reads
-    // the same positions in every episode) reuses them. Kept up to kMemoWeights floats.
+    // The attention weights of a plain read, with the keys and queries they came from:
+    // a read with bit-identical keys and queries (a position-keyed task reads the same
+    // positions in every episode) reuses them. Kept, up to kMemoWeights floats, when a
+    // read's print (shape and corner entries of its queries and keys) equals the last one's.
     static constexpr std::int64_t kMemoWeights = std::int64_t{1} << 18;
+    std::uint64_t fingerprint(ConstMatRef queries, const CacheMap& cache) const;
     mutable RowMat memo_keys_, memo_queries_, memo_weights_;
+    mutable std::uint64_t last_print_ = 0;
 };
 
 }  // namespace memcap

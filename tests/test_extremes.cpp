@@ -214,9 +214,10 @@ TEST_CASE("the probe's dual predicts the same through W = X^T A and through the 
 
 TEST_CASE("softmax: a read reuses the last weights only for the same keys and queries, bit for bit",
           "[softmax]") {
-    // Each read of one cache object, which keeps the last read's weights, against a
-    // fresh object (which computes them) given the same pairs: the same bits whether
-    // keys, values, queries or the number of pairs change, and after the ring wraps.
+    // Each read of one cache object, which keeps a read's weights once the same read
+    // comes twice running, against a fresh object (which computes them) given the same
+    // pairs: the same bits whether keys, values, queries or the number of pairs change,
+    // also where only an interior entry changes, and after the ring wraps.
     MemoryShape shape{16, 16, 32 * 5};  // 5 pairs
     Rng rng = Rng::stream("test_softmax_memo");
     const auto gaussian = [&](Eigen::Index rows) {
@@ -244,6 +245,15 @@ TEST_CASE("softmax: a read reuses the last weights only for the same keys and qu
     check(kb, vb, q2);                                                   // new queries
     check(kb.topRows(3), vb.topRows(3), q2);                             // fewer pairs
     check(kb.topRows(3), vb.topRows(3), q2.topRows(2));                  // fewer queries
+    RowMat inner = kb;  // keys differing only inside (the same corners: kept weights would be stale)
+    inner(2, 7) += 0.5f;
+    check(kb, vb, q2);
+    check(kb, vb, q2);
+    check(inner, vb, q2);
+    RowMat inner_q = q2;
+    inner_q(3, 5) -= 0.25f;
+    check(inner, vb, q2);
+    check(inner, vb, inner_q);
     RowMat wrap_keys(8, 16), wrap_values(8, 16);                         // 8 writes into 5 slots: the ring wraps
     wrap_keys << ka, kb.topRows(3);
     wrap_values << va, vb.topRows(3);
