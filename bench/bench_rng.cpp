@@ -12,12 +12,21 @@
 // the thread's CPU time per normal (7.2ns, 652ps, …). The speed-up is the ratio
 // of the two rows' items at the same T and n.
 //
+// And integers below n, as a sequence task draws an episode's 80 tokens (a fresh
+// stream each time; n = 16, a power of two, and n = 1000, with Boost's rejection):
+//
+//   below/per_call/n              80 calls of Rng::below(n)
+//   below/batch/n                 Rng::below(n, out, 80): the same numbers
+//
 //   build/bench/memcap_bench_rng --benchmark_filter=normal/
+//   build/bench/memcap_bench_rng --benchmark_filter=below/
 #include "core/rng.hpp"
 
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
+
+#include <vector>
 
 namespace {
 
@@ -63,7 +72,43 @@ void bm_fill_normal(benchmark::State& state) {
     set_counters(state, n);
 }
 
+constexpr std::size_t kTokens = 80;  // one lag-recall episode
+
+void set_draw_counters(benchmark::State& state) {
+    using benchmark::Counter;
+    state.counters["per_draw"] = Counter(double(kTokens), Counter::kIsIterationInvariantRate | Counter::kInvert);
+}
+
+void bm_below_per_call(benchmark::State& state) {
+    const std::int64_t n = state.range(0);
+    std::vector<int> out(kTokens);
+    std::int64_t episode = 0;
+    for (auto _ : state) {
+        Rng rng = Rng::stream("bench/below", n, episode++);
+        for (auto& t : out) t = static_cast<int>(rng.below(n));
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    set_draw_counters(state);
+}
+
+void bm_below_batch(benchmark::State& state) {
+    const std::int64_t n = state.range(0);
+    std::vector<int> out(kTokens);
+    std::int64_t episode = 0;
+    for (auto _ : state) {
+        Rng rng = Rng::stream("bench/below", n, episode++);
+        rng.below(n, out.data(), out.size());
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    set_draw_counters(state);
+}
+
 }  // namespace
+
+BENCHMARK(bm_below_per_call)->Name("below/per_call")->Arg(16)->Arg(1000);
+BENCHMARK(bm_below_batch)->Name("below/batch")->Arg(16)->Arg(1000);
 
 #define MEMCAP_NORMAL_SIZES ->Arg(64)->Arg(32768)->Arg(1 << 20)
 BENCHMARK_TEMPLATE(bm_boost_per_entry, float)->Name("normal/boost_per_entry<float>") MEMCAP_NORMAL_SIZES;
