@@ -1,6 +1,8 @@
 // memcap/memories/softmax_cache.cpp — see softmax_cache.hpp.
 #include "memories/softmax_cache.hpp"
 
+#include "core/rng.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -19,13 +21,6 @@ bool same_rows(const RowMat& m, const float* data, Eigen::Index stride) {
     return true;
 }
 
-/// FNV-1a over `bytes` bytes at `data`, continuing from `h`.
-std::uint64_t fnv(std::uint64_t h, const void* data, std::size_t bytes) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 }  // namespace
 
 std::uint64_t SoftmaxCache::fingerprint(ConstMatRef queries, const CacheMap& cache) const {
@@ -34,9 +29,14 @@ std::uint64_t SoftmaxCache::fingerprint(ConstMatRef queries, const CacheMap& cac
     const Eigen::Index q = queries.rows() - 1, k = cache.rows() - 1, qc = queries.cols() - 1, kc = d_key_ - 1;
     const float corners[8] = {queries(0, 0), queries(0, qc), queries(q, 0), queries(q, qc),
                               cache(0, 0),   cache(0, kc),   cache(k, 0),   cache(k, kc)};
-    const std::int64_t shape[3] = {queries.rows(), queries.cols(), cache.rows()};
-    std::uint64_t h = fnv(0xcbf29ce484222325ULL, shape, sizeof shape);
-    h = fnv(h, corners, sizeof corners);
+    StreamKey print;  // the streams' hash, over the shape and the corners' bits
+    print.add(queries.rows()).add(queries.cols()).add(cache.rows());
+    for (float x : corners) {
+        std::uint32_t bits;
+        std::memcpy(&bits, &x, sizeof bits);
+        print.add(bits);
+    }
+    const std::uint64_t h = print.value();
     return h | 1;  // never 0, the print of "no memo"
 }
 
