@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <future>
 #include <limits>
 #include <map>
 #include <memory>
@@ -92,6 +93,38 @@ double integrate(F f, double lo, double hi, double tol = 1e-11) {
 // mean 0, variance 1/d. Its tail P(t > x) is tabulated in log on a grid of
 // z = x√d (step 0.005) and interpolated linearly: relative error < 1e-5.
 
+
+/// The table of type T for width d, built once per process and shared by every
+/// thread. Tables of different widths build at the same time; a thread that needs
+/// one another thread is building waits for it.
+template <class T>
+std::shared_ptr<const T> built_once(int d) {
+    static std::mutex m;
+    static std::map<int, std::shared_future<std::shared_ptr<const T>>> cache;
+    std::promise<std::shared_ptr<const T>> promise;
+    std::shared_future<std::shared_ptr<const T>> table;
+    bool build = false;
+    {
+        std::lock_guard<std::mutex> lock(m);
+        const auto it = cache.find(d);
+        if (it == cache.end()) {
+            table = promise.get_future().share();
+            cache.emplace(d, table);
+            build = true;
+        } else {
+            table = it->second;
+        }
+    }
+    if (build) {
+        try {
+            promise.set_value(std::make_shared<const T>(d));
+        } catch (...) {
+            promise.set_exception(std::current_exception());
+        }
+    }
+    return table.get();
+}
+
 class Sphere {
 public:
     explicit Sphere(int d) : d_(d), sqrt_d_(std::sqrt(static_cast<double>(d))) {
@@ -122,14 +155,7 @@ public:
         return std::exp((1 - f) * log_tail_[i] + f * log_tail_[i + 1]);
     }
 
-    static std::shared_ptr<const Sphere> get(int d) {
-        static std::mutex m;
-        static std::map<int, std::shared_ptr<const Sphere>> cache;
-        std::lock_guard<std::mutex> lock(m);
-        auto& s = cache[d];
-        if (!s) s = std::make_shared<const Sphere>(d);
-        return s;
-    }
+    static std::shared_ptr<const Sphere> get(int d) { return built_once<Sphere>(d); }
 
 private:
     static constexpr double kStep = 0.005;
@@ -213,14 +239,7 @@ public:
         return std::exp(lerp(far_, (std::asinh(z) - std::asinh(kNear)) / ustep_));
     }
 
-    static std::shared_ptr<const MarginTable> get(int d) {
-        static std::mutex m;
-        static std::map<int, std::shared_ptr<const MarginTable>> cache;
-        std::lock_guard<std::mutex> lock(m);
-        auto& t = cache[d];
-        if (!t) t = std::make_shared<const MarginTable>(d);
-        return t;
-    }
+    static std::shared_ptr<const MarginTable> get(int d) { return built_once<MarginTable>(d); }
 
 private:
     static double lerp(const std::vector<double>& table, double u) {

@@ -28,7 +28,7 @@ echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
 # 3. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
 #    and capacity lines); then the capacity table, figures and REPORT.md.
-echo "reports: 3/3 summary, theory beside it (about 30 s), tables, figures and REPORT.md" >&2
+echo "reports: 3/3 summary, theory beside it (about 20 s), tables, figures and REPORT.md" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 "$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
 /usr/bin/python3 "$root/scripts/report.py" .

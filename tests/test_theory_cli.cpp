@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -139,6 +140,25 @@ TEST_CASE("theory command: predictions are the models at each row's setting", "[
     fs::remove_all(dir);
 }
 
+TEST_CASE("theory command: the same bytes on one thread and on three", "[theory][cli]") {
+    // The per-row model calls and the capacity lines' searches run in parallel.
+    const fs::path dir = scratch();
+    { std::ofstream(dir / "summary.csv") << kSummary; }
+    const auto slurp = [](const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    for (const char* threads : {"1", "3"})
+        REQUIRE(run_memcap("theory " + (dir / "summary.csv").string() + " --threads " + threads + " --out " +
+                           (dir / ("pred" + std::string(threads) + ".csv")).string() + " --capacity " +
+                           (dir / ("cap" + std::string(threads) + ".csv")).string() + " --max-budget 4096") == 0);
+    CHECK(slurp(dir / "pred1.csv") == slurp(dir / "pred3.csv"));
+    CHECK(slurp(dir / "cap1.csv") == slurp(dir / "cap3.csv"));
+    CHECK(slurp(dir / "cap1.csv").find("cache_recall") != std::string::npos);  // every kind of line is there
+    CHECK(slurp(dir / "cap1.csv").find("grid_recall") != std::string::npos);
+    fs::remove_all(dir);
+}
+
 TEST_CASE("theory command: bad input exits 2 and writes nothing", "[theory][cli]") {
     const fs::path dir = scratch();
     const std::string out = (dir / "pred.csv").string();
@@ -147,6 +167,7 @@ TEST_CASE("theory command: bad input exits 2 and writes nothing", "[theory][cli]
     CHECK(run_memcap("theory " + (dir / "foreign.csv").string() + " --out " + out) == 2);
     { std::ofstream(dir / "summary.csv") << kSummary; }
     CHECK(run_memcap("theory " + (dir / "summary.csv").string() + " --max-budget 0 --out " + out) == 2);
+    CHECK(run_memcap("theory " + (dir / "summary.csv").string() + " --threads 0 --out " + out) == 2);
     { std::ofstream(dir / "bad.csv") << std::string(kSummary).substr(0, std::string(kSummary).find('\n') + 1)
                                      << "hrr,\"assoc_recall:cosine=2\",native,64,64,64,16,,10,0,320,0.6,0.05,0.5,0.7,0.06,1,d\n"; }
     CHECK(run_memcap("theory " + (dir / "bad.csv").string() + " --out " + out) == 2);

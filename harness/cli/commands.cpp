@@ -6,7 +6,7 @@
 //   (run and sweep take --plugin PATH.so too: backends built outside this tree, exec/plugins.hpp)
 //   memcap reproduce [--out DIR] [--timings]
 //   memcap aggregate RESULTS.csv [--out FILE] [--markdown FILE]
-//   memcap theory SUMMARY.csv [--out FILE] [--capacity FILE] [--max-budget B]
+//   memcap theory SUMMARY.csv [--out FILE] [--capacity FILE] [--max-budget B] [--threads T]
 //
 // Bad input of any kind is one line on stderr, `memcap: error: ...`, exit 2,
 // and no output file is created or changed; every cell of a grid is checked
@@ -274,7 +274,8 @@ int cmd_theory(const std::vector<std::string>& args) {
         ("out,o", po::value<std::string>(), "predictions CSV (default: stdout)")
         ("capacity", po::value<std::string>(), "capacity-lines CSV")
         ("max-budget", po::value<std::string>()->default_value("1048576"),
-         "HRR and grid capacity lines at every power of two above the summary's budgets up to this");
+         "HRR and grid capacity lines at every power of two above the summary's budgets up to this")
+        ("threads", po::value<std::string>(), "threads for the per-row model calls (default: all cores)");
     po::positional_options_description pos;
     pos.add("input", 1);
     const auto vm = parse(desc, args, &pos);
@@ -283,6 +284,7 @@ int cmd_theory(const std::vector<std::string>& args) {
     TheoryOptions o;
     o.summary_path = vm["input"].as<std::string>();
     o.max_budget = positive(vm["max-budget"].as<std::string>(), "--max-budget", std::int64_t{1} << 24);
+    o.threads = threads_option(vm);
     if (vm.count("out") && vm.count("capacity") &&
         std::filesystem::absolute(vm["out"].as<std::string>()).lexically_normal() ==
             std::filesystem::absolute(vm["capacity"].as<std::string>()).lexically_normal())

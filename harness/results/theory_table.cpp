@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <fstream>
+#include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -132,25 +135,82 @@ double hrr_noisy(std::int64_t n, std::int64_t D, double sigma) {
                               std::sqrt(rho * rho * m.other_var + extra), static_cast<double>(n));
 }
 
-/// Every cache_recall and grid_recall call once (they cost 0.02–0.4 s; rows of different
-/// budgets often share n, d, β and σ).
+/// body(i) for i in [0, count) on `threads` threads, in any order; the exception of the
+/// lowest i that threw, if any, is rethrown after all have run (none escapes the region).
+template <class Body>
+void parallel_for(std::int64_t count, int threads, const Body& body) {
+    std::vector<std::exception_ptr> failed(static_cast<std::size_t>(count));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::int64_t i = 0; i < count; ++i) {
+        try {
+            body(static_cast<std::size_t>(i));
+        } catch (...) {
+            failed[static_cast<std::size_t>(i)] = std::current_exception();
+        }
+    }
+    for (const auto& e : failed)
+        if (e) std::rethrow_exception(e);
+}
+
+/// Every cache_recall, grid_recall and HRR call once (they cost 0.01–1 s; rows of
+/// different budgets often share n, d, β and σ). While recording, a call only notes what it needs
+/// (and returns NaN); evaluate() then computes the noted calls in parallel. Each is a
+/// pure function of its arguments, so the values do not depend on the threads.
 class MarginModels {
 public:
-    double cache(std::int64_t n, int d, double beta, double sigma) {
-        const auto key = std::make_tuple(n, d, beta, sigma);
-        const auto it = memo_.find(key);
-        if (it != memo_.end()) return it->second;
-        return memo_[key] = theory::cache_recall(n, d, beta, sigma);
-    }
-    double grid(std::int64_t n, int d, double sigma) {
-        const auto key = std::make_tuple(n, d, -1.0, sigma);  // β = −1: the grid
-        const auto it = memo_.find(key);
-        if (it != memo_.end()) return it->second;
-        return memo_[key] = theory::grid_recall(n, d, sigma);
+    double cache(std::int64_t n, int d, double beta, double sigma) { return get({n, d, beta, sigma}); }
+    double grid(std::int64_t n, int d, double sigma) { return get({n, d, kGrid, sigma}); }
+    double hrr(std::int64_t n, int D, double sigma) { return get({n, D, kHrr, sigma}); }
+
+    void record(bool on) { recording_ = on; }
+    void evaluate(int threads) {
+        const std::vector<Key> keys(pending_.begin(), pending_.end());
+        std::vector<double> values(keys.size());
+        parallel_for(static_cast<std::int64_t>(keys.size()), threads,
+                     [&](std::size_t i) { values[i] = compute(keys[i]); });
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            std::promise<double> ready;
+            ready.set_value(values[i]);
+            memo_[keys[i]] = ready.get_future().share();
+        }
+        pending_.clear();
     }
 
 private:
-    std::map<std::tuple<std::int64_t, int, double, double>, double> memo_;
+    using Key = std::tuple<std::int64_t, int, double, double>;  // n, d (HRR: D), β or the model's tag, σ
+    static constexpr double kGrid = -1, kHrr = -2;
+    static double compute(const Key& k) {
+        const auto& [n, d, beta, sigma] = k;
+        if (beta == kHrr) return hrr_noisy(n, d, sigma);
+        return beta == kGrid ? theory::grid_recall(n, d, sigma) : theory::cache_recall(n, d, beta, sigma);
+    }
+    double get(const Key& key) {  // safe from several threads (the capacity lines)
+        std::unique_lock<std::mutex> lock(mutex_);
+        const auto it = memo_.find(key);
+        if (it != memo_.end()) {  // computed, or being computed by another thread
+            const std::shared_future<double> value = it->second;
+            lock.unlock();
+            return value.get();
+        }
+        if (recording_) {
+            pending_.insert(key);
+            return std::numeric_limits<double>::quiet_NaN();
+        }
+        std::promise<double> promise;
+        const std::shared_future<double> value = promise.get_future().share();
+        memo_.emplace(key, value);
+        lock.unlock();  // other keys go ahead meanwhile; this one waits for us
+        try {
+            promise.set_value(compute(key));
+        } catch (...) {
+            promise.set_exception(std::current_exception());
+        }
+        return value.get();
+    }
+    std::mutex mutex_;
+    std::map<Key, std::shared_future<double>> memo_;
+    std::set<Key> pending_;
+    bool recording_ = false;
 };
 
 std::string frac(double x) { return format_sig(x); }
@@ -208,104 +268,116 @@ TheoryTables theory_tables(const TheoryOptions& o) {
                          o.summary_path + " --out SUMMARY.csv`");
     const CsvColumns col(line, summary_columns(), where);
 
+    std::vector<std::string> lines;
+    while (std::getline(in, line)) lines.push_back(line);
+
+    // Two passes over the rows: the first notes every model call the rows need, those
+    // run in parallel, and the second writes the rows from the results.
     MarginModels models;
     std::string predictions = header_line(prediction_columns());
     std::set<Noise> noises;
     std::set<std::int64_t> budgets;
-    std::size_t lineno = 1;
-    while (std::getline(in, line)) {
-        ++lineno;
-        if (line.empty()) continue;
-        const auto f = split_csv_line(line);
-        const std::string at = where + " line " + std::to_string(lineno);
-        if (f.size() != col.count())
-            throw UsageError(at + ": " + std::to_string(f.size()) + " fields, expected " + std::to_string(col.count()));
-        const std::string& task = f[col["task_spec"]];
-        if (name_of(task) != "assoc_recall") continue;
-        const auto tp = spec_params(task);
-        if (tp.count("control") && tp.at("control") != "none") continue;
-        Noise noise;
-        noise.sigma = real_param(tp, "noise", 0, at);
-        noise.cosine = real_param(tp, "cosine", 1, at);
-        if (noise.cosine <= 0 || noise.cosine > 1) throw UsageError(at + ": cosine=" + tp.at("cosine") + " is not in (0, 1]");
-        const std::string& memory = f[col["memory_spec"]];
-        const std::string family = name_of(memory);
-        if (family != "softmax" && family != "linear" && family != "hrr") continue;
-        if (name_of(f[col["readout"]]) != "native") continue;  // the models describe each memory's own read
-        const auto mp = spec_params(memory);
-        const std::string& budget_text = f[col["budget_floats"]];
-        const std::optional<std::int64_t> budget =
-            budget_text.empty() ? std::nullopt : std::optional<std::int64_t>(int_field(budget_text, "budget_floats", at));
-        const int d = static_cast<int>(int_field(f[col["d"]], "d", at));
-        const std::int64_t n = int_field(f[col["n"]], "n", at);
-        const double sigma = noise.sigma_at(d);
-        noises.insert(noise);
-        if (budget) budgets.insert(*budget);
+    const auto rows = [&](bool record) {
+        models.record(record);
+        std::size_t lineno = 1;
+        for (const std::string& text : lines) {
+            ++lineno;
+            if (text.empty()) continue;
+            const auto f = split_csv_line(text);
+            const std::string at = where + " line " + std::to_string(lineno);
+            if (f.size() != col.count())
+                throw UsageError(at + ": " + std::to_string(f.size()) + " fields, expected " + std::to_string(col.count()));
+            const std::string& task = f[col["task_spec"]];
+            if (name_of(task) != "assoc_recall") continue;
+            const auto tp = spec_params(task);
+            if (tp.count("control") && tp.at("control") != "none") continue;
+            Noise noise;
+            noise.sigma = real_param(tp, "noise", 0, at);
+            noise.cosine = real_param(tp, "cosine", 1, at);
+            if (noise.cosine <= 0 || noise.cosine > 1) throw UsageError(at + ": cosine=" + tp.at("cosine") + " is not in (0, 1]");
+            const std::string& memory = f[col["memory_spec"]];
+            const std::string family = name_of(memory);
+            if (family != "softmax" && family != "linear" && family != "hrr") continue;
+            if (name_of(f[col["readout"]]) != "native") continue;  // the models describe each memory's own read
+            const auto mp = spec_params(memory);
+            const std::string& budget_text = f[col["budget_floats"]];
+            const std::optional<std::int64_t> budget =
+                budget_text.empty() ? std::nullopt : std::optional<std::int64_t>(int_field(budget_text, "budget_floats", at));
+            const int d = static_cast<int>(int_field(f[col["d"]], "d", at));
+            const std::int64_t n = int_field(f[col["n"]], "n", at);
+            const double sigma = noise.sigma_at(d);
+            noises.insert(noise);
+            if (budget) budgets.insert(*budget);
 
-        std::string model, applies = "no", note;
-        std::optional<double> p;
-        if (family == "hrr") {
-            model = "hrr_recall";
-            const std::int64_t D = budget ? *budget : d;
-            if (D != d) {
-                note = "trace D = " + std::to_string(D) + " != d: keys and values enter through random maps";
-            } else if (d < 2) {
-                note = "D < 2";
-            } else if (sigma > 0) {
-                applies = "approx", note = "query noise added to the model as crosstalk (n + 1)/D, target at the cosine";
-                p = hrr_noisy(n, D, sigma);
+            std::string model, applies = "no", note;
+            std::optional<double> p;
+            if (family == "hrr") {
+                model = "hrr_recall";
+                const std::int64_t D = budget ? *budget : d;
+                if (D != d) {
+                    note = "trace D = " + std::to_string(D) + " != d: keys and values enter through random maps";
+                } else if (d < 2) {
+                    note = "D < 2";
+                } else if (sigma > 0) {
+                    applies = "approx", note = "query noise added to the model as crosstalk (n + 1)/D, target at the cosine";
+                    p = models.hrr(n, static_cast<int>(D), sigma);
+                } else {
+                    applies = "exact";
+                    p = models.hrr(n, static_cast<int>(D), 0);  // hrr_noisy at σ = 0 is hrr_recall(n, D, n)
+                }
+            } else if (family == "linear") {
+                model = "grid_recall";
+                const std::int64_t d_phi = budget ? *budget / d : d;
+                const std::string phi = mp.count("phi") ? mp.at("phi") : "proj";
+                if (d < 4) {
+                    note = "d < 4";
+                } else if (phi != "proj") {
+                    note = "phi=" + phi + " features: not the model's linear grid";
+                } else if (d_phi == d) {
+                    applies = "exact", p = models.grid(n, d, sigma);
+                } else if (d_phi > d) {
+                    applies = "equivalent", note = "d_phi = " + std::to_string(d_phi) + " > d: orthonormal projection keeps k.q";
+                    p = models.grid(n, d, sigma);
+                } else {
+                    note = "d_phi = " + std::to_string(d_phi) + " < d: Johnson-Lindenstrauss projection";
+                }
             } else {
-                applies = "exact";
-                p = theory::hrr_recall(n, D, n);
+                model = "cache_recall";
+                const double beta = real_param(mp, "beta", 16, at);
+                const std::int64_t pairs = budget ? *budget / (2 * std::int64_t{d}) : n;
+                if (d < 4) {
+                    note = "d < 4";
+                } else if (n > pairs) {
+                    note = "evicting: holds " + std::to_string(pairs) + " of " + std::to_string(n) + " pairs";
+                } else {
+                    applies = "exact", p = models.cache(n, d, beta, sigma);
+                }
             }
-        } else if (family == "linear") {
-            model = "grid_recall";
-            const std::int64_t d_phi = budget ? *budget / d : d;
-            const std::string phi = mp.count("phi") ? mp.at("phi") : "proj";
-            if (d < 4) {
-                note = "d < 4";
-            } else if (phi != "proj") {
-                note = "phi=" + phi + " features: not the model's linear grid";
-            } else if (d_phi == d) {
-                applies = "exact", p = models.grid(n, d, sigma);
-            } else if (d_phi > d) {
-                applies = "equivalent", note = "d_phi = " + std::to_string(d_phi) + " > d: orthonormal projection keeps k.q";
-                p = models.grid(n, d, sigma);
-            } else {
-                note = "d_phi = " + std::to_string(d_phi) + " < d: Johnson-Lindenstrauss projection";
-            }
-        } else {
-            model = "cache_recall";
-            const double beta = real_param(mp, "beta", 16, at);
-            const std::int64_t pairs = budget ? *budget / (2 * std::int64_t{d}) : n;
-            if (d < 4) {
-                note = "d < 4";
-            } else if (n > pairs) {
-                note = "evicting: holds " + std::to_string(pairs) + " of " + std::to_string(n) + " pairs";
-            } else {
-                applies = "exact", p = models.cache(n, d, beta, sigma);
-            }
-        }
 
-        CsvRecord r(prediction_columns());
-        const std::string& tuned = f[col["tuned"]];
-        r.set("memory_spec", memory).set("task_spec", task).set("budget_floats", budget_text)
-            .set("state_floats", f[col["state_floats"]]).set("d", f[col["d"]]).set("n", f[col["n"]]).set("tuned", tuned)
-            .set("frame", tuned.empty() ? "fixed" : "frontier").set("noise_sigma", format_sig(sigma))
-            .set("model", model).set("applies", applies).set("note", note);
-        const double mean = real_field(f[col["accuracy_mean_frac"]], "accuracy_mean_frac", at);
-        const double sd = real_field(f[col["accuracy_sd_frac"]], "accuracy_sd_frac", at);
-        const std::int64_t seeds = int_field(f[col["seeds"]], "seeds", at);
-        const double q = static_cast<double>(int_field(f[col["queries"]], "queries", at)) / static_cast<double>(seeds);
-        const double pc = std::clamp(mean, 1 / q, 1 - 1 / q);
-        const double se = std::max(sd, std::sqrt(pc * (1 - pc) / q)) / std::sqrt(static_cast<double>(seeds));
-        r.set("measured_mean_frac", frac(mean)).set("measured_se_frac", frac(se));
-        if (p) {
-            r.set("model_accuracy_frac", frac(*p)).set("residual_points", format_sig(100 * (*p - mean)))
-                .set("residual_se", format_sig((*p - mean) / se));
+            if (record) continue;
+            CsvRecord r(prediction_columns());
+            const std::string& tuned = f[col["tuned"]];
+            r.set("memory_spec", memory).set("task_spec", task).set("budget_floats", budget_text)
+                .set("state_floats", f[col["state_floats"]]).set("d", f[col["d"]]).set("n", f[col["n"]]).set("tuned", tuned)
+                .set("frame", tuned.empty() ? "fixed" : "frontier").set("noise_sigma", format_sig(sigma))
+                .set("model", model).set("applies", applies).set("note", note);
+            const double mean = real_field(f[col["accuracy_mean_frac"]], "accuracy_mean_frac", at);
+            const double sd = real_field(f[col["accuracy_sd_frac"]], "accuracy_sd_frac", at);
+            const std::int64_t seeds = int_field(f[col["seeds"]], "seeds", at);
+            const double q = static_cast<double>(int_field(f[col["queries"]], "queries", at)) / static_cast<double>(seeds);
+            const double pc = std::clamp(mean, 1 / q, 1 - 1 / q);
+            const double se = std::max(sd, std::sqrt(pc * (1 - pc) / q)) / std::sqrt(static_cast<double>(seeds));
+            r.set("measured_mean_frac", frac(mean)).set("measured_se_frac", frac(se));
+            if (p) {
+                r.set("model_accuracy_frac", frac(*p)).set("residual_points", format_sig(100 * (*p - mean)))
+                    .set("residual_se", format_sig((*p - mean) / se));
+            }
+            predictions += r.line();
         }
-        predictions += r.line();
-    }
+    };
+    rows(true);
+    models.evaluate(o.threads);
+    rows(false);
 
     // Capacity lines.
     std::vector<std::int64_t> all_budgets(budgets.begin(), budgets.end());
@@ -324,85 +396,111 @@ TheoryTables theory_tables(const TheoryOptions& o) {
         }
         capacity += r.line();
     };
+    // Each line (model, noise, budget) is a search of its own: they run in parallel and
+    // are written in this order.
+    struct Line {
+        int model;  // 0 HRR, 1 grid, 2 cache
+        const Noise* noise;
+        std::int64_t b;
+        CapacityLine best;
+        std::string widths;
+    };
+    std::vector<Line> lines_out;
     for (const Noise& noise : noises) {
-        // HRR at its natural size D = d = B.
-        for (const std::int64_t b : extended) {
-            CapacityLine c;
-            c.d = static_cast<int>(b);
-            const double sigma = noise.sigma_at(c.d);
-            if (const auto s = scan_up(b, o.threshold, [&](std::int64_t n) { return hrr_noisy(n, b, sigma); }))
-                c.n = s->first, c.accuracy = s->second;
-            emit("hrr", "hrr_recall", noise, b, c, std::to_string(b),
+        for (const std::int64_t b : extended) lines_out.push_back({0, &noise, b, {}, ""});
+        for (const std::int64_t b : extended) lines_out.push_back({1, &noise, b, {}, ""});
+        for (const std::int64_t b : all_budgets) lines_out.push_back({2, &noise, b, {}, ""});
+    }
+    const auto hrr_line = [&](Line& l) {  // HRR at its natural size D = d = B
+        const std::int64_t b = l.b;
+        CapacityLine& c = l.best;
+        c.d = static_cast<int>(b);
+        const double sigma = l.noise->sigma_at(c.d);
+        if (const auto s = scan_up(b, o.threshold, [&](std::int64_t n) { return hrr_noisy(n, b, sigma); }))
+            c.n = s->first, c.accuracy = s->second;
+        l.widths = std::to_string(b);
+    };
+    const auto grid_line = [&](Line& l) {  // the square grid, widths from the largest d with d² ≤ B down while capacity grows
+        const std::int64_t b = l.b;
+        int top = 4;
+        while (std::int64_t{top} * 2 * top * 2 <= b) top *= 2;
+        CapacityLine& best = l.best;
+        std::string& widths = l.widths;
+        for (int d = top; d >= 4 && std::int64_t{d} * d <= b; d /= 2) {
+            widths += (widths.empty() ? "" : " ") + std::to_string(d);
+            const double sigma = l.noise->sigma_at(d);
+            auto grid = [&](std::int64_t n) { return models.grid(n, d, sigma); };
+            if (best.n) {  // a narrower width counts only if it holds more: one call says
+                const double a = *best.n * 2 <= std::int64_t{d} * d ? grid(*best.n * 2) : 0;
+                if (a < o.threshold) break;
+            }
+            const auto s = bisect_down(std::int64_t{d} * d, o.threshold, grid);  // n ≤ d²: the grid's own floats
+            if (!s) break;
+            best.n = s->first, best.d = d, best.accuracy = s->second;
+        }
+    };
+    const auto cache_line = [&](Line& l) {  // the summary's budgets only: widths 4..64, betas 4..128, n <= B / 2d
+        const std::int64_t b = l.b;
+        CapacityLine& best = l.best;
+        std::string& widths = l.widths;
+        std::size_t lead = kBetas.size() / 2;  // the beta that passed last, tried first
+        for (int d = kCacheWidthMin; d <= kCacheWidthMax; d *= 2) {
+            const std::int64_t pairs = b / (2 * std::int64_t{d});
+            if (pairs < kSmallestN) break;
+            if (best.n && pairs <= *best.n) break;  // wider codes hold fewer pairs
+            widths += (widths.empty() ? "" : " ") + std::to_string(d);
+            const double sigma = l.noise->sigma_at(d);
+            // Does some beta reach the threshold at n? Climbs from `lead` (the beta that passed
+            // last) towards higher accuracy, taking it as unimodal in beta; the first that passes.
+            auto passes = [&](std::int64_t n) -> std::optional<std::pair<double, double>> {
+                auto at = [&](std::size_t i) { return models.cache(n, d, kBetas[i], sigma); };
+                std::size_t i = lead;
+                double a = at(i);
+                while (a < o.threshold) {
+                    const double up = i + 1 < kBetas.size() ? at(i + 1) : -1;
+                    const double down = i > 0 ? at(i - 1) : -1;
+                    if (up <= a && down <= a) return std::nullopt;  // a peak below the threshold
+                    if (up > down) ++i, a = up;
+                    else --i, a = down;
+                }
+                lead = i;
+                return std::make_pair(kBetas[i], a);
+            };
+            // Bisection over log2 n in (best, pairs]: the model's accuracy falls with n.
+            int lo = best.n ? static_cast<int>(std::log2(static_cast<double>(*best.n))) : 1;  // known or assumed to fail above
+            int hi = static_cast<int>(std::log2(static_cast<double>(pairs)));
+            std::optional<std::pair<double, double>> found;
+            int found_e = 0;
+            if (const auto top_pass = passes(std::int64_t{1} << hi)) {
+                found = top_pass, found_e = hi;
+            } else {
+                int fail = hi;  // smallest exponent known to fail
+                int ok = lo;    // largest exponent known (or taken) not to matter
+                while (fail - ok > 1) {
+                    const int mid = (ok + fail) / 2;
+                    if (const auto m = passes(std::int64_t{1} << mid)) found = m, found_e = mid, ok = mid;
+                    else fail = mid;
+                }
+            }
+            if (found) best.n = std::int64_t{1} << found_e, best.d = d, best.beta = found->first, best.accuracy = found->second;
+        }
+    };
+    parallel_for(static_cast<std::int64_t>(lines_out.size()), o.threads, [&](std::size_t i) {
+        Line& l = lines_out[i];
+        if (l.model == 0) hrr_line(l);
+        else if (l.model == 1) grid_line(l);
+        else cache_line(l);
+    });
+    for (const Line& l : lines_out) {
+        const double sigma = l.noise->sigma_at(static_cast<int>(l.b));
+        if (l.model == 0)
+            emit("hrr", "hrr_recall", *l.noise, l.b, l.best, l.widths,
                  sigma > 0 ? "natural size D = d = B; query noise approximate (see predictions)" : "natural size D = d = B");
-        }
-        // The square grid, widths from the largest power of two with d² ≤ B down while capacity grows.
-        for (const std::int64_t b : extended) {
-            int top = 4;
-            while (std::int64_t{top} * 2 * top * 2 <= b) top *= 2;
-            CapacityLine best;
-            std::string widths;
-            for (int d = top; d >= 4 && std::int64_t{d} * d <= b; d /= 2) {
-                widths += (widths.empty() ? "" : " ") + std::to_string(d);
-                const double sigma = noise.sigma_at(d);
-                auto grid = [&](std::int64_t n) { return models.grid(n, d, sigma); };
-                if (best.n) {  // a narrower width counts only if it holds more: one call says
-                    const double a = *best.n * 2 <= std::int64_t{d} * d ? grid(*best.n * 2) : 0;
-                    if (a < o.threshold) break;
-                }
-                const auto s = bisect_down(std::int64_t{d} * d, o.threshold, grid);  // n ≤ d²: the grid's own floats
-                if (!s) break;
-                best.n = s->first, best.d = d, best.accuracy = s->second;
-            }
-            emit("linear", "grid_recall", noise, b, best, widths, "square d x d grid (phi identity)");
-        }
-        // The cache at the summary's budgets only: widths 4..64, betas 4..128, n <= B / 2d.
-        for (const std::int64_t b : all_budgets) {
-            CapacityLine best;
-            std::string widths;
-            std::size_t lead = kBetas.size() / 2;  // the beta that passed last, tried first
-            for (int d = kCacheWidthMin; d <= kCacheWidthMax; d *= 2) {
-                const std::int64_t pairs = b / (2 * std::int64_t{d});
-                if (pairs < kSmallestN) break;
-                if (best.n && pairs <= *best.n) break;  // wider codes hold fewer pairs
-                widths += (widths.empty() ? "" : " ") + std::to_string(d);
-                const double sigma = noise.sigma_at(d);
-                // Does some beta reach the threshold at n? Climbs from `lead` (the beta that passed
-                // last) towards higher accuracy, taking it as unimodal in beta; the first that passes.
-                auto passes = [&](std::int64_t n) -> std::optional<std::pair<double, double>> {
-                    auto at = [&](std::size_t i) { return models.cache(n, d, kBetas[i], sigma); };
-                    std::size_t i = lead;
-                    double a = at(i);
-                    while (a < o.threshold) {
-                        const double up = i + 1 < kBetas.size() ? at(i + 1) : -1;
-                        const double down = i > 0 ? at(i - 1) : -1;
-                        if (up <= a && down <= a) return std::nullopt;  // a peak below the threshold
-                        if (up > down) ++i, a = up;
-                        else --i, a = down;
-                    }
-                    lead = i;
-                    return std::make_pair(kBetas[i], a);
-                };
-                // Bisection over log2 n in (best, pairs]: the model's accuracy falls with n.
-                int lo = best.n ? static_cast<int>(std::log2(static_cast<double>(*best.n))) : 1;  // known or assumed to fail above
-                int hi = static_cast<int>(std::log2(static_cast<double>(pairs)));
-                std::optional<std::pair<double, double>> found;
-                int found_e = 0;
-                if (const auto top_pass = passes(std::int64_t{1} << hi)) {
-                    found = top_pass, found_e = hi;
-                } else {
-                    int fail = hi;  // smallest exponent known to fail
-                    int ok = lo;    // largest exponent known (or taken) not to matter
-                    while (fail - ok > 1) {
-                        const int mid = (ok + fail) / 2;
-                        if (const auto m = passes(std::int64_t{1} << mid)) found = m, found_e = mid, ok = mid;
-                        else fail = mid;
-                    }
-                }
-                if (found) best.n = std::int64_t{1} << found_e, best.d = d, best.beta = found->first, best.accuracy = found->second;
-            }
-            emit("softmax", "cache_recall", noise, b, best, widths,
+        else if (l.model == 1)
+            emit("linear", "grid_recall", *l.noise, l.b, l.best, l.widths, "square d x d grid (phi identity)");
+        else
+            emit("softmax", "cache_recall", *l.noise, l.b, l.best, l.widths,
                  "no eviction (n <= B/2d); beta from 4 8 16 32 64 128: one that passes (climbing from the last)");
-        }
     }
     return {predictions, capacity};
 }
