@@ -15,7 +15,7 @@ cd "$out"  # relative paths from here on, so manifests carry no machine paths
 config=$(realpath --relative-to="$out" "$root/scripts/sweeps/capacity.ini")
 
 # 1. Every essay experiment, with the essay-vs-measured table (reproduce/REPRODUCTION.md).
-echo "reports: 1/3 memcap reproduce (the essays' experiments, about a second)" >&2
+echo "reports: 1/3 memcap reproduce (the essays' experiments, under a second)" >&2
 "$memcap" reproduce --out reproduce
 
 # 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
