@@ -79,26 +79,17 @@ void set_draw_counters(benchmark::State& state) {
     state.counters["per_draw"] = Counter(double(kTokens), Counter::kIsIterationInvariantRate | Counter::kInvert);
 }
 
-void bm_below_per_call(benchmark::State& state) {
+/// One episode's tokens from a fresh stream: one call each, or one batch.
+template <bool kBatch>
+void bm_below(benchmark::State& state) {
     const std::int64_t n = state.range(0);
     std::vector<int> out(kTokens);
     std::int64_t episode = 0;
     for (auto _ : state) {
         Rng rng = Rng::stream("bench/below", n, episode++);
-        for (auto& t : out) t = static_cast<int>(rng.below(n));
-        benchmark::DoNotOptimize(out.data());
-        benchmark::ClobberMemory();
-    }
-    set_draw_counters(state);
-}
-
-void bm_below_batch(benchmark::State& state) {
-    const std::int64_t n = state.range(0);
-    std::vector<int> out(kTokens);
-    std::int64_t episode = 0;
-    for (auto _ : state) {
-        Rng rng = Rng::stream("bench/below", n, episode++);
-        rng.below(n, out.data(), out.size());
+        if constexpr (kBatch) rng.below(n, out.data(), out.size());
+        else
+            for (auto& t : out) t = static_cast<int>(rng.below(n));
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
     }
@@ -107,8 +98,8 @@ void bm_below_batch(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(bm_below_per_call)->Name("below/per_call")->Arg(16)->Arg(1000);
-BENCHMARK(bm_below_batch)->Name("below/batch")->Arg(16)->Arg(1000);
+BENCHMARK_TEMPLATE(bm_below, false)->Name("below/per_call")->Arg(16)->Arg(1000);
+BENCHMARK_TEMPLATE(bm_below, true)->Name("below/batch")->Arg(16)->Arg(1000);
 
 #define MEMCAP_NORMAL_SIZES ->Arg(64)->Arg(32768)->Arg(1 << 20)
 BENCHMARK_TEMPLATE(bm_boost_per_entry, float)->Name("normal/boost_per_entry<float>") MEMCAP_NORMAL_SIZES;

@@ -2,6 +2,7 @@
 #include "harness/results/theory_table.hpp"
 
 #include "core/error.hpp"
+#include "core/spec.hpp"
 #include "harness/results/csv.hpp"
 #include "memories/theory.hpp"
 
@@ -59,58 +60,33 @@ const std::vector<Column>& capacity_columns() {
     return columns;
 }
 
-/// key=value pairs after the name of a canonical spec string ("name:k=v,k=v").
-std::map<std::string, std::string> spec_params(const std::string& spec) {
-    std::map<std::string, std::string> out;
-    const auto colon = spec.find(':');
-    if (colon == std::string::npos) return out;
-    std::size_t at = colon + 1;
-    while (at <= spec.size()) {
-        const auto comma = std::min(spec.find(',', at), spec.size());
-        const std::string kv = spec.substr(at, comma - at);
-        const auto eq = kv.find('=');
-        if (eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
-        at = comma + 1;
+/// key=value pairs of a spec string (core/spec.hpp's split_spec); errors name `where`.
+std::map<std::string, std::string> spec_params(const std::string& spec, const std::string& where) {
+    try {
+        const RawSpec raw = split_spec(spec, "summary");
+        return {raw.pairs.begin(), raw.pairs.end()};
+    } catch (const UsageError& e) {
+        throw UsageError(where + ": " + e.what());
     }
-    return out;
 }
 
 std::string name_of(const std::string& spec) { return spec.substr(0, spec.find(':')); }
 
-double real_param(const std::map<std::string, std::string>& p, const std::string& key, double fallback,
-                  const std::string& where) {
+/// The spec parameter `key` as a number, or `fallback` when the spec does not set it.
+double spec_real(const std::map<std::string, std::string>& p, const std::string& key, double fallback,
+                 const std::string& where) {
     const auto it = p.find(key);
-    if (it == p.end()) return fallback;
-    try {
-        std::size_t used = 0;
-        const double v = std::stod(it->second, &used);
-        if (used != it->second.size() || !std::isfinite(v)) throw std::invalid_argument("");
-        return v;
-    } catch (const std::exception&) {
-        throw UsageError(where + ": " + key + "='" + it->second + "' is not a number");
-    }
+    return it == p.end() ? fallback : parse_real(it->second, where + ": " + key);
 }
 
 std::int64_t int_field(const std::string& text, const std::string& column, const std::string& where) {
-    try {
-        std::size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used != text.size() || v < 1) throw std::invalid_argument("");
-        return v;
-    } catch (const std::exception&) {
-        throw UsageError(where + ": " + column + " '" + text + "' is not a positive integer");
-    }
+    const std::int64_t v = parse_int(text, where + ": " + column);
+    if (v < 1) throw UsageError(where + ": " + column + " '" + text + "' is not a positive integer");
+    return v;
 }
 
 double real_field(const std::string& text, const std::string& column, const std::string& where) {
-    try {
-        std::size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used != text.size() || !std::isfinite(v)) throw std::invalid_argument("");
-        return v;
-    } catch (const std::exception&) {
-        throw UsageError(where + ": " + column + " '" + text + "' is not a number");
-    }
+    return parse_real(text, where + ": " + column);
 }
 
 /// The task's query noise: per-entry σ, or a cosine (σ then depends on d).
@@ -289,17 +265,17 @@ TheoryTables theory_tables(const TheoryOptions& o) {
                 throw UsageError(at + ": " + std::to_string(f.size()) + " fields, expected " + std::to_string(col.count()));
             const std::string& task = f[col["task_spec"]];
             if (name_of(task) != "assoc_recall") continue;
-            const auto tp = spec_params(task);
+            const auto tp = spec_params(task, at);
             if (tp.count("control") && tp.at("control") != "none") continue;
             Noise noise;
-            noise.sigma = real_param(tp, "noise", 0, at);
-            noise.cosine = real_param(tp, "cosine", 1, at);
+            noise.sigma = spec_real(tp, "noise", 0, at);
+            noise.cosine = spec_real(tp, "cosine", 1, at);
             if (noise.cosine <= 0 || noise.cosine > 1) throw UsageError(at + ": cosine=" + tp.at("cosine") + " is not in (0, 1]");
             const std::string& memory = f[col["memory_spec"]];
             const std::string family = name_of(memory);
             if (family != "softmax" && family != "linear" && family != "hrr") continue;
             if (name_of(f[col["readout"]]) != "native") continue;  // the models describe each memory's own read
-            const auto mp = spec_params(memory);
+            const auto mp = spec_params(memory, at);
             const std::string& budget_text = f[col["budget_floats"]];
             const std::optional<std::int64_t> budget =
                 budget_text.empty() ? std::nullopt : std::optional<std::int64_t>(int_field(budget_text, "budget_floats", at));
@@ -343,7 +319,7 @@ TheoryTables theory_tables(const TheoryOptions& o) {
                 }
             } else {
                 model = "cache_recall";
-                const double beta = real_param(mp, "beta", 16, at);
+                const double beta = spec_real(mp, "beta", 16, at);
                 const std::int64_t pairs = budget ? *budget / (2 * std::int64_t{d}) : n;
                 if (d < 4) {
                     note = "d < 4";
