@@ -108,6 +108,18 @@ ParamInfo choice_param(std::string key, std::vector<std::string> choices, std::s
     return p;
 }
 
+ParamInfo optional_param(ParamInfo p) {
+    p.optional = true;
+    p.default_value = "none";
+    return p;
+}
+
+bool Spec::has(const std::string& key) const {
+    for (const auto& kv : values_)
+        if (kv.first == key) return true;
+    return false;
+}
+
 double Spec::real(const std::string& key) const { return parse_real(text(key), name_ + ":" + key); }
 
 std::int64_t Spec::integer(const std::string& key) const { return parse_int(text(key), name_ + ":" + key); }
@@ -180,6 +192,7 @@ Spec bind_spec(const Schema& schema, const RawSpec& raw) {
         for (const auto& kv : raw.pairs)
             if (kv.first == p.key) value = kv.second;
         const std::string what = schema.kind + " '" + schema.name + "': " + p.key;
+        if (p.optional && value == "none") continue;  // left out: no value, omitted from the canonical form
         if (value == "best") {
             if (p.best.empty())
                 throw UsageError(what + "=best: this parameter has no candidates to choose from (give a value)");

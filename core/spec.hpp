@@ -39,6 +39,10 @@ struct ParamInfo {
     /// Candidates tried when the value is given as `best` (chosen on tuning seeds, see
     /// harness/exec/tuning.hpp), in order of preference on ties; empty: cannot be tuned.
     std::vector<std::string> best;
+    /// True: the parameter may be left out (its default is `none`): a spec without it holds
+    /// no value for it (Spec::has is false) and its canonical form omits it, so adding such a
+    /// parameter to a table leaves every existing canonical spec string as it was.
+    bool optional = false;
 
     /// "beta=16 (real > 0)": the form `memcap list` prints.
     std::string describe() const;
@@ -52,6 +56,8 @@ ParamInfo real_param(std::string key, std::string def, std::string help, double 
 ParamInfo int_param(std::string key, std::string def, std::string help, double min,
                     double max = std::numeric_limits<double>::infinity());
 ParamInfo choice_param(std::string key, std::vector<std::string> choices, std::string help);
+/// `p` made optional (ParamInfo::optional): its default becomes `none`, meaning left out.
+ParamInfo optional_param(ParamInfo p);
 
 /// What a spec string is checked against: a registry entry's name and parameters.
 struct Schema {
@@ -70,6 +76,8 @@ public:
     const std::string& name() const { return name_; }
     double real(const std::string& key) const;
     std::int64_t integer(const std::string& key) const;
+    /// False for an optional parameter left out (ParamInfo::optional); true for every other.
+    bool has(const std::string& key) const;
     const std::string& text(const std::string& key) const;
     /// Keys whose value is `best`: to be chosen on tuning seeds before the spec is used.
     std::vector<std::string> best_keys() const;

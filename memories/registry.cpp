@@ -30,12 +30,14 @@ const ParamInfo nu_param = int_param("nu", "1", "DPFP order (phi=dpfp)", 1, 8);
 // ---- Sizing: each backend's one sizing function (its class's static size()), as the
 // table's generic MemorySize. ----
 
-MemorySize softmax_size(const Spec&, const MemoryShape& s) {
-    const SoftmaxCache::Dims c = SoftmaxCache::size(s);
+MemorySize softmax_size(const Spec& spec, const MemoryShape& s) {
+    const bool null_slot = spec.has("null");
+    const SoftmaxCache::Dims c = SoftmaxCache::size(s, null_slot);
     MemorySize m;
     m.dims = {{"pairs", c.capacity}};
-    m.state_floats = c.capacity < 0 ? -1 : c.capacity * c.row_floats;
+    m.state_floats = c.capacity < 0 ? -1 : (c.capacity + (null_slot ? 1 : 0)) * c.row_floats;
     m.floats_per_write = c.row_floats;
+    m.initial_floats = null_slot ? c.row_floats : 0;  // the null slot's row
     m.min_budget = c.min_budget;
     return m;
 }
@@ -109,8 +111,8 @@ KernelCost grid_cost(const Spec& spec, const MemoryShape& s, Kernel k, I batch, 
     return c;
 }
 
-KernelCost softmax_cost(const Spec&, const MemoryShape& s, Kernel k, I stored, I batch) {
-    const I capacity = SoftmaxCache::size(s).capacity;
+KernelCost softmax_cost(const Spec& spec, const MemoryShape& s, Kernel k, I stored, I batch) {
+    const I capacity = SoftmaxCache::size(s, spec.has("null")).capacity;
     KernelCost c;
     if (k == Kernel::write_batch) {  // copies: the pairs in, the same floats into the cache
         c.bytes = 2.0 * batch_bytes(s, batch);
@@ -196,11 +198,17 @@ std::vector<MemoryEntry> build_registry() {
         e.description = "softmax attention over a FIFO key-value cache";
         e.params = {real_param("beta", "16", "sharpness on raw dot products (0 = uniform attention)", 0.0)};
         e.params[0].best = {"4", "8", "16", "32", "64", "128"};  // softmax:beta=best: the scale that suits the width
-        e.state_formula = "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs; unbounded without a budget";
+        e.params.push_back(optional_param(real_param(
+            "null", "", "a null slot: constant logit s (against beta k.q) with a zero value, taking one pair's row; none: no slot",
+            -std::numeric_limits<double>::infinity())));
+        e.params[1].best = {"0", "2", "4", "6", "8", "10", "12", "14", "16"};  // softmax:null=best
+        e.state_formula = "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs (one fewer with a null slot, "
+                          "whose row counts); unbounded without a budget";
         e.paper = "Bahdanau et al. 2014; Vaswani et al. 2017";
         e.size = softmax_size;
         e.make = [](const Spec& spec, const MemoryShape& s, Rng&) -> std::unique_ptr<Memory> {
-            return std::make_unique<SoftmaxCache>(s, spec.real("beta"));
+            return std::make_unique<SoftmaxCache>(s, spec.real("beta"),
+                                                  spec.has("null") ? std::optional<double>(spec.real("null")) : std::nullopt);
         };
         e.cost = softmax_cost;
         e.order_free = true;      // unbounded without a budget: never evicts, and attention is a sum over pairs
@@ -342,7 +350,7 @@ std::int64_t MemorySize::state_floats_after(std::int64_t writes) const {
     if (floats_per_write == 0) return state_floats;
     const std::int64_t grown = writes > std::numeric_limits<std::int64_t>::max() / floats_per_write
                                    ? std::numeric_limits<std::int64_t>::max()
-                                   : writes * floats_per_write;
+                                   : writes * floats_per_write + initial_floats;
     return state_floats < 0 ? grown : std::min(grown, state_floats);
 }
 

@@ -59,6 +59,8 @@ struct MemorySize {
     /// 0: the state has its full size from the start. Otherwise it grows by this many
     /// floats per write until full (the cache).
     std::int64_t floats_per_write = 0;
+    /// With floats_per_write > 0: floats held before any write (the cache's null slot).
+    std::int64_t initial_floats = 0;
     /// Floats of fixed parameters (projections, rotations): Memory::param_floats().
     std::int64_t param_floats = 0;
     /// Floats the memory keeps besides state and parameters (tables derived from them).

@@ -40,21 +40,30 @@ std::uint64_t SoftmaxCache::fingerprint(ConstMatRef queries, const CacheMap& cac
     return h | 1;  // never 0, the print of "no memo"
 }
 
-SoftmaxCache::Dims SoftmaxCache::size(const MemoryShape& shape) {
-    const std::int64_t row = std::int64_t{shape.d_key} + shape.d_value;
-    return {shape.budget_floats ? *shape.budget_floats / row : -1, row, row};
+SoftmaxCache::Dims SoftmaxCache::size(const MemoryShape& shape, bool null_slot) {
+    const std::int64_t row = std::int64_t{shape.d_key} + shape.d_value, extra = null_slot ? 1 : 0;
+    return {shape.budget_floats ? *shape.budget_floats / row - extra : -1, row, row * (1 + extra)};
 }
 
-SoftmaxCache::SoftmaxCache(const MemoryShape& shape, double beta)
-    : d_key_(shape.d_key), d_value_(shape.d_value), beta_(static_cast<float>(beta)), capacity_(size(shape).capacity) {
-    if (capacity_ > 0) buf_.reserve(static_cast<std::size_t>(capacity_ * row_floats()));
+SoftmaxCache::SoftmaxCache(const MemoryShape& shape, double beta, std::optional<double> null_logit)
+    : d_key_(shape.d_key), d_value_(shape.d_value), beta_(static_cast<float>(beta)),
+      capacity_(size(shape, null_logit.has_value()).capacity) {
+    if (null_logit) null_ = static_cast<float>(*null_logit);
+    head_ = null_ ? row_floats() : 0;
+    if (capacity_ > 0) buf_.reserve(static_cast<std::size_t>(head_ + capacity_ * row_floats()));
+    clear_rows();
+}
+
+void SoftmaxCache::clear_rows() {
+    buf_.assign(static_cast<std::size_t>(head_), 0.0f);
+    if (null_) buf_[0] = *null_;
 }
 
 void SoftmaxCache::reset() {
     stored_ = 0;
     next_slot_ = 0;
     written_ = 0;
-    buf_.clear();
+    clear_rows();
 }
 
 void SoftmaxCache::write(ConstVecRef key, ConstVecRef value) {
@@ -62,12 +71,12 @@ void SoftmaxCache::write(ConstVecRef key, ConstVecRef value) {
     std::int64_t slot;
     if (capacity_ < 0 || stored_ < capacity_) {
         slot = stored_++;
-        buf_.resize(static_cast<std::size_t>(stored_ * row_floats()));
+        buf_.resize(static_cast<std::size_t>(head_ + stored_ * row_floats()));
     } else {
         slot = next_slot_;
         next_slot_ = (next_slot_ + 1) % capacity_;
     }
-    float* row = buf_.data() + slot * row_floats();
+    float* row = buf_.data() + head_ + slot * row_floats();
     std::copy(key.data(), key.data() + d_key_, row);
     std::copy(value.data(), value.data() + d_value_, row + d_key_);
 }
@@ -76,8 +85,8 @@ void SoftmaxCache::write_batch(ConstMatRef keys, ConstMatRef values) {
     const std::int64_t n = keys.rows();
     const std::int64_t fresh = capacity_ < 0 ? n : std::min(n, capacity_ - stored_);
     if (fresh > 0) {  // rows appended without eviction, copied as one block
-        buf_.resize(static_cast<std::size_t>((stored_ + fresh) * row_floats()));
-        Eigen::Map<RowMat> block(buf_.data() + stored_ * row_floats(), fresh, row_floats());
+        buf_.resize(static_cast<std::size_t>(head_ + (stored_ + fresh) * row_floats()));
+        Eigen::Map<RowMat> block(buf_.data() + head_ + stored_ * row_floats(), fresh, row_floats());
         block.leftCols(d_key_) = keys.topRows(fresh);
         block.rightCols(d_value_) = values.topRows(fresh);
         stored_ += fresh;
@@ -94,9 +103,10 @@ Vec SoftmaxCache::weights(ConstVecRef query, const std::vector<char>* allowed) c
     for (Eigen::Index i = 0; i < scores.size(); ++i)
         if (!allowed || (*allowed)[static_cast<std::size_t>(i)]) peak = std::max(peak, scores(i));
     if (!std::isfinite(peak)) throw std::invalid_argument("softmax cache: the mask allows no stored pair");
+    const float top = null_ ? std::max(beta_ * peak, *null_) : beta_ * peak;  // the largest logit
     for (Eigen::Index i = 0; i < scores.size(); ++i)
-        scores(i) = (!allowed || (*allowed)[static_cast<std::size_t>(i)]) ? std::exp(beta_ * (scores(i) - peak)) : 0.0f;
-    return scores / scores.sum();
+        scores(i) = (!allowed || (*allowed)[static_cast<std::size_t>(i)]) ? std::exp(beta_ * scores(i) - top) : 0.0f;
+    return scores / (scores.sum() + (null_ ? std::exp(*null_ - top) : 0.0f));
 }
 
 void SoftmaxCache::read(ConstVecRef query, VecRef out) const {
@@ -135,6 +145,13 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
         const float peak = row.maxCoeff();
         if (slot >= 0 && peak == -std::numeric_limits<float>::infinity()) {  // the hidden pair was the only one
             row.setZero();
+            continue;
+        }
+        if (null_) {  // the null slot's logit joins the softmax; its value is 0
+            const float top = std::max(beta_ * peak, *null_);
+            row = (beta_ * row.array() - top).exp();
+            if (slot >= 0) row(slot) = 0.0f;
+            row /= row.sum() + std::exp(*null_ - top);
             continue;
         }
         row = (beta_ * (row.array() - peak)).exp();

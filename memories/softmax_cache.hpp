@@ -9,17 +9,25 @@
 //               With a structural mask (ReadOptions::hidden, the control
 //               assoc_recall:control=structural_mask) one written pair per
 //               query gets weight exactly 0.
-// state_floats: (number of stored pairs) × (d_k + d_v) ≤ B.
-// Parameters:   beta = 16 (real ≥ 0). Minimum budget: d_k + d_v (one pair).
+//               With a null slot (null = s): one more slot with the constant
+//               logit s (against β · k·q) and a zero value, so weight flows to it
+//               when no key matches and the read shrinks towards 0:
+//               read = Σ_i e^{β k_i·q} v_i / (e^s + Σ_i e^{β k_i·q}).
+// state_floats: (number of stored pairs) × (d_k + d_v) ≤ B; with a null slot one row
+//               more (its logit and zero value take a pair's row: C = floor(B / (d_k + d_v)) − 1).
+// Parameters:   beta = 16 (real ≥ 0); null = none (a finite real: the null slot's logit).
+//               Minimum budget: d_k + d_v (one pair), two rows with a null slot.
 // Source:       Bahdanau, Cho & Bengio 2014; Vaswani et al. 2017 ("Attention
 //               Is All You Need"); as a memory, Ramsauer et al. 2020.
 //
 // State layout: row r of the cache is [k | v] (d_k + d_v floats); rows are
 // kept in a ring, so state() is the stored rows in slot order, not write order.
+// With a null slot, state() begins with its row: [s, 0, …, 0 | 0, …, 0].
 #pragma once
 
 #include "memories/memory.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace memcap {
@@ -33,14 +41,15 @@ public:
         std::int64_t row_floats;  // d_k + d_v: floats per stored pair
         std::int64_t min_budget;  // one pair
     };
-    static Dims size(const MemoryShape& shape);
+    static Dims size(const MemoryShape& shape, bool null_slot = false);
 
-    SoftmaxCache(const MemoryShape& shape, double beta);
+    /// `null_logit`: the null slot's constant logit; empty: no null slot.
+    SoftmaxCache(const MemoryShape& shape, double beta, std::optional<double> null_logit = std::nullopt);
 
     void reset() override;
     void write(ConstVecRef key, ConstVecRef value) override;
     void read(ConstVecRef query, VecRef out) const override;
-    std::int64_t state_floats() const override { return stored_ * row_floats(); }
+    std::int64_t state_floats() const override { return head_ + stored_ * row_floats(); }
     ConstStateView state() const override { return ConstStateView(buf_.data(), state_floats()); }
 
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
@@ -49,7 +58,8 @@ public:
     /// attend to is the zero vector.
     void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override;
 
-    /// Attention weights of `query` over the stored pairs (slot order), summing to 1.
+    /// Attention weights of `query` over the stored pairs (slot order), summing to 1 (to 1
+    /// minus the null slot's weight when there is one).
     /// `allowed` (one flag per stored pair) is a structural mask: a masked pair gets
     /// score −∞ and weight exactly 0. At least one pair must be allowed.
     Vec weights(ConstVecRef query, const std::vector<char>* allowed = nullptr) const;
@@ -63,12 +73,16 @@ public:
 private:
     std::int64_t row_floats() const { return d_key_ + d_value_; }
     using CacheMap = Eigen::Map<const RowMat>;
-    CacheMap rows() const { return CacheMap(buf_.data(), stored_, row_floats()); }
+    CacheMap rows() const { return CacheMap(buf_.data() + head_, stored_, row_floats()); }
+    /// buf_ holding only the null slot's row (or nothing).
+    void clear_rows();
     // read_batch; `hidden` is null for a plain read, else one hidden write per query.
     void read_rows(ConstMatRef queries, const IndexView* hidden, MatRef out) const;
 
     int d_key_, d_value_;
     float beta_;
+    std::optional<float> null_;  // the null slot's logit; empty: none
+    std::int64_t head_;          // floats before the first pair's row: the null slot's row, or 0
     std::int64_t capacity_;      // −1: unbounded
     std::int64_t stored_ = 0;    // pairs held
     std::int64_t next_slot_ = 0; // ring position of the next write once full (= the oldest pair)

@@ -10,7 +10,10 @@ namespace memcap {
 
 AssocRecall::AssocRecall(Spec spec)
     : Task(std::move(spec)), queries_(this->spec().integer("queries")), noise_(this->spec().real("noise")),
-      cosine_(this->spec().real("cosine")), control_(this->spec().text("control")) {}
+      cosine_(this->spec().real("cosine")), control_(this->spec().text("control")),
+      absent_(this->spec().has("absent") ? this->spec().real("absent") : 0.0) {}
+
+std::int64_t AssocRecall::absent_count() const { return std::llround(absent_ * static_cast<double>(queries_)); }
 
 double AssocRecall::sigma(const TaskCell& c) const {
     if (cosine_ < 1.0) return std::sqrt((1.0 / (cosine_ * cosine_) - 1.0) / static_cast<double>(c.d));
@@ -21,6 +24,14 @@ void AssocRecall::check_cell(const TaskCell& c) const {
     if (noise_ > 0.0 && cosine_ < 1.0)
         refuse("noise", format_real(noise_), "and cosine=" + format_real(cosine_) +
                " both set the query noise; give one (noise: sigma per entry; cosine: the same query-key cosine at every d)");
+    if (absent_ > 0.0) {
+        if (control_ != "none" && control_ != "paired_permutation")
+            refuse("absent", format_real(absent_), "cannot be combined with control=" + control_ +
+                   " (its queries or targets are not those of stored keys); use control=none or paired_permutation");
+        if (absent_count() < 1 || absent_count() > queries_ - 1)
+            refuse("absent", format_real(absent_), "gives " + std::to_string(absent_count()) + " absent of queries=" +
+                   std::to_string(queries_) + "; it must leave at least one absent and one present query");
+    }
     require_distinct_codes(c, "n=" + std::to_string(c.n) + " candidate values", c.n, 0);
 }
 
@@ -31,6 +42,7 @@ std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
     if (control_ == "key_shuffle" || control_ == "value_shuffle" || control_ == "paired_permutation")
         floats += 2.0 * nd, ints += 2.0 * double(c.n);  // copies of the keys and values; the order (64-bit)
     if (sigma(c) > 0.0) floats += qd;  // the noise
+    if (absent_ > 0.0) floats += qd, ints += double(queries_);  // the fresh codes; their places
     return bytes_of(floats, ints);
 }
 
@@ -66,6 +78,20 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
             RowMat z(queries_, c.d);
             noise.fill_normal(z, s);
             e.queries += z;
+        }
+    }
+    if (absent_ > 0.0) {  // round(absent · queries) queries at random places ask for fresh codes
+        Rng fresh = Rng::stream("assoc_recall/absent", c.n, c.d, c.seed, sp, index);
+        std::vector<int> place(static_cast<std::size_t>(queries_));
+        for (std::size_t i = 0; i < place.size(); ++i) place[i] = static_cast<int>(i);
+        const auto k = static_cast<std::size_t>(absent_count());
+        for (std::size_t i = 0; i < k; ++i)  // a partial Fisher–Yates: place[0 .. k) are the absent queries
+            std::swap(place[i], place[i + static_cast<std::size_t>(fresh.below(static_cast<std::int64_t>(place.size() - i)))]);
+        RowMat codes(static_cast<Eigen::Index>(k), c.d);
+        fresh.fill_normal(codes);
+        for (std::size_t i = 0; i < k; ++i) {
+            e.queries.row(place[i]) = codes.row(static_cast<Eigen::Index>(i));
+            e.target[static_cast<std::size_t>(place[i])] = -1;
         }
     }
     normalise_rows(e.queries);

@@ -38,6 +38,12 @@
 //                        can hide one (the softmax cache, native read); it must
 //                        fall to chance or below. Other memories and the probe
 //                        are refused up front.
+//   absent  = none a fraction f in [0, 1) of the queries (round(f · queries) of them, at
+//                  random places) ask for a key never written: a fresh unit code, target
+//                  −1. The readout must also decide that nothing fits (harness/eval/
+//                  abstention.hpp): accuracy is then over the present queries, and the
+//                  false-accept rate, balanced accuracy and AUC are reported beside it.
+//                  Only with control=none or paired_permutation; native readout only.
 //
 // The pairs, the targets, the noise and the random queries come from separate
 // streams, so changing `queries`, `noise` or `control` leaves the rest of the
@@ -54,6 +60,7 @@ public:
 
     double chance(const TaskCell& cell) const override { return 1.0 / static_cast<double>(cell.n); }
     bool hides_pairs() const override { return control_ == "structural_mask"; }
+    bool has_absent() const override { return absent_ > 0.0; }
     std::int64_t peak_bytes(const TaskCell& cell) const override;
     std::int64_t queries_per_episode(const TaskCell&) const override { return queries_; }
 
@@ -69,6 +76,9 @@ private:
     /// The per-entry noise σ at this cell's width (from noise or cosine).
     double sigma(const TaskCell& c) const;
     std::string control_;
+    double absent_;
+    /// Queries that ask for a key never written: round(absent · queries).
+    std::int64_t absent_count() const;
 };
 
 }  // namespace memcap

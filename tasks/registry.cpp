@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "tasks/assoc_recall.hpp"
+#include "tasks/chain_recall.hpp"
 #include "tasks/selective_copying.hpp"
 #include "tasks/sequence_recall.hpp"
 
@@ -18,9 +19,17 @@ std::vector<TaskEntry> build_registry() {
           choice_param("control",
                        {"none", "shuffled_query", "key_shuffle", "value_shuffle", "paired_permutation", "key_collision",
                         "structural_mask"},
-                       "a control or intervention (see tasks/assoc_recall.hpp)")},
+                       "a control or intervention (see tasks/assoc_recall.hpp)"),
+          optional_param(real_param("absent", "", "fraction of queries asking for a key never written (the readout must abstain); none: every query is present", 0.0, false, 1.0, true))},
          "number of stored pairs", "essay 004 Part 3",
          [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<AssocRecall>(s); }},
+        {"chain_recall", "chained lookups: n items stored as a cycle item -> next item; each hop's read is the next query (slot = hop)",
+         {int_param("hops", "4", "reads per chain, each scored (at most n - 1)", 1, 1 << 20),
+          choice_param("cleanup", {"nearest", "none"},
+                       "nearest: each read is replaced by its nearest stored item before the next hop; none: the read, normalised"),
+          int_param("queries", "32", "chains per episode, start items drawn with replacement", 1, 1 << 20)},
+         "number of stored items (pairs)", "essay 004, what the instrument does not show",
+         [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<ChainRecall>(s); }},
         {"lag_recall", "lag recall: a stream of n tokens, recall the token k steps back (slot = lag k)",
          {int_param("vocab", "16", "vocabulary size (chance 1/vocab)", 1, 1 << 20),
           int_param("lags", "60", "lags 1..lags are queried (capped at n)", 1, 1 << 30),

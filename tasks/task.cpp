@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <limits>
+#include <stdexcept>
 
 namespace memcap {
 
@@ -20,6 +21,10 @@ void Task::check(const TaskCell& c) const {
                                              " (targets and slots are ints)");
     if (c.d < 1) refuse("d", std::to_string(c.d), "must be at least 1");
     check_cell(c);
+}
+
+void Task::next_queries(const Episode&, ConstMatRef, RowMat&) const {
+    throw std::logic_error("task '" + spec_.canonical() + "' reads once; next_queries is for chained tasks");
 }
 
 std::int64_t Task::bytes_of(double floats, double ints) {

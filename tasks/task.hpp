@@ -8,8 +8,14 @@
 //     keys/values  (n × d_key, n × d_value)   written row by row
 //     queries      (m × d_key)                one read each
 //     candidates   (c × d_value)              the answer set
-//     target[i]    row of candidates that query i should retrieve
+//     target[i]    row of candidates that query i should retrieve; −1: the query
+//                  asks for a key never written (tasks with absent queries, where
+//                  the readout must also decide that nothing fits)
 //     slot[i]      lag / position of query i (−1 when the task has no slots)
+//
+// A chained task (hops() = h > 1) reads h rounds: the m queries are asked, each
+// read becomes the next round's query (Task::next_queries), and so on; target
+// and slot then hold h·m entries, round r's in rows r·m … r·m + m − 1.
 //
 // Episode data depends only on (task spec, n, d, seed, split, index) — never
 // on the memory — so every memory sees the same episodes (paired comparison).
@@ -76,6 +82,17 @@ public:
     /// True when episodes carry Episode::hidden: every read must skip one written pair,
     /// which only memories that keep pairs apart can do (declared can_hide_pairs).
     virtual bool hides_pairs() const { return false; }
+    /// Rounds of reads per episode (chained lookups): 1 for every one-shot task.
+    virtual int hops() const { return 1; }
+    /// The next round's queries from this round's reads (`reads`: m × d_value) for a
+    /// chained task; the default (one-shot tasks) is never called.
+    virtual void next_queries(const Episode& episode, ConstMatRef reads, RowMat& queries) const;
+    /// True when some queries ask for keys never written (Episode::target = −1): the
+    /// readout records a decision statistic per query (CellOutcome::decisions).
+    virtual bool has_absent() const { return false; }
+    /// True when only the memory's own read can score the task (chained reads, absent
+    /// queries): the probe and memories without a native read are refused up front.
+    bool needs_native_read() const { return hops() > 1 || has_absent(); }
     /// Accuracy of guessing uniformly among the candidates.
     virtual double chance(const TaskCell& cell) const = 0;
 

@@ -2,6 +2,7 @@
 #include "harness/eval/cell.hpp"
 
 #include "core/error.hpp"
+#include "harness/eval/abstention.hpp"
 #include "harness/eval/readout.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
@@ -65,7 +66,8 @@ double cell_work(const CellSpec& c) {
     const auto task = make_task(c.task);
     const TaskCell tc{c.n, c.d, c.seed};
     const double state = static_cast<double>(c.budget_floats.value_or(std::int64_t{c.d} * c.d));
-    double work = static_cast<double>(c.n) * state * static_cast<double>(task->test_episodes(tc));
+    double work = static_cast<double>(c.n) * state * static_cast<double>(task->test_episodes(tc)) *
+                  (task->has_absent() ? 1.0 + kThresholdSeeds : 1.0);  // the threshold's tuning seeds
     if (c.readout.name() == "probe") work += static_cast<double>(c.n) * state * static_cast<double>(c.readout.integer("train"));
     return std::max(work, 1.0);
 }
@@ -83,6 +85,12 @@ double check_cell_structure(const CellSpec& c) {
     const auto task = make_task(c.task);
     task->check(TaskCell{c.n, c.d, c.seed});  // UsageError: a task that cannot be posed at this n or d
     const double need = peak_bytes(c, *task);  // the sizing function refuses a budget below the minimum
+    if (task->needs_native_read() && !find_readout(c.readout.name()).uses_native_read)
+        throw UsageError("task '" + c.task.canonical() + "' " +
+                         (task->hops() > 1 ? "chains reads (each read is the next query)" : "decides from each read whether nothing fits") +
+                         ", which needs the memory's own read; got readout '" + c.readout.canonical() + "'" +
+                         (find_memory(c.memory.name()).native_read ? std::string()
+                                                                   : " (memory '" + c.memory.name() + "' has no meaningful read of its own)"));
     if (!task->hides_pairs()) return need;
     if (!find_memory(c.memory.name()).can_hide_pairs) {
         std::string able;
@@ -97,11 +105,37 @@ double check_cell_structure(const CellSpec& c) {
     return need;
 }
 
+namespace {
+
+/// The cell's "nothing fits" scores: the threshold chosen on the tuning seeds' decisions
+/// (abstention.hpp), applied to the scored seed's. A tuning seed that fails fails the cell.
+void add_abstention(const CellSpec& c, const Task& task, CellResult& r) {
+    std::vector<Decision> tuning;
+    for (int s = 0; s < kThresholdSeeds; ++s) {
+        CellSpec t = c;
+        t.seed = kThresholdSeedBase + static_cast<std::uint64_t>(s);
+        auto memory = build_memory(t, task);
+        const CellOutcome o = find_readout(t.readout.name()).score(*memory, task, TaskCell{t.n, t.d, t.seed}, t.readout);
+        if (!o.ok) {
+            r.ok = false;
+            r.message = "threshold tuning seed " + std::to_string(s) + ": " + o.message;
+            return;
+        }
+        tuning.insert(tuning.end(), o.decisions.begin(), o.decisions.end());
+    }
+    r.abstention = score_abstention(r.decisions, choose_threshold(tuning));
+    r.decisions = {};
+}
+
+}  // namespace
+
 CellResult run_cell(const CellSpec& c) {
     const auto task = make_task(c.task);
     const TaskCell tc{c.n, c.d, c.seed};
     auto memory = build_memory(c, *task);
-    return cell_result(c, find_readout(c.readout.name()).score(*memory, *task, tc, c.readout), task->chance(tc));
+    CellResult r = cell_result(c, find_readout(c.readout.name()).score(*memory, *task, tc, c.readout), task->chance(tc));
+    if (r.ok && task->has_absent()) add_abstention(c, *task, r);
+    return r;
 }
 
 CellResult cell_result(const CellSpec& c, CellOutcome outcome, double chance_frac) {

@@ -76,7 +76,9 @@ double check_cell_structure(const CellSpec& cell);
 /// The complete result of `cell` from a readout's outcome and the task's chance level.
 CellResult cell_result(const CellSpec& cell, CellOutcome outcome, double chance_frac);
 
-/// Computes one cell. A measured failure is an error outcome; a bug throws.
+/// Computes one cell. A measured failure is an error outcome; a bug throws. A task with
+/// absent queries also runs the cell on the threshold's tuning seeds (eval/abstention.hpp)
+/// and fills CellResult::abstention.
 CellResult run_cell(const CellSpec& cell);
 
 }  // namespace memcap

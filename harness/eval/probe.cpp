@@ -236,6 +236,7 @@ void score_slots(const Layout& l, const RowMatD& pred, std::int64_t count, const
             s.queries += 1;
             s.correct += (best == target);
             s.target_dist_sum = std::numeric_limits<double>::quiet_NaN();  // no read vector to measure
+            s.target_cos_sum = std::numeric_limits<double>::quiet_NaN();
         }
 }
 

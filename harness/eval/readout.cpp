@@ -56,7 +56,8 @@ Spec resolve_readout(const Spec& readout, const std::string& memory_name) {
                      RawSpec{"probe", {{"train", readout.text("train")}, {"ridge", readout.text("ridge")}}});
 }
 
-void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot) {
+void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first,
+                 std::vector<Decision>* decisions) {
     // argmin_j ‖r − c_j‖² = argmin_j (‖c_j‖² − 2 r·c_j); ties go to the lower index.
     const RowMat dots = reads * e.candidates.transpose();
     const Vec sq = e.candidates.rowwise().squaredNorm();
@@ -67,11 +68,17 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
             const float s = sq(j) - 2.0f * dots(i, j);
             if (s < best_score) best_score = s, best = j;
         }
-        const int slot = e.slot[static_cast<std::size_t>(i)];
+        const std::size_t q = first + static_cast<std::size_t>(i);
+        const int target = e.target[q];
+        if (target < 0) {  // a key never written: only its decision statistic counts
+            if (decisions) decisions->push_back({dots(i, best), Decision::Absent});
+            continue;
+        }
+        if (decisions) decisions->push_back({dots(i, best), best == target ? Decision::PresentRight : Decision::PresentWrong});
+        const int slot = e.slot[q];
         if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
         SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
         s.slot = slot;
-        const int target = e.target[static_cast<std::size_t>(i)];
         s.queries += 1;
         s.correct += (best == target);
         // ‖r − c‖ in float overflows for |r| beyond ~1e19; redo those in double, so a huge
@@ -79,6 +86,8 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         const float dist = (reads.row(i) - e.candidates.row(target)).norm();
         s.target_dist_sum += std::isfinite(dist) ? static_cast<double>(dist)
                                                  : (reads.row(i).cast<double>() - e.candidates.row(target).cast<double>()).norm();
+        const double norms = reads.row(i).cast<double>().norm() * e.candidates.row(target).cast<double>().norm();
+        s.target_cos_sum += norms > 0.0 ? reads.row(i).cast<double>().dot(e.candidates.row(target).cast<double>()) / norms : 0.0;
     }
 }
 
@@ -119,20 +128,27 @@ thread_local LastEpisode last_episode;
 CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell) {
     CellOutcome out;
     std::vector<SlotScore> by_slot;
-    RowMat reads;
+    RowMat reads, next;
+    const int hops = task.hops();
+    std::vector<Decision>* decisions = task.has_absent() ? &out.decisions : nullptr;
     for (std::int64_t index = 0; index < task.test_episodes(cell); ++index) {
         const Episode& e = last_episode.get(task, cell, index);
         memory.reset();
         memory.write_batch(e.keys, e.values);
-        reads.resize(e.queries.rows(), e.candidates.cols());
-        memory.read_batch(e.queries, reads, ReadOptions{e.hidden});
-        if (!reads.allFinite()) {
-            out.ok = false;
-            out.message = "non-finite read in episode " + std::to_string(index);
-            last_episode.trim();
-            return out;
+        const Eigen::Index m = e.queries.rows();
+        for (int hop = 0; hop < hops; ++hop) {  // one round for one-shot tasks
+            reads.resize(m, e.candidates.cols());
+            memory.read_batch(hop == 0 ? e.queries : next, reads, ReadOptions{e.hidden});
+            if (!reads.allFinite()) {
+                out.ok = false;
+                out.message = "non-finite read in episode " + std::to_string(index) +
+                              (hops > 1 ? " at hop " + std::to_string(hop + 1) : std::string());
+                last_episode.trim();
+                return out;
+            }
+            score_reads(e, reads, by_slot, static_cast<std::size_t>(hop) * static_cast<std::size_t>(m), decisions);
+            if (hop + 1 < hops) task.next_queries(e, reads, next);
         }
-        score_reads(e, reads, by_slot);
         out.state_floats = std::max(out.state_floats, memory.state_floats());
     }
     last_episode.trim();

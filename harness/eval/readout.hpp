@@ -4,7 +4,9 @@
 //   native                       the memory's own read: for each scored episode,
 //                                reset, write every pair in order (write_batch),
 //                                answer every query with read_batch; a query is
-//                                correct when the read's nearest candidate is its target;
+//                                correct when the read's nearest candidate is its target
+//                                (a chained task reads again with what each read gives,
+//                                Task::next_queries, scoring every round);
 //   probe:train=2000,ridge=1e-06 a least-squares map from the state (probe.hpp);
 //   auto (default)               native where the backend has a meaningful read
 //                                (its table entry's `native_read`), the probe otherwise.
@@ -49,7 +51,12 @@ Spec resolve_readout(const Spec& readout, const std::string& memory_name);
 /// A non-finite read makes the outcome an error (never a silent NaN).
 CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell);
 
-/// Adds one episode's reads into per-slot scores (index = slot + 1).
-void score_reads(const Episode& episode, ConstMatRef reads, std::vector<SlotScore>& by_slot);
+/// Adds one episode's reads into per-slot scores (index = slot + 1): read i answers the
+/// query whose target and slot are entry `first + i` of the episode's (a chained task's
+/// later rounds start further in). A query whose target is −1 (a key never written) is
+/// not scored; when `decisions` is given, every query adds its decision statistic there
+/// (the read's dot product with its nearest candidate).
+void score_reads(const Episode& episode, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first = 0,
+                 std::vector<Decision>* decisions = nullptr);
 
 }  // namespace memcap

@@ -32,6 +32,7 @@ std::vector<Spec> memory_choices(const Spec& memory) {
     const auto best = memory.best_keys();
     for (const auto& p : find_memory(memory.name()).params) {
         const bool tuned = std::find(best.begin(), best.end(), p.key) != best.end();
+        if (!tuned && !memory.has(p.key)) continue;  // an optional parameter left out
         std::vector<RawSpec> next;
         for (const auto& raw : raws)
             for (const auto& value : tuned ? p.best : std::vector<std::string>{memory.text(p.key)}) {
@@ -52,8 +53,10 @@ std::string tuned_label(const CellSpec& c) {
     return out;
 }
 
-/// Mean accuracy of one tuning cell (the mean over slots on tasks with slots); −1 when it failed.
+/// Mean accuracy of one tuning cell (the mean over slots on tasks with slots; tasks with
+/// absent queries: the balanced accuracy of answering or abstaining); −1 when it failed.
 double accuracy(const CellResult& r) {
+    if (r.ok && r.abstention) return r.abstention->balanced;
     if (!r.ok || r.slots.empty()) return -1.0;
     double sum = 0;
     for (const auto& s : r.slots) sum += static_cast<double>(s.correct) / static_cast<double>(s.queries);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 
 namespace memcap {
 namespace {
@@ -19,9 +20,18 @@ namespace {
 struct Acc {
     GroupSummary g;
     std::vector<double> acc;
-    double dist_sum = 0;
-    std::int64_t dist_count = 0;  // seeds with a distance (the probe on slot tasks has none)
+    double dist_sum = 0, cos_sum = 0;
+    std::int64_t dist_count = 0, cos_count = 0;  // seeds with a distance, a cosine (the probe on slot tasks has none)
+    std::vector<double> threshold, false_accept, present_accept, balanced, auc;  // seeds that have them
 };
+
+GroupSummary::Optional summarise_optional(const std::vector<double>& x) {
+    GroupSummary::Optional o;
+    if (x.empty()) return o;
+    const Summary s = summarise(x, SummaryOptions{0.0, true});
+    o.count = s.count, o.mean = s.mean, o.lo = s.lo, o.hi = s.hi;
+    return o;
+}
 
 }  // namespace
 
@@ -36,6 +46,18 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
                       slot = col["slot"], queries = col["queries"], accuracy = col["accuracy_frac"],
                       chance = col["chance_frac"], dist = col["target_dist_mean"], status = col["status"],
                       tuned = col["tuned"];
+    // Columns added later: a results CSV written before them has none (they stay empty).
+    const auto optional_column = [&](const char* name) -> std::ptrdiff_t {
+        try {
+            return static_cast<std::ptrdiff_t>(col[name]);
+        } catch (const std::logic_error&) {
+            return -1;
+        }
+    };
+    const std::ptrdiff_t cosine = optional_column("target_cos_mean"), threshold = optional_column("threshold"),
+                         false_accept = optional_column("false_accept_frac"),
+                         present_accept = optional_column("present_accept_frac"),
+                         balanced = optional_column("balanced_accuracy_frac"), auc = optional_column("auc_frac");
     std::map<std::string, std::size_t> index;
     std::vector<Acc> groups;
     std::size_t lineno = 1;
@@ -68,6 +90,16 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
         a.acc.push_back(parse_real(f[accuracy], what + " accuracy_frac"));
         a.g.chance = parse_real(f[chance], what + " chance_frac");
         if (!f[dist].empty()) a.dist_sum += parse_real(f[dist], what + " target_dist_mean"), ++a.dist_count;
+        if (cosine >= 0 && !f[std::size_t(cosine)].empty())
+            a.cos_sum += parse_real(f[std::size_t(cosine)], what + " target_cos_mean"), ++a.cos_count;
+        const auto take = [&](std::ptrdiff_t column, const char* name, std::vector<double>& into) {
+            if (column >= 0 && !f[std::size_t(column)].empty()) into.push_back(parse_real(f[std::size_t(column)], what + " " + name));
+        };
+        take(threshold, "threshold", a.threshold);
+        take(false_accept, "false_accept_frac", a.false_accept);
+        take(present_accept, "present_accept_frac", a.present_accept);
+        take(balanced, "balanced_accuracy_frac", a.balanced);
+        take(auc, "auc_frac", a.auc);
     }
     std::vector<GroupSummary> out;
     for (auto& a : groups) {
@@ -76,7 +108,14 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
             a.g.mean = s.mean, a.g.sd = s.sd, a.g.ci_lo = s.lo, a.g.ci_hi = s.hi;
             a.g.dist_mean = a.dist_count ? a.dist_sum / static_cast<double>(a.dist_count)
                                          : std::numeric_limits<double>::quiet_NaN();
+            a.g.cos_mean = a.cos_count ? a.cos_sum / static_cast<double>(a.cos_count)
+                                       : std::numeric_limits<double>::quiet_NaN();
         }
+        a.g.threshold = summarise_optional(a.threshold);
+        a.g.false_accept = summarise_optional(a.false_accept);
+        a.g.present_accept = summarise_optional(a.present_accept);
+        a.g.balanced = summarise_optional(a.balanced);
+        a.g.auc = summarise_optional(a.auc);
         out.push_back(a.g);
     }
     return out;
@@ -97,6 +136,16 @@ std::string summary_csv(const std::vector<GroupSummary>& groups) {
         r.set("accuracy_ci95_lo_frac", measured(ci, g.ci_lo)).set("accuracy_ci95_hi_frac", measured(ci, g.ci_hi));
         r.set("tuned", g.tuned);
         r.set("chance_frac", measured(any, g.chance)).set("target_dist_mean", measured(any && !std::isnan(g.dist_mean), g.dist_mean));
+        r.set("target_cos_mean", measured(any && !std::isnan(g.cos_mean), g.cos_mean));
+        const auto optional = [&](const char* mean, const char* lo, const char* hi, const GroupSummary::Optional& o) {
+            r.set(mean, measured(o.count > 0, o.mean));
+            if (lo) r.set(lo, measured(o.count > 1, o.lo)).set(hi, measured(o.count > 1, o.hi));
+        };
+        optional("threshold_mean", nullptr, nullptr, g.threshold);
+        optional("false_accept_mean_frac", "false_accept_ci95_lo_frac", "false_accept_ci95_hi_frac", g.false_accept);
+        optional("present_accept_mean_frac", nullptr, nullptr, g.present_accept);
+        optional("balanced_accuracy_mean_frac", "balanced_accuracy_ci95_lo_frac", "balanced_accuracy_ci95_hi_frac", g.balanced);
+        optional("auc_mean_frac", "auc_ci95_lo_frac", "auc_ci95_hi_frac", g.auc);
         out += r.line();
     }
     return out;

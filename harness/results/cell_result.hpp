@@ -21,6 +21,27 @@ struct SlotScore {
     std::int64_t queries = 0;
     std::int64_t correct = 0;
     double target_dist_sum = 0.0;  // Σ ‖read − target‖ over the slot's queries; NaN: not measured
+    double target_cos_sum = 0.0;   // Σ cos(read, target) over the slot's queries (0 for a zero read); NaN: not measured
+};
+
+/// One query of a task with absent queries (tasks/task.hpp, Episode::target = −1): its
+/// decision statistic (the read's best candidate score, max_j read·c_j) and what it was.
+struct Decision {
+    enum Kind : signed char { Absent = 0, PresentWrong = 1, PresentRight = 2 };
+    float statistic = 0.0f;
+    Kind kind = Absent;
+};
+
+/// The "nothing fits" side of a cell whose task asks for keys never written: the threshold
+/// on the decision statistic (chosen on tuning seeds, harness/eval/cell.hpp) and what it
+/// gives on the scored queries. A query is accepted when its statistic is >= threshold.
+struct Abstention {
+    double threshold = 0.0;
+    std::int64_t present = 0, absent = 0;  // scored queries of each kind
+    double false_accept = 0.0;   // absent queries accepted / absent
+    double present_accept = 0.0; // present queries accepted / present
+    double balanced = 0.0;       // (present accepted and right / present + absent rejected / absent) / 2
+    double auc = 0.0;            // P(statistic of a present query > an absent one's), ties count 1/2
 };
 
 /// What a readout measured on one cell.
@@ -28,6 +49,7 @@ struct CellOutcome {
     std::vector<SlotScore> slots;  // in slot order
     std::int64_t state_floats = 0;
     std::int64_t param_floats = 0;
+    std::vector<Decision> decisions;  // one per query, for tasks with absent queries; empty otherwise
     bool ok = true;
     std::string message;  // why the cell failed, when !ok
 };
@@ -42,6 +64,7 @@ struct CellResult : CellOutcome {
     std::uint64_t seed = 0;
     double chance_frac = 0.0;  // accuracy of a uniform guess among the candidates
     std::string tuned;         // settings chosen on tuning seeds, e.g. "d,beta"; empty: none
+    std::optional<Abstention> abstention;  // tasks with absent queries only
 };
 
 }  // namespace memcap

@@ -27,6 +27,13 @@ const std::vector<Column>& cell_columns() {
         {"accuracy_frac", "correct / queries"},
         {"chance_frac", "accuracy of a uniform guess among the candidates"},
         {"target_dist_mean", "mean Euclidean distance from the read to the right value"},
+        {"target_cos_mean", "mean cosine of the read to the right value (0 for a zero read)", true},
+        {"absent_queries", "queries for keys never written (assoc_recall:absent); empty for tasks without them", true},
+        {"threshold", "decision threshold on the read's best candidate score, chosen on tuning seeds (accept at or above)", true},
+        {"false_accept_frac", "absent queries accepted / absent queries", true},
+        {"present_accept_frac", "present queries accepted / present queries", true},
+        {"balanced_accuracy_frac", "(present queries accepted and right / present + absent rejected / absent) / 2", true},
+        {"auc_frac", "area under the ROC curve of the decision statistic, present against absent (threshold-free)", true},
         {"tuned", "settings chosen on tuning seeds (d, memory parameters given as best); empty: none"},
         {"status", "ok, or error"},
         {"message", "why the cell failed (status error)"},
@@ -53,6 +60,18 @@ const std::vector<Column>& summary_columns() {
         {"accuracy_ci95_hi_frac", "95% t interval of the mean, upper end (clipped to 1)"},
         {"chance_frac", "accuracy of a uniform guess"},
         {"target_dist_mean", "mean over seeds of target_dist_mean"},
+        {"target_cos_mean", "mean over seeds of target_cos_mean", true},
+        {"threshold_mean", "mean over seeds of the decision threshold (the same for every seed of a group)", true},
+        {"false_accept_mean_frac", "mean false-accept rate over seeds", true},
+        {"false_accept_ci95_lo_frac", "its 95% t interval, lower end (clipped to 0)", true},
+        {"false_accept_ci95_hi_frac", "its 95% t interval, upper end (clipped to 1)", true},
+        {"present_accept_mean_frac", "mean present-accept rate over seeds", true},
+        {"balanced_accuracy_mean_frac", "mean balanced accuracy over seeds", true},
+        {"balanced_accuracy_ci95_lo_frac", "its 95% t interval, lower end (clipped to 0)", true},
+        {"balanced_accuracy_ci95_hi_frac", "its 95% t interval, upper end (clipped to 1)", true},
+        {"auc_mean_frac", "mean area under the ROC curve over seeds", true},
+        {"auc_ci95_lo_frac", "its 95% t interval, lower end (clipped to 0)", true},
+        {"auc_ci95_hi_frac", "its 95% t interval, upper end (clipped to 1)", true},
         {"tuned", "settings chosen on tuning seeds"},
     };
     return columns;
@@ -87,6 +106,7 @@ std::string CsvRecord::line() const {
 CsvColumns::CsvColumns(const std::string& header, const std::vector<Column>& required, const std::string& file)
     : names_(split_csv_line(header)) {
     for (const auto& c : required) {
+        if (c.optional) continue;
         bool found = false;
         for (const auto& n : names_) found = found || n == c.name;
         if (!found) throw UsageError(file + ": not a memcap results CSV (no column '" + c.name + "')");
@@ -117,6 +137,14 @@ std::string cell_rows(const CellResult& r) {
         row.set("queries", std::to_string(s.queries)).set("correct", std::to_string(s.correct));
         row.set("accuracy_frac", format_real(static_cast<double>(s.correct) / q));
         row.set("target_dist_mean", std::isnan(s.target_dist_sum) ? std::string() : format_sig(s.target_dist_sum / q));
+        row.set("target_cos_mean", std::isnan(s.target_cos_sum) ? std::string() : format_sig(s.target_cos_sum / q));
+        if (r.abstention) {
+            const Abstention& a = *r.abstention;
+            const auto rate = [](double x) { return std::isnan(x) ? std::string() : format_sig(x); };
+            row.set("absent_queries", std::to_string(a.absent)).set("threshold", format_sig(a.threshold));
+            row.set("false_accept_frac", rate(a.false_accept)).set("present_accept_frac", rate(a.present_accept));
+            row.set("balanced_accuracy_frac", rate(a.balanced)).set("auc_frac", rate(a.auc));
+        }
         out += row.line();
     }
     return out;
