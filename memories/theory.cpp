@@ -587,4 +587,11 @@ double cache_recall(std::int64_t n, int d, double beta, double noise_sigma) {
 
 double sphere_tail(int d, double x) { return Sphere::get(d)->tail(x); }
 
+double chain_cleanup_accuracy(double p1, std::int64_t n, int h) {
+    const double back = (1.0 - p1) / static_cast<double>(n - 1);  // an error that lands on the right item
+    double p = p1;
+    for (int k = 2; k <= h; ++k) p = p1 * p + (1.0 - p) * back;
+    return p;
+}
+
 }  // namespace memcap::theory
