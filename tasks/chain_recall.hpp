@@ -44,7 +44,8 @@ public:
     int hops() const override { return hops_; }
     void next_queries(const Episode& episode, ConstMatRef reads, RowMat& queries) const override;
     std::int64_t peak_bytes(const TaskCell& cell) const override;
-    std::int64_t queries_per_episode(const TaskCell&) const override { return queries_ * hops_; }
+    /// Each round reads the `queries` chains at once (one read_batch of that many rows).
+    std::int64_t queries_per_episode(const TaskCell&) const override { return queries_; }
 
 protected:
     /// hops ≤ n − 1 (a chain visits hops + 1 distinct items); the n items must differ (d ≥ 2).

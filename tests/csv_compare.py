@@ -9,7 +9,8 @@ Policy, per field:
   * the header, the number of rows, and every string and integer field: exact;
     accuracy_frac, accuracy_mean_frac and chance_frac too (they are ratios of
     integers, computed and printed the same way by every build);
-  * target_dist_mean (results and summary), which carries float32 rounding:
+  * target_dist_mean, target_cos_mean and the abstention threshold (results and
+    summary), which carry float32 rounding:
         |golden - new| <= 1e-4 * max(1, |golden|, |new|);
   * accuracy_sd_frac, accuracy_ci95_lo_frac, accuracy_ci95_hi_frac (double
     arithmetic on exact ratios, through libm in the t quantile): only the printed
@@ -28,6 +29,9 @@ import sys
 FLOAT32_RTOL = 1e-4  # float32 reads: see tests/golden_reports.sh
 PRINT_RTOL = 2e-5    # two units of the 6th significant digit
 TOLERANT = {"target_dist_mean": lambda a, b: abs(a - b) <= FLOAT32_RTOL * max(1.0, abs(a), abs(b)),
+            "target_cos_mean": lambda a, b: abs(a - b) <= FLOAT32_RTOL * max(1.0, abs(a), abs(b)),
+            "threshold": lambda a, b: abs(a - b) <= FLOAT32_RTOL * max(1.0, abs(a), abs(b)),
+            "threshold_mean": lambda a, b: abs(a - b) <= FLOAT32_RTOL * max(1.0, abs(a), abs(b)),
             "accuracy_sd_frac": lambda a, b: abs(a - b) <= PRINT_RTOL * max(abs(a), abs(b)),
             "accuracy_ci95_lo_frac": lambda a, b: abs(a - b) <= PRINT_RTOL * max(abs(a), abs(b)),
             "accuracy_ci95_hi_frac": lambda a, b: abs(a - b) <= PRINT_RTOL * max(abs(a), abs(b))}
