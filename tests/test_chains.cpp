@@ -44,7 +44,7 @@ TEST_CASE("chain with cleanup: the per-hop curve follows p1^h within sampling er
     }
 }
 
-TEST_CASE("chain: the two modes ask the same first hop; an exact memory chains without loss", "[chain]") {
+TEST_CASE("chain: the two modes ask the same first hop, and an exact memory chains without loss", "[chain]") {
     for (const std::string memory : {"linear", "hrr", "softmax"}) {
         CAPTURE(memory);
         const auto clean = measure_slots(Run{memory, "chain_recall:hops=3,cleanup=nearest", 128, 5, 1024, 32});
@@ -90,7 +90,7 @@ TEST_CASE("abstention: the threshold and the AUC on a worked example", "[abstain
     REQUIRE(roc_auc({{0.3f, D::PresentRight}, {0.3f, D::Absent}}) == Approx(0.5));  // a tie counts 1/2
 }
 
-TEST_CASE("abstention: the threshold is chosen on tuning seeds; scored seeds do not move it", "[abstain]") {
+TEST_CASE("abstention: the threshold is chosen on tuning seeds, and scored seeds do not move it", "[abstain]") {
     STATIC_REQUIRE(kThresholdSeedBase == kTuningSeedBase);
     // A cache of 32 pairs holding the last 32 of 64: half the present queries are gone.
     const std::string task = "assoc_recall:absent=0.5";

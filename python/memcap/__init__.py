@@ -53,6 +53,9 @@ CELL_DTYPES = {
     "d": "int64", "n": "int64", "seed": "int64", "slot": "Int64",
     "queries": "Int64", "correct": "Int64",
     "accuracy_frac": "float64", "chance_frac": "float64", "target_dist_mean": "float64",
+    "target_cos_mean": "float64", "absent_queries": "Int64", "threshold": "float64",
+    "false_accept_frac": "float64", "present_accept_frac": "float64", "balanced_accuracy_frac": "float64",
+    "auc_frac": "float64",
     "tuned": _TEXT, "status": _TEXT, "message": _TEXT,
 }
 SUMMARY_DTYPES = {
@@ -61,7 +64,12 @@ SUMMARY_DTYPES = {
     "seeds": "int64", "errors": "int64", "queries": "int64",
     "accuracy_mean_frac": "float64", "accuracy_sd_frac": "float64",
     "accuracy_ci95_lo_frac": "float64", "accuracy_ci95_hi_frac": "float64",
-    "chance_frac": "float64", "target_dist_mean": "float64", "tuned": _TEXT,
+    "chance_frac": "float64", "target_dist_mean": "float64", "target_cos_mean": "float64",
+    "threshold_mean": "float64", "false_accept_mean_frac": "float64", "false_accept_ci95_lo_frac": "float64",
+    "false_accept_ci95_hi_frac": "float64", "present_accept_mean_frac": "float64",
+    "balanced_accuracy_mean_frac": "float64", "balanced_accuracy_ci95_lo_frac": "float64",
+    "balanced_accuracy_ci95_hi_frac": "float64", "auc_mean_frac": "float64", "auc_ci95_lo_frac": "float64",
+    "auc_ci95_hi_frac": "float64", "tuned": _TEXT,
 }
 
 
