@@ -8,6 +8,11 @@
 #include "harness/exec/tuning.hpp"
 #include "memories/softmax_cache.hpp"
 #include "memories/theory.hpp"
+#include "harness/results/aggregate.hpp"
+#include "harness/results/csv.hpp"
+
+#include <filesystem>
+#include <fstream>
 
 using namespace memcap;
 using namespace memcap::test;
@@ -140,6 +145,10 @@ TEST_CASE("softmax null slot: counted in the state, absorbs weight when nothing 
     for (SoftmaxCache* m : {&plain, &low, &high}) m->write_batch(keys, values);
     REQUIRE(low.state_floats() == plain.state_floats() + 2 * d);  // the slot takes one pair's row
     REQUIRE(low.state()(0) == -80.0f);
+    low.reset();  // the slot stays: reset equals a fresh cache
+    REQUIRE(low.state_floats() == 2 * d);
+    REQUIRE(low.state()(0) == -80.0f);
+    low.write_batch(keys, values);
     REQUIRE(memory_size(parse_memory_spec("softmax:null=3"), MemoryShape{d, d, 1024}).state_floats == 1024);
     REQUIRE(memory_size(parse_memory_spec("softmax:null=3"), MemoryShape{d, d, 1024}).dims.at(0).second == 31);
     RowMat a(8, d), b(8, d), c(4, d), e(4, d);
@@ -158,4 +167,39 @@ TEST_CASE("softmax null slot: counted in the state, absorbs weight when nothing 
     REQUIRE_THROWS_AS(parse_memory_spec("softmax:null=nan"), UsageError);
     REQUIRE(parse_memory_spec("softmax").canonical() == "softmax:beta=16");
     REQUIRE(parse_memory_spec("softmax:null=4").canonical() == "softmax:beta=16,null=4");
+}
+
+TEST_CASE("aggregate carries the abstention columns: mean and interval over seeds", "[abstain][aggregate]") {
+    const std::string task = "assoc_recall:absent=0.5";
+    const auto path = std::filesystem::temp_directory_path() / "memcap_test_abstention.csv";
+    std::vector<double> auc, fa, bal;
+    {
+        std::ofstream f(path);
+        f << cell_header();
+        for (std::uint64_t seed = 0; seed < 6; ++seed) {
+            const CellResult r = run_cell(chain_cell("linear", task, 64, 32, 1024, seed));
+            REQUIRE(r.abstention);
+            auc.push_back(std::stod(format_sig(r.abstention->auc)));
+            fa.push_back(std::stod(format_sig(r.abstention->false_accept)));
+            bal.push_back(std::stod(format_sig(r.abstention->balanced)));
+            f << cell_rows(r);
+        }
+    }
+    const auto groups = summarise_csv(path.string());
+    std::filesystem::remove(path);
+    REQUIRE(groups.size() == 1);
+    const GroupSummary& g = groups.front();
+    const Summary sa = summarise(auc, SummaryOptions{0.0, true}), sf = summarise(fa, SummaryOptions{0.0, true}),
+                  sb = summarise(bal, SummaryOptions{0.0, true});
+    REQUIRE(g.auc.count == 6);
+    REQUIRE(g.auc.mean == Approx(sa.mean));
+    REQUIRE(g.auc.lo == Approx(sa.lo));
+    REQUIRE(g.auc.hi == Approx(sa.hi));
+    REQUIRE(g.false_accept.mean == Approx(sf.mean));
+    REQUIRE(g.balanced.mean == Approx(sb.mean));
+    REQUIRE(g.balanced.hi == Approx(sb.hi));
+    // The grid at n = 64 in 1024 floats recalls most present keys: it tells absent ones apart.
+    REQUIRE(g.auc.lo > 0.5);
+    const std::string csv = summary_csv(groups);
+    REQUIRE(csv.find(format_sig(sa.mean)) != std::string::npos);
 }

@@ -67,7 +67,8 @@ double cell_work(const CellSpec& c) {
     const TaskCell tc{c.n, c.d, c.seed};
     const double state = static_cast<double>(c.budget_floats.value_or(std::int64_t{c.d} * c.d));
     double work = static_cast<double>(c.n) * state * static_cast<double>(task->test_episodes(tc)) *
-                  (task->has_absent() ? 1.0 + kThresholdSeeds : 1.0);  // the threshold's tuning seeds
+                  (task->has_absent() ? 1.0 + kThresholdSeeds : 1.0) *  // the threshold's tuning seeds
+                  static_cast<double>(task->hops());                      // a chain reads hops rounds
     if (c.readout.name() == "probe") work += static_cast<double>(c.n) * state * static_cast<double>(c.readout.integer("train"));
     return std::max(work, 1.0);
 }
