@@ -38,6 +38,12 @@ grep -q '"plugins": \[' "$work/run.csv.manifest.json"
 rows=$(grep -c '^nearest_key,' "$work/run.csv")
 [[ $rows == 6 ]] || { echo "FAIL: $rows nearest_key rows, expected 6"; exit 1; }
 if grep -q ',error,' "$work/run.csv"; then echo "FAIL: error rows"; cat "$work/run.csv"; exit 1; fi
+# chained lookups and absent queries read through the plugin's own read like any backend's
+"$memcap" run --plugin "$so" -m nearest_key -t chain_recall:hops=3 assoc_recall:absent=0.5 --n 16 --seeds 2 --quiet \
+    --out "$work/chain.csv"
+rows=$(grep -c '^nearest_key,' "$work/chain.csv")
+[[ $rows == 8 ]] || { echo "FAIL: $rows nearest_key chain/absent rows, expected 8 (3 hops + 1, 2 seeds)"; exit 1; }
+if grep -q ',error,' "$work/chain.csv"; then echo "FAIL: error rows"; cat "$work/chain.csv"; exit 1; fi
 
 step "memcap sweep with 'plugins =' in the config (relative to the config's directory)"
 cat >"$work/plugin_sweep.ini" <<INI

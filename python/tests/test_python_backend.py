@@ -78,6 +78,17 @@ class PythonBackendTest(unittest.TestCase):
         # the reads agree to float32 rounding (numpy's and Eigen's sums run in different orders)
         np.testing.assert_allclose(mine.target_dist_mean, theirs.target_dist_mean, rtol=1e-4)
 
+    def test_chains_and_absent_queries_read_through_a_python_backend(self):
+        kwargs = dict(tasks=["chain_recall:hops=3,cleanup=none", "assoc_recall:absent=0.5"], n=[64], seeds=3,
+                      progress=False)
+        mine = memcap.run(memories="linear_numpy", **kwargs)
+        theirs = memcap.run(memories="linear", **kwargs)
+        self.assertTrue((mine.status == "ok").all())
+        same = ["task_spec", "seed", "slot", "queries", "correct", "absent_queries"]
+        pd.testing.assert_frame_equal(mine[same], theirs[same])
+        # the AUC ranks float32 statistics: equal up to a pair that rounding reorders
+        np.testing.assert_allclose(mine.auc_frac, theirs.auc_frac, atol=2.0 / 256)
+
     def test_budgets_are_checked_against_the_declared_size(self):
         df = memcap.run(memories=["linear_numpy", "linear"], tasks="assoc_recall", budgets=4096, n=32, seeds=2,
                         progress=False)
