@@ -10,9 +10,11 @@
 #include "memories/theory.hpp"
 #include "harness/results/aggregate.hpp"
 #include "harness/results/csv.hpp"
+#include "harness/results/theory_table.hpp"
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 using namespace memcap;
 using namespace memcap::test;
@@ -202,4 +204,33 @@ TEST_CASE("aggregate carries the abstention columns: mean and interval over seed
     REQUIRE(g.auc.lo > 0.5);
     const std::string csv = summary_csv(groups);
     REQUIRE(csv.find(format_sig(sa.mean)) != std::string::npos);
+}
+
+TEST_CASE("memcap theory predicts chains with cleanup: the one-hop model compounded over the hop", "[chain][theory]") {
+    const auto path = std::filesystem::temp_directory_path() / "memcap_test_chain_summary.csv";
+    {
+        std::ofstream f(path);
+        f << header_line(summary_columns());
+        CsvRecord r(summary_columns());
+        r.set("memory_spec", "linear:phi=proj,nu=1").set("readout", "native").set("state_floats", "4096").set("d", "64")
+            .set("n", "256").set("seeds", "10").set("errors", "0").set("queries", "320").set("accuracy_mean_frac", "0.4")
+            .set("accuracy_sd_frac", "0.05").set("chance_frac", "0.00390625");
+        for (const char* mode : {"nearest", "none"})
+            f << CsvRecord(r).set("task_spec", std::string("chain_recall:hops=3,cleanup=") + mode + ",queries=32").set("slot", "3").line();
+    }
+    const TheoryTables t = theory_tables(TheoryOptions{path.string()});
+    std::filesystem::remove(path);
+    const auto lines = [&] {
+        std::vector<std::vector<std::string>> out;
+        std::istringstream in(t.predictions_csv);
+        for (std::string line; std::getline(in, line);) out.push_back(split_csv_line(line));
+        return out;
+    }();
+    REQUIRE(lines.size() == 2);  // the header and the row with cleanup; without cleanup is not modelled
+    const CsvColumns col(t.predictions_csv.substr(0, t.predictions_csv.find('\n')), {}, "predictions");
+    REQUIRE(lines[1][col["slot"]] == "3");
+    REQUIRE(lines[1][col["applies"]] == "exact");
+    const double expected = theory::chain_cleanup_accuracy(theory::grid_recall(256, 64), 256, 3);
+    REQUIRE(std::stod(lines[1][col["model_accuracy_frac"]]) == Approx(expected).epsilon(1e-5));
+    REQUIRE(expected == Approx(std::pow(theory::grid_recall(256, 64), 3)).margin(3.0 * (1 - theory::grid_recall(256, 64)) / 255));
 }

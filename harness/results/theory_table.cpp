@@ -29,10 +29,11 @@ const std::vector<Column>& prediction_columns() {
         {"state_floats", "state floats the memory held"},
         {"d", "code width"},
         {"n", "stored pairs (= candidates)"},
+        {"slot", "chain_recall: the hop (the model compounds the one-hop model over it); empty for assoc_recall", true},
         {"tuned", "what was chosen on tuning seeds; empty: the fixed-d frame"},
         {"frame", "frontier (the width chosen on tuning seeds: tuned non-empty) or fixed (the width given)"},
         {"noise_sigma", "query noise per entry at this d (0: none)"},
-        {"model", "hrr_recall, grid_recall or cache_recall (memories/theory.hpp)"},
+        {"model", "hrr_recall, grid_recall or cache_recall (memories/theory.hpp); on chain_recall rows followed by chain_cleanup_accuracy"},
         {"applies", "exact, equivalent, approx or no (see theory_table.hpp)"},
         {"note", "why the model does not apply, or what it assumes"},
         {"model_accuracy_frac", "the model's accuracy; empty when applies = no"},
@@ -264,9 +265,18 @@ TheoryTables theory_tables(const TheoryOptions& o) {
             if (f.size() != col.count())
                 throw UsageError(at + ": " + std::to_string(f.size()) + " fields, expected " + std::to_string(col.count()));
             const std::string& task = f[col["task_spec"]];
-            if (name_of(task) != "assoc_recall") continue;
+            if (name_of(task) != "assoc_recall" && name_of(task) != "chain_recall") continue;
             const auto tp = spec_params(task, at);
             if (tp.count("control") && tp.at("control") != "none") continue;
+            if (tp.count("absent")) continue;  // the models score present queries of a task without absent ones
+            // chain_recall with cleanup: the one-hop model compounded over the row's hop
+            // (theory::chain_cleanup_accuracy); without cleanup the hops are not independent
+            // (the composition of measured one-hop curves is in scripts/report_chains.py).
+            int hop = 0;
+            if (name_of(task) == "chain_recall") {
+                if (!tp.count("cleanup") || tp.at("cleanup") != "nearest") continue;
+                hop = static_cast<int>(int_field(f[col["slot"]], "slot", at));
+            }
             Noise noise;
             noise.sigma = spec_real(tp, "noise", 0, at);
             noise.cosine = spec_real(tp, "cosine", 1, at);
@@ -282,8 +292,10 @@ TheoryTables theory_tables(const TheoryOptions& o) {
             const int d = static_cast<int>(int_field(f[col["d"]], "d", at));
             const std::int64_t n = int_field(f[col["n"]], "n", at);
             const double sigma = noise.sigma_at(d);
-            noises.insert(noise);
-            if (budget) budgets.insert(*budget);
+            if (hop == 0) {  // capacity lines are for one-hop recall
+                noises.insert(noise);
+                if (budget) budgets.insert(*budget);
+            }
 
             std::string model, applies = "no", note;
             std::optional<double> p;
@@ -331,10 +343,13 @@ TheoryTables theory_tables(const TheoryOptions& o) {
             }
 
             if (record) continue;
+            if (hop > 0 && p) p = theory::chain_cleanup_accuracy(*p, n, hop);
+            if (hop > 0) model += " then chain_cleanup_accuracy";
             CsvRecord r(prediction_columns());
             const std::string& tuned = f[col["tuned"]];
             r.set("memory_spec", memory).set("task_spec", task).set("budget_floats", budget_text)
                 .set("state_floats", f[col["state_floats"]]).set("d", f[col["d"]]).set("n", f[col["n"]]).set("tuned", tuned)
+                .set("slot", hop > 0 ? std::to_string(hop) : std::string())
                 .set("frame", tuned.empty() ? "fixed" : "frontier").set("noise_sigma", format_sig(sigma))
                 .set("model", model).set("applies", applies).set("note", note);
             const double mean = real_field(f[col["accuracy_mean_frac"]], "accuracy_mean_frac", at);

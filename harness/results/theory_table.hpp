@@ -18,6 +18,10 @@
 //               trace D ≠ d, a Johnson–Lindenstrauss grid d_φ < d, an evicting cache, dpfp
 //               features); model_accuracy_frac is empty.
 // Query noise: `noise=σ` per entry, or `cosine=c`, σ = √((1/c² − 1)/d) at the row's d.
+// chain_recall rows with cleanup=nearest are predicted too, one per hop (`slot`): the
+// one-hop model at the row's setting compounded by theory::chain_cleanup_accuracy (hops
+// fail independently, p_h ≈ p1^h); rows without cleanup, and assoc_recall rows with absent
+// queries, are left out.
 //
 // Capacity lines, per model, noise setting (each one the summary's assoc_recall rows hold)
 // and budget: the largest n on the power-of-two grid 4, 8, 16, … whose model accuracy is
