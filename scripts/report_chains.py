@@ -226,19 +226,24 @@ def _chains(rows, figures):
     return lines
 
 
+def _chosen(r):
+    """True when the row's width was chosen on tuning seeds (d = best)."""
+    return "d" in r["tuned"].split(",")
+
+
 def _abstention(rows, figures):
     rows = [r for r in rows if r["errors"] == "0" and r["auc_mean_frac"] != ""]
     if not rows:
         return []
     budgets = sorted({int(r["budget_floats"]) for r in rows})
-    mems = list(OrderedDict.fromkeys(r["memory_spec"] if not r["memory_spec"].startswith("softmax") else
-                                     ("softmax:null" if "null=" in r["memory_spec"] else "softmax") for r in rows))
     key = lambda r: ("softmax:null" if "null=" in r["memory_spec"] else "softmax") if r["memory_spec"].startswith(
         "softmax") else r["memory_spec"]
+    chosen = [r for r in rows if _chosen(r)]
+    mems = list(OrderedDict.fromkeys(key(r) for r in chosen))
     fig, axes = plt.subplots(2, len(budgets), figsize=(5.2 * len(budgets), 7.0), squeeze=False)
     for j, b in enumerate(budgets):
         for i, m in enumerate(mems):
-            rs = sorted([r for r in rows if key(r) == m and int(r["budget_floats"]) == b], key=lambda r: int(r["n"]))
+            rs = sorted([r for r in chosen if key(r) == m and int(r["budget_floats"]) == b], key=lambda r: int(r["n"]))
             ns = [int(r["n"]) for r in rs]
             label = "softmax + null slot" if m == "softmax:null" else _name(m)
             style = dict(color="C%d" % i, marker="o", label=label, ls="--" if m == "softmax:null" else "-")
@@ -252,7 +257,7 @@ def _abstention(rows, figures):
         for k, what in enumerate(("AUC", "balanced accuracy")):
             ax = axes[k][j]
             ax.set_xscale("log", base=2)
-            ax.set_title("budget %d floats" % b)
+            ax.set_title("budget %d floats, widths chosen" % b)
             ax.set_xlabel("n (stored pairs)")
             ax.set_ylabel(what)
             ax.axhline(0.5, color="grey", lw=0.8, ls=":")
@@ -269,50 +274,64 @@ def _abstention(rows, figures):
              "its nearest candidate) reaches a threshold chosen on 5 tuning seeds for balanced accuracy, and abstains "
              "below it. Balanced accuracy = ½ (present queries answered and right + absent queries rejected); AUC is "
              "the threshold-free area under the ROC curve of the score. Widths chosen on tuning seeds for balanced "
-             "accuracy (the cache's null-slot logit too); %s seeds; 95%% t intervals over seeds. Command: `memcap "
-             "sweep scripts/sweeps/abstention.ini --out reports/abstention`." % seeds, "",
+             "accuracy (d marked *chosen*; the cache's null-slot logit too), and the two caches again at fixed widths "
+             "8 and 16; %s seeds; 95%% t intervals over seeds. Command: `memcap sweep "
+             "scripts/sweeps/abstention.ini --out reports/abstention`." % seeds, "",
              "![abstention](figures/abstention.png)", "",
              "| memory | budget | n | d | state floats | present accuracy | false accept | balanced accuracy | AUC |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append("| `%s` | %s | %s | %s | %s | %.1f | %.1f | %.1f [%.1f, %.1f] | %.3f [%.3f, %.3f] |" % (
-            r["memory_spec"], r["budget_floats"], r["n"], r["d"], r["state_floats"], 100 * _f(r["accuracy_mean_frac"]),
+            r["memory_spec"], r["budget_floats"], r["n"], r["d"] + (" (chosen)" if _chosen(r) else ""),
+            r["state_floats"], 100 * _f(r["accuracy_mean_frac"]),
             100 * _f(r["false_accept_mean_frac"]), 100 * _f(r["balanced_accuracy_mean_frac"]),
             100 * _f(r["balanced_accuracy_ci95_lo_frac"]), 100 * _f(r["balanced_accuracy_ci95_hi_frac"]),
             _f(r["auc_mean_frac"]), _f(r["auc_ci95_lo_frac"]), _f(r["auc_ci95_hi_frac"])))
-    # The null slot against the plain cache at each (budget, n).
-    plain = {(r["budget_floats"], r["n"]): r for r in rows if key(r) == "softmax"}
-    null = {(r["budget_floats"], r["n"]): r for r in rows if key(r) == "softmax:null"}
-    better, worse, same = [], [], []
+    # The null slot against the plain cache at each (budget, n, width: chosen or fixed).
+    frame = lambda r: (r["budget_floats"], r["n"], "chosen" if _chosen(r) else r["d"])
+    plain = {frame(r): r for r in rows if key(r) == "softmax"}
+    null = {frame(r): r for r in rows if key(r) == "softmax:null"}
+    verdict = {"better": [], "worse": [], "same": []}
     for k in plain:
         if k not in null:
             continue
         a, b = plain[k], null[k]
         if _f(b["balanced_accuracy_ci95_lo_frac"]) > _f(a["balanced_accuracy_ci95_hi_frac"]):
-            better.append(k)
+            verdict["better"].append(k)
         elif _f(b["balanced_accuracy_ci95_hi_frac"]) < _f(a["balanced_accuracy_ci95_lo_frac"]):
-            worse.append(k)
+            verdict["worse"].append(k)
         else:
-            same.append(k)
-    pts = lambda ks: ", ".join("B = %s, n = %s (%.1f vs %.1f%s)" % (
-        k[0], k[1], 100 * _f(null[k]["balanced_accuracy_mean_frac"]), 100 * _f(plain[k]["balanced_accuracy_mean_frac"]),
-        "" if null[k]["d"] == plain[k]["d"] else "; at d = %s vs %s" % (null[k]["d"], plain[k]["d"])) for k in ks)
+            verdict["same"].append(k)
+    pts = lambda ks: ", ".join("B = %s, n = %s, d %s (%.1f vs %.1f)" % (
+        k[0], k[1], ("chosen: %s vs %s" % (null[k]["d"], plain[k]["d"])) if k[2] == "chosen" else "= " + k[2],
+        100 * _f(null[k]["balanced_accuracy_mean_frac"]), 100 * _f(plain[k]["balanced_accuracy_mean_frac"])) for k in ks)
+    total = sum(len(v) for v in verdict.values())
+    fixed = {k: v for k, v in ((w, [k for k in ks if k[2] != "chosen"]) for w, ks in verdict.items())}
     text = ("**Does the null slot help a head say that nothing fits?** Against the plain cache at equal budget "
             "(the slot's row counted), its balanced accuracy is higher with non-overlapping intervals at %d of %d "
-            "points%s, lower at %d%s, and indistinguishable at the other %d%s." % (
-                len(better), len(better) + len(worse) + len(same), (": " + pts(better)) if better else "",
-                len(worse), (": " + pts(worse)) if worse else "", len(same),
-                (" (" + pts(same) + ")") if same else ""))
-    # Which memories abstain at all: AUC interval above 0.5.
+            "points (%d of %d at the same fixed width)%s, lower at %d%s, and indistinguishable at the other %d." % (
+                len(verdict["better"]), total, len(fixed["better"]), sum(len(v) for v in fixed.values()),
+                (": " + pts(verdict["better"])) if verdict["better"] else "", len(verdict["worse"]),
+                (": " + pts(verdict["worse"])) if verdict["worse"] else "", len(verdict["same"])))
+    if verdict["worse"] and all(k[2] == "chosen" and null[k]["d"] != plain[k]["d"] for k in verdict["worse"]):
+        text += (" Where it is lower, the race on tuning seeds gave the two caches different widths (candidates "
+                 "that tie there go to the smallest width)")
+        text += "; at a fixed width it is never lower." if not fixed["worse"] else "."
+    if verdict["better"]:
+        k = max(verdict["better"], key=lambda k: _f(null[k]["balanced_accuracy_mean_frac"]) -
+                _f(plain[k]["balanced_accuracy_mean_frac"]))
+        text += (" The largest gain, %.1f points, is at B = %s, n = %s, d %s, where the plain cache accepts %.1f%% "
+                 "of absent queries and the slot %.1f%%." % (
+                     100 * (_f(null[k]["balanced_accuracy_mean_frac"]) - _f(plain[k]["balanced_accuracy_mean_frac"])),
+                     k[0], k[1], "chosen" if k[2] == "chosen" else "= " + k[2],
+                     100 * _f(plain[k]["false_accept_mean_frac"]), 100 * _f(null[k]["false_accept_mean_frac"])))
+    # Which memories abstain at all: AUC interval above 0.5, widths chosen.
     able = OrderedDict()
-    for r in rows:
+    for r in chosen:
         if _f(r["auc_ci95_lo_frac"]) > 0.5:
             able.setdefault(key(r), []).append(int(r["n"]))
-    if worse and all(null[k]["d"] != plain[k]["d"] for k in worse):
-        text += (" Where it is lower, the race on tuning seeds gave the two caches different widths (candidates "
-                 "that tie there go to the smallest width), so the loss is the width's as much as the slot's.")
     text += (" The largest n at which each memory's AUC interval lies above 0.5 (it tells absent from present "
-             "queries at all): " +
+             "queries at all; widths chosen): " +
              ", ".join("%s %d" % ("softmax + null slot" if m == "softmax:null" else _name(m), max(ns))
                        for m, ns in able.items()) + ".")
     lines += ["", text, ""]
