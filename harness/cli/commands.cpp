@@ -90,6 +90,17 @@ int cmd_list(const std::vector<std::string>& args) {
         std::cout << "      state_floats = " << m.state_formula << "\n";
         const Spec def = parse_memory_spec(m.name);
         std::cout << "      minimum budget at d=64: " << m.min_budget(def, MemoryShape{}) << (m.min_budget(def, MemoryShape{}) == 1 ? " float\n" : " floats\n");
+        // The sizing function at two shapes (memories/registry.hpp, describe_size).
+        for (const std::optional<std::int64_t> budget : {std::optional<std::int64_t>{}, std::optional<std::int64_t>{1024}}) {
+            MemoryShape shape;
+            shape.budget_floats = budget;
+            std::cout << "      at d=64, " << (budget ? "B=1024" : "natural") << ": ";
+            try {
+                std::cout << describe_size(memory_size(def, shape)) << "\n";
+            } catch (const UsageError& e) {
+                std::cout << e.what() << "\n";
+            }
+        }
         std::cout << "      source: " << m.paper << "\n";
     }
     std::cout << "\ntasks (spec: name[:key=value,...]):\n";

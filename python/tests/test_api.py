@@ -26,6 +26,10 @@ class ListTest(unittest.TestCase):
         listed = cli("list").stdout
         for name in names:
             self.assertIn("\n  %s — " % name, listed)
+        # each backend's size at d = 64, natural and at B = 1024 (memories/README.md promises it)
+        self.assertEqual(listed.count("      at d=64, natural: "), len(names))
+        self.assertEqual(listed.count("      at d=64, B=1024: "), len(names))
+        self.assertIn("at d=64, B=1024: d_phi = 16; state 1024 floats; parameters 1024 floats", listed)
 
 
 class RunTest(unittest.TestCase):
