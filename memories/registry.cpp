@@ -78,7 +78,7 @@ MemorySize rotation_size(const Spec& spec, const MemoryShape& s) {
     return m;
 }
 
-// ---- FLOP-and-byte models (bench/, PERFORMANCE.md), and the bytes of each call's
+// ---- FLOP-and-byte models (bench/, docs/performance.md), and the bytes of each call's
 // temporaries (memory_peak_bytes). f = 4 bytes per float. ----
 constexpr double kFloat = 4.0;
 using I = std::int64_t;
