@@ -258,7 +258,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
 
 int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) {
     po::options_description desc(
-        "memcap sweep CONFIG: every cell the config describes (see scripts/sweeps/ and the README);\n"
+        "memcap sweep CONFIG: every cell the config describes (see scripts/sweeps/ and docs/sweeps.md);\n"
         "writes DIR/NAME.csv for CONFIG NAME.ini, journaling each cell as it finishes");
     desc.add_options()("help,h", "show this help")
         ("config", po::value<std::string>(), "the sweep config (INI)")

@@ -16,7 +16,7 @@ namespace memcap {
 
 struct Column {
     const char* name;
-    const char* meaning;  // one line, as in the README's column table
+    const char* meaning;  // one line, as in docs/cli.md's column table
 };
 
 /// Columns of the per-cell results CSV, in file order.

@@ -32,7 +32,7 @@ try:
 except ImportError as e:  # the usual cause: another interpreter than the one the module was built for
     raise ImportError("memcap needs numpy and pandas in this interpreter (%s): %s. The module is built for "
                       "Debian's /usr/bin/python3 with python3-numpy and python3-pandas; run that one "
-                      "(see the README, 'From Python')" % (sys.executable, e)) from e
+                      "(see docs/python.md)" % (sys.executable, e)) from e
 
 from . import _memcap
 from ._memcap import Memory, UsageError

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's "From Python" commands, run as a user runs them: from another
+# docs/python.md's commands, run as a user runs them: from another
 # directory, with nothing on PYTHONPATH but the build tree's python/ directory.
 # usage: readme_examples.sh PYTHON BUILD/python SOURCE_ROOT
 set -euo pipefail
