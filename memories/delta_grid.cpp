@@ -54,7 +54,7 @@ void DeltaGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
     //
     // C = 16 is the fastest chunk in both builds measured: of C = 8, 16, 32, 64 in the
     // baseline x86-64 build (SSE2), and of C = 8 to 64 in the native AVX-512 build, with
-    // Eigen's solver and with the forward substitution below (PERFORMANCE.md). The best
+    // Eigen's solver and with the forward substitution below (docs/performance.md). The best
     // C did not move with the vector width, so it stays a constant; the forward
     // substitution takes its width from the build.
     const RowMat f = features(keys);

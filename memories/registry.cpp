@@ -80,7 +80,7 @@ MemorySize rotation_size(const Spec& spec, const MemoryShape& s) {
     return m;
 }
 
-// ---- FLOP-and-byte models (bench/, PERFORMANCE.md), and the bytes of each call's
+// ---- FLOP-and-byte models (bench/, docs/performance.md), and the bytes of each call's
 // temporaries (memory_peak_bytes). f = 4 bytes per float. ----
 constexpr double kFloat = 4.0;
 using I = std::int64_t;
@@ -316,9 +316,17 @@ const std::deque<MemoryEntry>& memory_registry() { return registry_storage(); }
 
 void register_memory(MemoryEntry entry) {
     if (entry.name.empty()) throw UsageError("register_memory: a memory backend needs a name");
-    const RawSpec raw = split_spec(entry.name, "memory");  // UsageError on characters a spec name may not use
-    if (raw.name != entry.name || !raw.pairs.empty())
-        throw UsageError("register_memory: '" + entry.name + "' is not a memory name (letters, digits, '_', '-')");
+    const auto bad_name = [&] {
+        return UsageError("register_memory: '" + entry.name + "' is not a memory name (letters, digits, '_', '-'; no ':', "
+                          "which starts a spec's parameters)");
+    };
+    RawSpec raw;
+    try {
+        raw = split_spec(entry.name, "memory");  // UsageError on characters a spec name may not use
+    } catch (const UsageError&) {
+        throw bad_name();
+    }
+    if (raw.name != entry.name || !raw.pairs.empty()) throw bad_name();
     for (const auto& e : memory_registry())
         if (e.name == entry.name) throw UsageError("register_memory: memory '" + entry.name + "' is already registered");
     if (!entry.size || !entry.make)

@@ -27,7 +27,7 @@ namespace memcap {
 enum class Kernel { write_batch, read_batch };
 
 /// Declared work of one batched call, for the benchmarks' roofline (bench/,
-/// PERFORMANCE.md): floating-point operations (an exp, a division or a square
+/// docs/performance.md): floating-point operations (an exp, a division or a square
 /// root counts as one) and compulsory bytes — inputs read, outputs written,
 /// state read (and written back by a write) and fixed parameters read, each
 /// once; temporaries that a blocked kernel can keep in cache are not counted.

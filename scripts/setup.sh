@@ -23,6 +23,7 @@ packages=(
     libfftw3-dev                         # FFTs for the holographic memory
     python3-numpy python3-matplotlib     # figures (scripts/report.py) with /usr/bin/python3
     pybind11-dev python3-dev python3-pandas  # the Python module memcap (python/), for /usr/bin/python3
+    python3-venv python3-pip python3-setuptools python3-wheel  # pip install ./python into a venv, offline
     libopenmpi-dev openmpi-bin           # MPI sweeps (-DMEMCAP_MPI=ON, tests/sweep_mpi.sh)
 )
 # Only the test suite needs these (scripts/test.sh sets MEMCAP_TEST_DEPS=1):

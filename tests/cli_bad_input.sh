@@ -150,6 +150,59 @@ cp "$work/done/c.csv" "$work/c.csv.before"
 expect_bad "already exists; pass --resume" sweep "$(cfg "${good[@]}")" --out "$work/done" --quiet
 cmp -s "$work/c.csv.before" "$work/done/c.csv" || { echo "FAIL: a refused sweep changed the CSV"; failures=$((failures + 1)); }
 expect_bad "differs from the one" sweep "$(cfg "${good[@]}" 'seeds = 2')" --out "$work/done" --resume --quiet
+# --resume after an edit names the key that changed, with both values
+expect_bad "([block b] seeds: '10' then, '2' now)" sweep "$(cfg "${good[@]}" 'seeds = 2')" --out "$work/done" --resume --quiet
+expect_bad "--resume continues a sweep and --force starts it afresh" sweep "$(cfg "${good[@]}")" --out "$work/done" --resume --force --quiet
+# --force starts an existing sweep afresh (the one rule: results are replaced only when asked)
+"$memcap" sweep "$(cfg "${good[@]}" 'seeds = 2')" --out "$work/done" --force --quiet ||
+    { echo "FAIL: sweep --force over an existing sweep"; failures=$((failures + 1)); }
+[[ $(wc -l <"$work/done/c.csv") -eq 3 && ! -e "$work/done/c.csv.journal" ]] ||
+    { echo "FAIL: sweep --force did not replace the sweep"; failures=$((failures + 1)); }
+
+# run --out never replaces an existing file (or its manifest) without --force; with it, does.
+"$memcap" run --memory softmax --task assoc_recall --n 4 --seeds 1 --quiet --out "$work/exists.csv"
+expect_bad "--out: '$work/exists.csv' already exists; pass --force" run --memory softmax --task assoc_recall --n 4 --seeds 2 --quiet --out "$work/exists.csv"
+mv "$work/exists.csv" "$work/exists.keep"
+expect_bad "'$work/exists.csv.manifest.json' already exists" run --memory softmax --task assoc_recall --n 4 --seeds 2 --quiet --out "$work/exists.csv"
+mv "$work/exists.keep" "$work/exists.csv"
+"$memcap" run --memory softmax --task assoc_recall --n 4 --seeds 2 --quiet --out "$work/exists.csv" --force &&
+    [[ $(wc -l <"$work/exists.csv") -eq 3 ]] || { echo "FAIL: run --force did not replace the file"; failures=$((failures + 1)); }
+# a device is written through, never "existing results"
+"$memcap" run --memory softmax --task assoc_recall --n 4 --seeds 1 --quiet --out /dev/stdout >/dev/null ||
+    { echo "FAIL: run --out /dev/stdout"; failures=$((failures + 1)); }
+[[ -e /dev/stdout.manifest.json ]] && { echo "FAIL: run --out /dev/stdout wrote a manifest in /dev"; failures=$((failures + 1)); }
+
+# A config that starts with a UTF-8 byte-order mark reads as the same config.
+{ printf '\xef\xbb\xbf'; printf '%s\n' "${good[@]}"; } >"$work/bom.ini"
+"$memcap" sweep "$work/bom.ini" --out "$work/bom" --quiet 2>"$work/stderr" ||
+    { echo "FAIL: a config with a byte-order mark: $(cat "$work/stderr")"; failures=$((failures + 1)); }
+
+# --n and --budget take ranges as a config's n and budgets do
+n_values=$("$memcap" run --memory linear --task assoc_recall --n 4..16*2 --budget 256..1024*4 --seeds 1 --quiet |
+    /usr/bin/python3 -c 'import csv, sys; print(" ".join(sorted({r["budget_floats"] + ":" + r["n"] for r in csv.DictReader(sys.stdin)})))')
+[[ $n_values == "1024:16 1024:4 1024:8 256:16 256:4 256:8" ]] ||
+    { echo "FAIL: --n 4..16*2 --budget 256..1024*4 gave '$n_values'"; failures=$((failures + 1)); }
+expect_bad "--n: range '16..4*2' ends below its start" run --memory softmax --task assoc_recall --n 16..4*2 --out "$o"
+expect_bad "--budget: range '1024..256' ends below its start" run --memory softmax --task assoc_recall --n 4 --budget 1024..256 --out "$o"
+
+# SIGINT or SIGTERM during `run --out`: one line, exit 130/143, no file and no temporary left.
+for sig in INT TERM; do
+    rm -f "$work/slow.csv"*
+    "$memcap" run --memory rotation --task lag_recall --n 80 --seeds 5000 --threads 1 --quiet --out "$work/slow.csv" \
+        2>"$work/stderr" &
+    pid=$!
+    for _ in $(seq 100); do compgen -G "$work/slow.csv.tmp.*" >/dev/null && break; sleep 0.05; done
+    kill -$sig $pid
+    wait $pid
+    status=$?
+    want=$([[ $sig == INT ]] && echo 130 || echo 143)
+    word=$([[ $sig == INT ]] && echo interrupted || echo terminated)
+    if [[ $status -ne $want ]]; then echo "FAIL: SIG$sig during run --out: exit $status, expected $want"; failures=$((failures + 1))
+    elif [[ $(wc -l <"$work/stderr") -ne 1 ]] || ! grep -q "memcap: $word after .* cells; nothing written to '$work/slow.csv'" "$work/stderr"; then
+        echo "FAIL: SIG$sig during run --out said: $(cat "$work/stderr")"; failures=$((failures + 1))
+    elif compgen -G "$work/slow.csv*" >/dev/null; then echo "FAIL: SIG$sig during run --out left $(ls "$work"/slow.csv*)"; failures=$((failures + 1))
+    else echo "ok   (SIG$sig during run --out) -> $(cat "$work/stderr")"; fi
+done
 
 # The issue's list, case by case, for the backends it names (delta, rotation, selective).
 r=(--task assoc_recall --n 4 --out "$o")
@@ -225,6 +278,9 @@ expect_bad "--max-budget: 'x' is not an integer" theory "$work/results.csv" --ma
 expect_bad "--max-budget: '0' must be at least 1" theory "$work/results.csv" --max-budget 0 --out "$o"
 expect_bad "give the summary CSV" theory --out "$o"
 expect_bad "--out and --capacity name the same file" theory "$work/results.csv" --out "$o" --capacity "$o"
+# a summary with no budget has no capacity lines: refused rather than a header-only file
+"$memcap" aggregate "$work/results.csv" --out "$work/natural_summary.csv"
+expect_bad "has no associative-recall row of softmax, linear or hrr at a budget" theory "$work/natural_summary.csv" --out "$o" --capacity "$work/cap.csv"
 expect_bad "the grid (memories x tasks x budgets x n x seeds) has more than 1000000 cells" run "${g[@]}" --n 1 2 3 4 5 6 7 8 9 10 11 --seeds 100000 --out "$o"
 
 # Config files: truly empty (0 bytes), binary garbage, a bad range, an out-of-range spec

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The out-of-tree backend, as the README's tutorial builds it: install memcap into a
+# The out-of-tree backend, as docs/extending.md's tutorial builds it: install memcap into a
 # prefix under the build directory, build examples/out_of_tree_backend against the
 # installed package (find_package(memcap)), and load the plugin into the installed
 # memcap (list, run, a sweep's `plugins =` key), into the test binary (the

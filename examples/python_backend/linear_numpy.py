@@ -1,8 +1,11 @@
 """A memcap backend written in Python: the linear-attention grid with numpy.
 
-    PYTHONPATH=build/python python3 examples/python_backend/linear_numpy.py
+    .venv/bin/python examples/python_backend/linear_numpy.py            # after `pip install` (docs/python.md)
+    PYTHONPATH=build/python /usr/bin/python3 examples/python_backend/linear_numpy.py   # from the build tree
 
-registers it as `linear_numpy` and runs it beside the C++ `linear` on the same cells.
+registers it as `linear_numpy` and runs it beside the C++ `linear` on the same cells. Use the
+interpreter the module was built for (Debian's /usr/bin/python3, or a venv made from it): a
+`python3` earlier on PATH (pyenv, conda) lacks Debian's numpy and pandas.
 """
 import numpy as np
 

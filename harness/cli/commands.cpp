@@ -10,7 +10,10 @@
 //
 // Bad input of any kind is one line on stderr, `memcap: error: ...`, exit 2,
 // and no output file is created or changed; every cell of a grid is checked
-// before any is computed.
+// before any is computed. Results are never overwritten silently: `run --out`
+// refuses an existing file and `sweep` an existing sweep unless given --force
+// (a sweep continues with --resume). `aggregate` and `theory` derive their
+// files from results, and replace them.
 #include "harness/cli/commands.hpp"
 
 #include "core/error.hpp"
@@ -20,6 +23,7 @@
 #include "harness/exec/grid.hpp"
 #include "harness/exec/plugins.hpp"
 #include "harness/exec/runner.hpp"
+#include "harness/exec/signals.hpp"
 #include "harness/exec/sweep.hpp"
 #include "harness/exec/tuning.hpp"
 #include "harness/experiments/reproduce.hpp"
@@ -33,6 +37,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -85,6 +90,17 @@ int cmd_list(const std::vector<std::string>& args) {
         std::cout << "      state_floats = " << m.state_formula << "\n";
         const Spec def = parse_memory_spec(m.name);
         std::cout << "      minimum budget at d=64: " << m.min_budget(def, MemoryShape{}) << (m.min_budget(def, MemoryShape{}) == 1 ? " float\n" : " floats\n");
+        // The sizing function at two shapes (memories/registry.hpp, describe_size).
+        for (const std::optional<std::int64_t> budget : {std::optional<std::int64_t>{}, std::optional<std::int64_t>{1024}}) {
+            MemoryShape shape;
+            shape.budget_floats = budget;
+            std::cout << "      at d=64, " << (budget ? "B=1024" : "natural") << ": ";
+            try {
+                std::cout << describe_size(memory_size(def, shape)) << "\n";
+            } catch (const UsageError& e) {
+                std::cout << e.what() << "\n";
+            }
+        }
         std::cout << "      source: " << m.paper << "\n";
     }
     std::cout << "\ntasks (spec: name[:key=value,...]):\n";
@@ -124,19 +140,38 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         ("readout", po::value<std::string>()->default_value("auto"),
          "auto (native, or the probe for memories without a native read), native, or probe[:train=2000,ridge=1e-06]")
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
+        ("force", "replace an existing --out file (otherwise refused)")
         ("threads", po::value<std::string>(), "threads (default: all cores)")
         ("quiet,q", "no progress bar");
     add_plugin_option(desc);
     const auto vm = parse(desc, args);
     if (vm.count("help")) return std::cout << desc, 0;
     load_plugins(many(vm, "plugin"));
+    // A device or pipe (/dev/stdout, a FIFO) is written through, with no manifest beside it.
+    bool to_device = false;
+    if (vm.count("out")) {
+        std::error_code ec;
+        const auto st = std::filesystem::status(vm["out"].as<std::string>(), ec);
+        to_device = std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st);
+    }
+    if (vm.count("out") && !to_device && !vm.count("force")) {  // before any work: results are never replaced silently
+        const std::string out = vm["out"].as<std::string>();
+        for (const std::string& path : {out, out + ".manifest.json"}) {
+            std::error_code ec;
+            if (std::filesystem::is_regular_file(path, ec))
+                throw UsageError("--out: '" + path + "' already exists; pass --force to replace it, or choose another file");
+        }
+    }
 
     GridBlock grid;
     grid.memories = memory_specs(many(vm, "memory"));
     grid.tasks = task_specs(many(vm, "task"));
     if (grid.memories.empty()) throw UsageError("--memory is required (known: " + join(memory_names()) + ")");
     if (grid.tasks.empty()) throw UsageError("--task is required (see `memcap list`)");
-    for (const auto& s : many(vm, "n")) grid.ns.push_back(positive(s, "--n", 100000000));
+    for (const auto& s : many(vm, "n"))  // a value, or a range as in a sweep config: 4..512*2, 1..8, 10..50+10
+        if (s.find("..") != std::string::npos)
+            for (const auto v : parse_int_list(s, "--n", 100000000)) grid.ns.push_back(v);
+        else grid.ns.push_back(positive(s, "--n", 100000000));
     if (grid.ns.empty()) throw UsageError("--n is required (one or more task sizes)");
     grid.budgets = budgets_option(many(vm, "budget"));
     grid.seeds = positive(vm["seeds"].as<std::string>(), "--seeds", 1000000);
@@ -177,6 +212,11 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     check_cells(cells);
     resolve_tuning(cells, threads, !vm.count("quiet"));
 
+    // From here the first Ctrl-C or SIGTERM stops the run cleanly: no new cell starts,
+    // cells in flight finish, the temporary file is removed and the exit status is
+    // 128 + the signal (a second one kills at once). During the choices on tuning seeds
+    // (above) no file exists yet, and a signal ends the process as usual.
+    StopSignals signals;
     std::optional<AtomicFile> file;
     if (vm.count("out")) file.emplace(vm["out"].as<std::string>());
     auto sink = [&](const std::string& text) {
@@ -184,11 +224,22 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         else std::fwrite(text.data(), 1, text.size(), stdout);
     };
     sink(cell_header());
-    run_cells(cells, threads, !vm.count("quiet"), [&](std::size_t, const std::string& rows) { sink(rows); });
+    std::size_t emitted = 0;
+    run_cells(cells, threads, !vm.count("quiet"), [&](std::size_t, const std::string& rows) { sink(rows), ++emitted; },
+              &stop_requested());
+    if (const int sig = stop_signal(); sig != 0 && emitted < cells.size()) {
+        std::fflush(stdout);
+        std::cerr << "memcap: " << (sig == SIGTERM ? "terminated" : "interrupted") << " after " << emitted << " of "
+                  << cells.size() << " cells; "
+                  << (file ? "nothing written to '" + file->path() + "'" : std::string("the CSV on stdout is incomplete"))
+                  << "\n";
+        return 128 + sig;
+    }
     if (!file) {
         if (std::fflush(stdout) != 0) throw UsageError("stdout: write failed");
         return 0;
     }
+    if (to_device) return file->commit(), 0;
     using J = nlohmann::ordered_json;
     J config = {{"memories", J::array()}, {"tasks", J::array()}, {"budgets_floats", J::array()}, {"n", grid.ns},
                 {"seeds", grid.seeds}, {"d", grid.d_best ? J(grid.widths_text()) : J(grid.ds[0])},
@@ -207,13 +258,14 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
 
 int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) {
     po::options_description desc(
-        "memcap sweep CONFIG: every cell the config describes (see scripts/sweeps/ and the README);\n"
+        "memcap sweep CONFIG: every cell the config describes (see scripts/sweeps/ and docs/sweeps.md);\n"
         "writes DIR/NAME.csv for CONFIG NAME.ini, journaling each cell as it finishes");
     desc.add_options()("help,h", "show this help")
         ("config", po::value<std::string>(), "the sweep config (INI)")
         ("out,o", po::value<std::string>()->default_value("."), "directory for NAME.csv, its manifest and journal")
         ("threads", po::value<std::string>(), "threads (per MPI rank; default: all cores)")
         ("resume", "finish an interrupted sweep in DIR (a complete one is left as it is)")
+        ("force", "start the sweep afresh, replacing an existing NAME.csv, journal and manifest in DIR")
         ("dry-run", "print the cells and an estimate of the work; compute and write nothing")
         ("quiet,q", "no progress bar");
     add_plugin_option(desc);
@@ -228,6 +280,8 @@ int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) 
     o.out_dir = vm["out"].as<std::string>();
     if (vm.count("threads")) o.threads = threads_option(vm);
     o.resume = vm.count("resume") > 0;
+    o.force = vm.count("force") > 0;
+    if (o.resume && o.force) throw UsageError("sweep: --resume continues a sweep and --force starts it afresh; give one");
     o.dry_run = vm.count("dry-run") > 0;
     o.progress = !vm.count("quiet");
     o.command = cmdline;
@@ -294,6 +348,10 @@ int cmd_theory(const std::vector<std::string>& args) {
     if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
     if (vm.count("capacity")) capacity.emplace(vm["capacity"].as<std::string>());
     const TheoryTables t = theory_tables(o);
+    if (capacity && t.capacity_lines == 0)  // a header-only file would look like a result
+        throw UsageError("theory: --capacity: '" + o.summary_path + "' has no associative-recall row of softmax, linear or "
+                         "hrr at a budget (natural-size rows have none), so there are no capacity lines; run with "
+                         "--budget, or drop --capacity");
     if (out) out->write(t.predictions_csv);
     else std::cout << t.predictions_csv;
     if (capacity) capacity->write(t.capacity_csv);

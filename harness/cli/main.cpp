@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
     // compare-baseline.sh: 64 000-78 000 minor faults, a quarter of its CPU time in
     // the kernel, threads contending on the page tables). Blocks below 32 MiB
     // now come from the heap, and up to 64 MiB of free heap top is kept: 1 900 faults,
-    // the same peak resident memory (PERFORMANCE.md). Larger blocks are still mapped
+    // the same peak resident memory (docs/performance.md). Larger blocks are still mapped
     // and unmapped, so a large cell's memory is still returned when it ends. Results
     // do not depend on where a buffer lives.
     mallopt(M_MMAP_THRESHOLD, 32 << 20);

@@ -2,6 +2,7 @@
 #include "harness/cli/options.hpp"
 
 #include "core/error.hpp"
+#include "harness/exec/grid.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -100,7 +101,9 @@ std::vector<std::optional<std::int64_t>> budgets_option(const std::vector<std::s
             continue;
         }
         try {
-            out.push_back(positive(s, "--budget", 4000000000LL));
+            if (s.find("..") != std::string::npos)  // a range, as in a sweep config: 256..16384*4
+                for (const auto b : parse_int_list(s, "--budget", 4000000000LL)) out.push_back(b);
+            else out.push_back(positive(s, "--budget", 4000000000LL));
         } catch (const UsageError& e) {
             throw UsageError(std::string(e.what()) + " (a number of floats, or 'natural' for the backend's natural size)");
         }

@@ -26,7 +26,7 @@ std::string cell_text(const CellSpec& cell) {
 }
 
 void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
-               const std::function<void(std::size_t, const std::string&)>& emit) {
+               const std::function<void(std::size_t, const std::string&)>& emit, const std::atomic<bool>* stop) {
     std::vector<std::string> rows(cells.size());
     std::vector<char> done(cells.size(), 0);
     std::vector<double> work(progress ? cells.size() : 0);
@@ -47,7 +47,7 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     const std::atomic<bool> never{false};
     // emitting happens on the calling thread only: completed cells are parked until it is their turn
-    run_cells_unordered(cells, order, threads, never, [&](std::size_t idx, const std::string& text) {
+    run_cells_unordered(cells, order, threads, stop ? *stop : never, [&](std::size_t idx, const std::string& text) {
         rows[idx] = text;
         done[idx] = 1;
         if (omp_get_thread_num() == 0) flush_ready();

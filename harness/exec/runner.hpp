@@ -19,9 +19,12 @@ namespace memcap {
 
 /// Computes every cell with `threads` threads and calls `emit(i, rows)` for
 /// i = 0, 1, 2, ... in order (on the calling thread, as soon as cell i and all
-/// before it are done). Shows progress on stderr when `progress` is true.
+/// before it are done). Shows progress on stderr when `progress` is true. Once
+/// `*stop` (when given) becomes true no further cell starts; the cells in flight
+/// finish, and `emit` is called for the done prefix only.
 void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
-               const std::function<void(std::size_t, const std::string&)>& emit);
+               const std::function<void(std::size_t, const std::string&)>& emit,
+               const std::atomic<bool>* stop = nullptr);
 
 /// Computes cells[order[0]], cells[order[1]], ... with `threads` threads
 /// (dynamic schedule) and calls `done(i, rows)` as each cell i finishes, in

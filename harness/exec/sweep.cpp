@@ -92,6 +92,44 @@ double estimate_seconds(const std::vector<CellSpec>& cells, const std::vector<st
     return secs / static_cast<double>(timed) * static_cast<double>(todo.size());
 }
 
+/// Where two canonical configs (SweepConfig::canonical) first differ, in the config's own
+/// words: "[block NAME] n: 4 8 16 then, 4 8 now", or "" when they are equal.
+std::string config_difference(const nlohmann::ordered_json& then, const nlohmann::ordered_json& now) {
+    using J = nlohmann::ordered_json;
+    const auto text = [](const J& v) {
+        std::string out;
+        if (v.is_array()) {
+            for (const auto& x : v) out += (out.empty() ? "" : " ") + (x.is_string() ? x.get<std::string>() : x.is_null() ? "natural" : x.dump());
+        } else {
+            out = v.is_string() ? v.get<std::string>() : v.is_null() ? "(none)" : v.dump();
+        }
+        return out.size() > 60 ? out.substr(0, 57) + "..." : out;
+    };
+    const auto keys = [&](const J& a, const J& b, const std::string& where) -> std::string {
+        std::vector<std::string> names;
+        for (const auto& [k, v] : a.items()) names.push_back(k);
+        for (const auto& [k, v] : b.items())
+            if (!a.contains(k)) names.push_back(k);
+        for (const auto& k : names) {
+            const J x = a.contains(k) ? a[k] : J(), y = b.contains(k) ? b[k] : J();
+            if (x != y) return where + k + ": '" + text(x) + "' then, '" + text(y) + "' now";
+        }
+        return "";
+    };
+    if (!then.is_object() || !now.is_object()) return then == now ? "" : "the config";
+    const J tb = then.value("blocks", J::array()), nb = now.value("blocks", J::array());
+    if (then.value("plugins", J()) != now.value("plugins", J())) return "plugins: '" + text(then.value("plugins", J())) + "' then, '" + text(now.value("plugins", J())) + "' now";
+    for (std::size_t i = 0; i < std::min(tb.size(), nb.size()); ++i) {
+        const std::string name = nb[i].value("name", std::string());
+        if (tb[i].value("name", std::string()) != name)
+            return "block " + std::to_string(i + 1) + " is [block " + tb[i].value("name", std::string()) + "] then, [block " + name + "] now";
+        if (const auto d = keys(tb[i], nb[i], "[block " + name + "] "); !d.empty()) return d;
+    }
+    if (tb.size() != nb.size())
+        return std::to_string(tb.size()) + " blocks then, " + std::to_string(nb.size()) + " now";
+    return then == now ? "" : "the config";
+}
+
 /// Throws unless the manifest at `path` describes this very sweep.
 void check_manifest(const std::string& path, const nlohmann::ordered_json& expect, const std::string& config_path) {
     std::ifstream in(path);
@@ -103,12 +141,18 @@ void check_manifest(const std::string& path, const nlohmann::ordered_json& expec
         throw UsageError("--resume: manifest '" + path + "' is not valid JSON");
     }
     for (const char* key : {"config", "cells", "csv_header", "version", "build"})
-        if (!got.contains(key) || got[key] != expect[key])
-            throw UsageError(std::string(key) == "build"
-                ? "--resume: the sweep in '" + path + "' was started by another build of memcap (commit, ISA, compiler or "
-                  "library versions differ: its cells could differ in the last bits); finish it with that build, or use another --out"
-                : "--resume: config '" + config_path + "' differs from the one the sweep in '" + path +
-                  "' was started with (" + key + " differs); use another --out or remove that sweep");
+        if (!got.contains(key) || got[key] != expect[key]) {
+            const std::string k = key;
+            if (k == "build")
+                throw UsageError("--resume: the sweep in '" + path + "' was started by another build of memcap (commit, ISA, compiler or "
+                                 "library versions differ: its cells could differ in the last bits); finish it with that build, or use another --out");
+            std::string what = k + " differs";
+            if (k == "config" && got.contains(key)) what = config_difference(got[key], expect[key]);
+            else if (k == "version") what = "memcap " + got.value("version", std::string("?")) + " then, " + expect.value("version", std::string("?")) + " now";
+            else if (k == "csv_header") what = "the CSV columns differ";
+            throw UsageError("--resume: config '" + config_path + "' differs from the one the sweep in '" + path +
+                             "' was started with (" + what + "); use another --out, or --force to start afresh");
+        }
 }
 
 
@@ -220,11 +264,17 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
         std::error_code ec;
         const bool have_csv = fs::exists(p.csv_path, ec), have_journal = fs::exists(p.journal_path, ec),
                    have_manifest = fs::exists(p.manifest_path, ec);
-        if (!o.resume && (have_csv || have_journal || have_manifest))
+        if (!o.resume && !o.force && (have_csv || have_journal || have_manifest))
             throw UsageError("'" + (have_csv ? p.csv_path : have_journal ? p.journal_path : p.manifest_path) +
-                             "' already exists; pass --resume to finish or keep that sweep, or remove it");
+                             "' already exists; pass --resume to finish or keep that sweep, or --force to start it afresh");
+        if (o.force && (have_csv || have_journal || have_manifest)) {
+            // Every check has passed: the old sweep's files go, and this one starts as new.
+            for (const auto* path : {&p.csv_path, &p.journal_path, &p.manifest_path})
+                if (fs::exists(*path, ec) && !fs::remove(*path, ec))
+                    throw UsageError("--force: cannot remove '" + *path + "': " + ec.message());
+        }
         std::string note;
-        if (o.resume && (have_csv || have_journal)) {
+        if (o.resume && !o.force && (have_csv || have_journal)) {
             check_manifest(p.manifest_path, p.manifest, p.config.path);
             if (have_csv) out.complete = true;
             else out.journal = std::make_unique<Journal>(p.journal_path, p.journal_header, p.cells.size(), note);

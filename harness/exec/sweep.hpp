@@ -31,6 +31,7 @@ struct SweepOptions {
     std::string out_dir = ".";
     std::optional<int> threads;  // default: all cores (OpenMP's default)
     bool resume = false;
+    bool force = false;  // replace an existing sweep's files (otherwise refused without --resume)
     bool dry_run = false;
     bool progress = true;
     std::string command;  // recorded in the manifest

@@ -209,6 +209,12 @@ SweepConfig load_sweep_config(const std::string& path) {
     if (std::filesystem::is_directory(path, ec)) throw UsageError(where + " is a directory, not a file");
     std::ifstream in(path);
     if (!in) throw UsageError(where + " cannot be read");
+    // A UTF-8 byte-order mark (some Windows editors write one) is not part of the INI text.
+    if (in.peek() == 0xEF) {
+        char bom[3] = {};
+        in.read(bom, 3);
+        if (!in || bom[1] != '\xBB' || bom[2] != '\xBF') in.clear(), in.seekg(0);
+    }
     boost::property_tree::ptree tree;
     try {
         boost::property_tree::read_ini(in, tree);

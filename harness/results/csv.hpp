@@ -16,7 +16,7 @@ namespace memcap {
 
 struct Column {
     const char* name;
-    const char* meaning;  // one line, as in the README's column table
+    const char* meaning;  // one line, as in docs/cli.md's column table
     /// True for a column that only some tasks fill (chained and absent queries): readers
     /// (CsvColumns) do not require it, so files written before it was added still read.
     bool optional = false;

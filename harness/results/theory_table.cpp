@@ -493,7 +493,7 @@ TheoryTables theory_tables(const TheoryOptions& o) {
             emit("softmax", "cache_recall", *l.noise, l.b, l.best, l.widths,
                  "no eviction (n <= B/2d); beta from 4 8 16 32 64 128: one that passes (climbing from the last)");
     }
-    return {predictions, capacity};
+    return {predictions, capacity, lines_out.size()};
 }
 
 }  // namespace memcap

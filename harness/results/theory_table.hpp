@@ -57,6 +57,7 @@ struct TheoryOptions {
 struct TheoryTables {
     std::string predictions_csv;  // one row per covered summary row
     std::string capacity_csv;     // one row per model, noise setting and budget
+    std::size_t capacity_lines = 0;  // its rows: none when no covered row has a budget
 };
 
 /// Both tables as CSV text; UsageError for an unreadable or foreign summary.

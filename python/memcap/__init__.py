@@ -21,6 +21,7 @@ read / state) that then runs through the harness like the C++ ones;
 """
 
 import io
+import numbers
 import os
 import sys
 import tempfile
@@ -31,7 +32,7 @@ try:
 except ImportError as e:  # the usual cause: another interpreter than the one the module was built for
     raise ImportError("memcap needs numpy and pandas in this interpreter (%s): %s. The module is built for "
                       "Debian's /usr/bin/python3 with python3-numpy and python3-pandas; run that one "
-                      "(see the README, 'From Python')" % (sys.executable, e)) from e
+                      "(see docs/python.md)" % (sys.executable, e)) from e
 
 from . import _memcap
 from ._memcap import Memory, UsageError
@@ -124,6 +125,27 @@ def list():  # noqa: A001 - the command's name
     return _memcap.list_entries()
 
 
+def _integer(value, name):
+    """A Python int from an int or a numpy integer; anything else is passed on for the command
+    line's parser to judge (and name) as it would the same text."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return value if isinstance(value, str) else str(value)
+
+
+def _values(value, name):
+    """One value or several (a list, tuple, range, numpy array, Series) as a list for the
+    command line's parsers: numpy integers become ints; strings pass as they are (e.g. a
+    range "4..512*2")."""
+    if value is None or isinstance(value, (str, numbers.Number)):
+        return [_integer(value, name)]
+    try:
+        items = [*value]
+    except TypeError:
+        raise UsageError("%s: give a value or a list of values, not %s" % (name, type(value).__name__)) from None
+    return [_integer(v, name) for v in items]
+
+
 def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning_seeds=3, threads=None,
         progress=True):
     """Every combination of memories x tasks x budgets x n x seeds 0..seeds-1, as a DataFrame.
@@ -138,22 +160,34 @@ def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning
     notebook widget); False shows nothing.
     """
     callback = progress if callable(progress) else None
-    text = _memcap.run_csv(memories, tasks, "natural" if budgets is None else budgets, n, seeds, d,
+    if not isinstance(seeds, (str, numbers.Number)):
+        raise UsageError("seeds: a count S (seeds 0..S-1 are run), e.g. seeds=10; got %r" % (seeds,))
+    seeds = _integer(seeds, "seeds")
+    n = _values(n, "n")
+    budgets = ["natural"] if budgets is None else _values(budgets, "budgets")
+    d = _integer(d, "d")
+    tuning_seeds = _integer(tuning_seeds, "tuning_seeds")
+    if threads is not None:
+        threads = _integer(threads, "threads")
+    text = _memcap.run_csv(memories, tasks, budgets, n, seeds, d,
                            str(readout), tuning_seeds, threads, bool(progress), callback)
     return _parse(io.StringIO(text), CELL_DTYPES)
 
 
-def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=True):
+def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=True, force=False):
     """Runs the sweep a config file describes, as ``memcap sweep CONFIG --out OUT``.
 
     Writes OUT/NAME.csv (with its manifest; journaled while it runs, resumable with
-    ``resume=True``) and returns it as a DataFrame; ``dry_run=True`` prints the cells and an
+    ``resume=True``) and returns it as a DataFrame. An existing sweep in OUT is refused unless
+    ``resume=True`` (finish it) or ``force=True`` (start afresh); ``dry_run=True`` prints the cells and an
     estimate and returns None. Ctrl-C stops as the command line does (cells in flight are
     journaled; a second Ctrl-C ends the process at once) and raises KeyboardInterrupt.
     """
     config, out = os.fspath(config), os.fspath(out)
     command = "memcap.sweep(%r, out=%r%s)" % (config, out, ", resume=True" if resume else "")
-    status = _memcap.sweep(config, out, threads, bool(resume), bool(dry_run), bool(progress), command)
+    if threads is not None:
+        threads = _integer(threads, "threads")
+    status = _memcap.sweep(config, out, threads, bool(resume), bool(force), bool(dry_run), bool(progress), command)
     if status in (130, 143):
         raise KeyboardInterrupt("memcap.sweep stopped; continue with memcap.sweep(%r, out=%r, resume=True)"
                                 % (config, out))
@@ -175,10 +209,17 @@ def aggregate(results):
         return _parse(io.StringIO(_memcap.aggregate_csv(os.fspath(results))), SUMMARY_DTYPES)
     if not isinstance(results, pd.DataFrame):
         raise UsageError("aggregate: give a DataFrame from memcap.run or the path of a results CSV")
+    missing = [c for c in CELL_DTYPES if c not in results.columns]
+    if missing:
+        raise UsageError("aggregate: the DataFrame is not memcap results (no column %s; expected the columns "
+                         "memcap.run returns)" % ", ".join(repr(c) for c in missing[:3]))
     with tempfile.TemporaryDirectory(prefix="memcap-") as tmp:
         path = os.path.join(tmp, "results.csv")
-        results.to_csv(path, index=False)
-        return _parse(io.StringIO(_memcap.aggregate_csv(path)), SUMMARY_DTYPES)
+        results[[*CELL_DTYPES]].to_csv(path, index=False)
+        try:
+            return _parse(io.StringIO(_memcap.aggregate_csv(path)), SUMMARY_DTYPES)
+        except UsageError as e:  # name the DataFrame, not the temporary file it went through
+            raise UsageError(str(e).replace("input '%s'" % path, "the DataFrame").replace(path, "the DataFrame")) from None
 
 
 def register_memory(name, cls, params=None, state_floats=None, min_budget=None, param_floats=0,

@@ -44,9 +44,13 @@
 #include <pybind11/stl.h>
 
 #include <dlfcn.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -155,7 +159,10 @@ std::string run_csv(const py::object& memories, const py::object& tasks, const p
         throw UsageError("memories is required (known: " + known + ")");
     }
     if (grid.tasks.empty()) throw UsageError("tasks is required (see memcap.list())");
-    for (const auto& s : words_of(n)) grid.ns.push_back(cli::positive(s, "n", 100000000));
+    for (const auto& s : words_of(n))  // a value, or a range as in a sweep config: "4..512*2"
+        if (s.find("..") != std::string::npos)
+            for (const auto v : parse_int_list(s, "n", 100000000)) grid.ns.push_back(v);
+        else grid.ns.push_back(cli::positive(s, "n", 100000000));
     if (grid.ns.empty()) throw UsageError("n is required (one or more task sizes)");
     grid.budgets.clear();
     for (const auto& s : words_of(budgets)) {
@@ -257,7 +264,32 @@ public:
         shape_.positional_keys = positional_keys;
         const std::string b = py::str(budget).cast<std::string>();
         if (!budget.is_none() && b != "natural") shape_.budget_floats = cli::positive(b, "budget", 4000000000LL);
-        memory_ = make_memory(spec_, shape_, seed);
+        // Refused up front, as the command line refuses a cell that cannot fit: the memory's
+        // state, parameters and a batch's temporaries against 80% of this machine's memory
+        // (or of the address-space limit, when one is set).
+        const double need = static_cast<double>(memory_peak_bytes(spec_, shape_, 1, 1));
+        double have = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+        if (rlimit lim{}; ::getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+            have = std::min(have, static_cast<double>(lim.rlim_cur));
+        char gb[96];
+        std::snprintf(gb, sizeof gb, "about %.3g GB, more than 80%% of the %.3g GB available", need / 1e9, have / 1e9);
+        if (have > 0 && need > 0.8 * have)
+            throw UsageError("Memory(" + repr() + ") needs " + gb + "; lower d or the budget");
+        try {
+            memory_ = make_memory(spec_, shape_, seed);
+        } catch (const std::bad_alloc&) {
+            std::snprintf(gb, sizeof gb, "about %.3g GB", need / 1e9);
+            PyErr_SetString(PyExc_MemoryError, ("Memory(" + repr() + "): cannot allocate " + gb + "; lower d or the budget").c_str());
+            throw py::error_already_set();
+        }
+    }
+
+    /// The constructor's arguments that made this memory: 'delta:beta=0.5,...', d=64, budget=4096.
+    std::string repr() const {
+        std::string out = "'" + spec_.canonical() + "', d=" + std::to_string(shape_.d_key);
+        if (shape_.d_value != shape_.d_key) out += ", d_value=" + std::to_string(shape_.d_value);
+        out += ", budget=" + (shape_.budget_floats ? std::to_string(*shape_.budget_floats) : std::string("None"));
+        return out;
     }
 
     // Each call releases the GIL before it takes the handle's lock (a backend written in
@@ -455,6 +487,15 @@ void register_python_memory(const std::string& name, const py::object& cls, cons
                             std::string state_formula, std::string paper, bool native_read, bool order_free) {
     refuse_while_running("register_memory");
     if (!PyCallable_Check(cls.ptr())) throw py::type_error("register_memory: cls must be a class (or a callable)");
+    if (PyType_Check(cls.ptr())) {  // a class: its instances need the four methods (a factory is checked when called)
+        std::string missing;
+        for (const char* method : {"reset", "write", "read", "state"})
+            if (!py::hasattr(cls, method) || !PyCallable_Check(cls.attr(method).ptr()))
+                missing += (missing.empty() ? "" : ", ") + std::string(method);
+        if (!missing.empty())
+            throw UsageError("register_memory: class " + py::str(cls.attr("__name__")).cast<std::string>() +
+                             " lacks the method(s) " + missing + " (a backend needs reset, write, read and state)");
+    }
     MemoryEntry e;
     e.name = name;
     for (const auto& [key_obj, value] : params) {
@@ -590,13 +631,15 @@ void expose_symbols_for_plugins() {
     });
 }
 
-int sweep(const std::string& config, const std::string& out, const py::object& threads, bool resume, bool dry_run,
-          bool progress, const std::string& command) {
+int sweep(const std::string& config, const std::string& out, const py::object& threads, bool resume, bool force,
+          bool dry_run, bool progress, const std::string& command) {
     SweepOptions o;
     o.config_path = config;
     o.out_dir = out;
     if (!threads.is_none()) o.threads = static_cast<int>(positive_of(threads, "threads", 4096));
     o.resume = resume;
+    o.force = force;
+    if (resume && force) throw UsageError("sweep: resume=True continues a sweep and force=True starts it afresh; give one");
     o.dry_run = dry_run;
     o.progress = progress;
     o.command = command;
@@ -635,7 +678,7 @@ PYBIND11_MODULE(_memcap, m) {
           py::arg("seeds"), py::arg("d"), py::arg("readout"), py::arg("tuning_seeds"), py::arg("threads"),
           py::arg("progress"), py::arg("callback"));
     m.def("sweep", &sweep, py::arg("config"), py::arg("out"), py::arg("threads"), py::arg("resume"),
-          py::arg("dry_run"), py::arg("progress"), py::arg("command"));
+          py::arg("force"), py::arg("dry_run"), py::arg("progress"), py::arg("command"));
     m.def("aggregate_csv", [](const std::string& path) {
         std::vector<GroupSummary> groups;
         {
@@ -666,6 +709,6 @@ PYBIND11_MODULE(_memcap, m) {
         .def_property_readonly("d_value", &PyMemoryHandle::d_value)
         .def_property_readonly("budget", &PyMemoryHandle::budget)
         .def("__repr__", [](const PyMemoryHandle& h) {
-            return "memcap.Memory('" + h.spec() + "', d=" + std::to_string(h.d_key()) + ")";
+            return "memcap.Memory(" + h.repr() + ")";
         });
 }

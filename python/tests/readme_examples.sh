@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's "From Python" commands, run as a user runs them: from another
+# docs/python.md's commands, run as a user runs them: from another
 # directory, with nothing on PYTHONPATH but the build tree's python/ directory.
 # usage: readme_examples.sh PYTHON BUILD/python SOURCE_ROOT
 set -euo pipefail
@@ -18,4 +18,12 @@ grep -q "^  *256 " <<<"$out"
 out=$("$python" "$root/examples/python_backend/linear_numpy.py")
 echo "$out"
 grep -q "linear_numpy" <<<"$out"
+
+# The example's own build-tree command, as its docstring gives it (from the source root)
+command=$(grep -m1 "PYTHONPATH=build/python" "$root/examples/python_backend/linear_numpy.py" | sed 's/#.*//')
+[[ $command == *"/usr/bin/python3 examples/python_backend/linear_numpy.py"* ]]
+if [[ -x /usr/bin/python3 && $(readlink -f "$pydir") == $(readlink -f "$root/build/python") ]]; then
+    out=$(cd "$root" && eval "$command")
+    grep -q "linear_numpy" <<<"$out"
+fi
 echo "readme_examples: ok"

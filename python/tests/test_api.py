@@ -26,6 +26,10 @@ class ListTest(unittest.TestCase):
         listed = cli("list").stdout
         for name in names:
             self.assertIn("\n  %s — " % name, listed)
+        # each backend's size at d = 64, natural and at B = 1024 (memories/README.md promises it)
+        self.assertEqual(listed.count("      at d=64, natural: "), len(names))
+        self.assertEqual(listed.count("      at d=64, B=1024: "), len(names))
+        self.assertIn("at d=64, B=1024: d_phi = 16; state 1024 floats; parameters 1024 floats", listed)
 
 
 class RunTest(unittest.TestCase):
@@ -211,3 +215,84 @@ class InterruptTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NewUserEdgesTest(unittest.TestCase):
+    """What a new user typed and got a raw or misleading error for: each now works or says what is wrong."""
+
+    def test_numpy_integers_are_integers(self):
+        df = memcap.run("softmax", "assoc_recall", n=np.int64(8), seeds=np.int64(2), budgets=np.int32(1024),
+                        tuning_seeds=np.int64(3), threads=np.int64(1), progress=False)
+        self.assertEqual(sorted(set(df.n)), [8])
+        self.assertEqual(sorted(set(df.seed)), [0, 1])
+        df = memcap.run("softmax", "assoc_recall", n=np.array([4, 8]), seeds=1, progress=False)
+        self.assertEqual(sorted(set(df.n)), [4, 8])
+
+    def test_n_takes_a_range_as_the_command_line_does(self):
+        df = memcap.run("softmax", "assoc_recall", n="4..16*2", seeds=1, progress=False)
+        self.assertEqual(sorted(set(df.n)), [4, 8, 16])
+        self.assertEqual(list(df.n), list(cli_frame("run", "-m", "softmax", "-t", "assoc_recall", "--n", "4..16*2",
+                                                   "--seeds", "1").n))
+
+    def test_seeds_is_a_count_and_says_so(self):
+        with self.assertRaises(memcap.UsageError) as caught:
+            memcap.run("softmax", "assoc_recall", n=8, seeds=[0, 1], progress=False)
+        self.assertIn("seeds: a count S (seeds 0..S-1 are run)", str(caught.exception))
+        self.assertNotIn("separated by spaces", str(caught.exception))
+
+    def test_aggregate_of_a_foreign_frame_names_the_frame(self):
+        with self.assertRaises(memcap.UsageError) as caught:
+            memcap.aggregate(pd.DataFrame({"a": [1]}))
+        message = str(caught.exception)
+        self.assertIn("the DataFrame is not memcap results (no column 'memory_spec'", message)
+        self.assertNotIn(tempfile.gettempdir(), message)
+        # a frame with the columns but a bad field: the message names the DataFrame, not a temporary file
+        df = memcap.run("softmax", "assoc_recall", n=8, seeds=2, progress=False)
+        df.loc[0, "memory_spec"] = "nope"
+        try:
+            memcap.aggregate(df)
+        except memcap.UsageError as e:
+            self.assertNotIn(tempfile.gettempdir(), str(e))
+
+    def test_repr_gives_the_budget(self):
+        self.assertEqual(repr(memcap.Memory("delta:beta=0.5", d=64, budget=4096)),
+                         "memcap.Memory('delta:beta=0.5,phi=proj,nu=1', d=64, budget=4096)")
+        self.assertEqual(repr(memcap.Memory("softmax", d=32)), "memcap.Memory('softmax:beta=16', d=32, budget=None)")
+
+    def test_a_memory_too_large_is_refused_up_front_with_the_gb_it_needs(self):
+        # under an 8 GB address-space limit, in a fresh interpreter: the same on any machine
+        code = ("import resource, memcap\n"
+                "resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))\n"
+                "try:\n    memcap.Memory('linear', d=64, budget=4_000_000_000)\n"
+                "except memcap.UsageError as e:\n    print('UsageError', e)\n")
+        proc = python(code)
+        out, err = proc.communicate(timeout=120)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertRegex(out, r"^UsageError Memory\('linear:phi=proj,nu=1', d=64, budget=4000000000\) needs about "
+                              r"[0-9.]+ GB, more than 80% of the [0-9.]+ GB available; lower d or the budget\n$")
+
+    def test_register_memory_names_what_is_wrong(self):
+        class OnlyInit:
+            def __init__(self, d_key, d_value, budget, seed):
+                pass
+
+        with self.assertRaises(memcap.UsageError) as caught:
+            memcap.register_memory("only_init", OnlyInit, state_floats=1)
+        self.assertIn("class OnlyInit lacks the method(s) reset, write, read, state", str(caught.exception))
+
+        class Complete(OnlyInit):
+            def reset(self): pass
+            def write(self, K, V): pass
+            def read(self, Q): return Q
+            def state(self): return np.zeros(1, np.float32)
+
+        with self.assertRaises(memcap.UsageError) as caught:
+            memcap.register_memory("my:mem", Complete, state_floats=1)
+        self.assertIn("'my:mem' is not a memory name (letters, digits, '_', '-'; no ':'", str(caught.exception))
+        self.assertNotIn("key=value", str(caught.exception))
+
+
+def cli_frame(*args):
+    """The CSV `memcap ARGS` prints on stdout, as memcap.read_csv reads it."""
+    import io
+    return memcap.read_csv(io.StringIO(cli(*args, "--quiet").stdout))

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `pip install ./python` as the README gives it: a fresh venv that sees Debian's numpy and
+# pandas, the package built through memcap's CMake with no network (--no-index), then the
+# README's Python snippet run from another directory with the venv's interpreter; its
+# output must be the README's, digit for digit.
+# usage: pip_install.sh PYTHON SOURCE_ROOT CMAKE_BUILD_DIR
+# CMAKE_BUILD_DIR is kept between runs (MEMCAP_PIP_BUILD_DIR), so only the first run compiles.
+set -euo pipefail
+python=$1 root=$2 cache=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$python" -m venv --system-site-packages "$work/.venv"
+MEMCAP_PIP_BUILD_DIR=$cache "$work/.venv/bin/pip" install --no-index --quiet "$root/python"
+
+# The snippet and the output the README promises for it.
+read -r -d '' extract <<'PY' || true
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"^(\.venv/bin/python -c .*)$\n```\n\n[^\n]*prints[^\n]*\n\n```\n(.*?)```", text, re.M | re.S)
+if not m:
+    sys.exit("README.md: no `.venv/bin/python -c` line followed by the block it prints")
+open(sys.argv[2], "w").write(m.group(1) + "\n")
+open(sys.argv[3], "w").write(m.group(2))
+PY
+"$python" -c "$extract" "$root/README.md" "$work/snippet.sh" "$work/expected.txt"
+
+cd "$work"  # not the source tree: the installed package, not python/memcap, must be imported
+env -u PYTHONPATH bash "$work/snippet.sh" >"$work/got.txt" 2>"$work/stderr"
+if ! diff "$work/expected.txt" "$work/got.txt"; then
+    echo "FAIL: the README's snippet printed something else (above: README, below: this run)"; exit 1
+fi
+where=$(env -u PYTHONPATH "$work/.venv/bin/python" -c "import memcap; print(memcap.__file__)")
+[[ $where == "$work/.venv/"* ]] || { echo "FAIL: memcap imported from $where, not the venv"; exit 1; }
+echo "pip_install: ok ($where)"
