@@ -15,6 +15,9 @@ Reads (written by scripts/reports.sh):
                                          capacity lines (optional: without them no theory)
   reproduce/reproduce_cells.csv          per-seed rows of the essay reproduction
   reproduce/reproduction.csv             essay vs measured
+  chains/chains_summary.csv,             (optional) the chained-lookup and "nothing fits" studies
+  abstention/abstention_summary.csv      (scripts/sweeps/chains.ini, abstention.ini): their sections
+                                         come from scripts/report_chains.py
 Writes:
   capacity_table.csv                     one row per frame, memory, task (and noise) and budget:
     memory_spec         the memory; in the frontier the tuned keys read `best` (softmax:beta=best)
