@@ -74,6 +74,7 @@ expect_bad "cannot be combined with control=structural_mask" run -m softmax -t a
 expect_bad "needs the memory's own read" run -m linear -t assoc_recall:absent=0.5 --readout probe --n 16 --out "$o"
 expect_bad "'nan' is not a finite number" run -m softmax:null=nan -t assoc_recall:absent=0.5 --n 16 --out "$o"
 expect_bad "'inf' is not a finite number" run -m softmax:null=inf -t assoc_recall:absent=0.5 --n 16 --out "$o"
+expect_bad "budget 64 floats is below its minimum of 128" run -m softmax:null=1 -t assoc_recall --budget 64 --d 32 --n 4 --out "$o"
 expect_bad "repeat -m (e.g. -m softmax -m linear)" run --memory softmax,linear --task assoc_recall --n 4 --out "$o"
 expect_bad "both set the query noise" run --memory softmax --task assoc_recall:noise=0.1,cosine=0.7 --n 4 --out "$o"
 expect_bad "content=16 tokens do not fit in a stream of n=8" run --memory softmax --task selective_copying:content=16 --n 8 --out "$o"
