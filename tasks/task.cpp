@@ -5,12 +5,21 @@
 
 #include <atomic>
 #include <limits>
+#include <stdexcept>
 
 namespace memcap {
 
 std::uint64_t new_fixed_parts_tag() {
     static std::atomic<std::uint64_t> next{1};
     return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+RowMat Task::initial_key_table(const TaskCell&) const {
+    throw std::logic_error("task '" + spec_.canonical() + "' has no learned key table");
+}
+
+void Task::set_key_table(const TaskCell&, const RowMat&) {
+    throw std::logic_error("task '" + spec_.canonical() + "' has no learned key table");
 }
 
 void Task::check(const TaskCell& c) const {
