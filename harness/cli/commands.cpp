@@ -85,6 +85,7 @@ int cmd_list(const std::vector<std::string>& args) {
         std::cout << "      state_floats = " << m.state_formula << "\n";
         const Spec def = parse_memory_spec(m.name);
         std::cout << "      minimum budget at d=64: " << m.min_budget(def, MemoryShape{}) << (m.min_budget(def, MemoryShape{}) == 1 ? " float\n" : " floats\n");
+        if (m.backward) std::cout << "      backward pass: yes (assoc_recall:keys=learned trains keys through it)\n";
         std::cout << "      source: " << m.paper << "\n";
     }
     std::cout << "\ntasks (spec: name[:key=value,...]):\n";
