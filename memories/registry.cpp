@@ -254,6 +254,7 @@ std::vector<MemoryEntry> build_registry() {
         };
         e.cost = hrr_cost;
         e.order_free = true;  // T = sum of k (*) v
+        e.backward = true;    // through the FFTs (Hrr::backward)
         table.push_back(std::move(e));
     }
     {

@@ -70,7 +70,6 @@ expect_bad "vocab=-1 is out of range" run --memory linear --task assoc_recall:vo
 expect_bad "vocab: '2.5' is not an integer" run --memory linear --task assoc_recall:vocab=2.5 --n 2 --out "$o"
 expect_bad "keys=frame needs a vocabulary" run --memory linear --task assoc_recall:keys=frame --n 8 --out "$o"
 expect_bad "keys=bogus is not one of random, frame, learned" run --memory linear --task assoc_recall:vocab=8,keys=bogus --n 8 --out "$o"
-expect_bad "memory 'hrr' does not declare" run --memory hrr --task assoc_recall:vocab=8,keys=learned --n 8 --out "$o"
 expect_bad "memory 'rotation' does not declare" run --memory rotation --task assoc_recall:vocab=8,keys=learned --n 8 --out "$o"
 expect_bad "it needs the native readout" run --memory linear --readout probe --task assoc_recall:vocab=8,keys=learned --n 8 --out "$o"
 expect_bad "control=key_shuffle cannot be combined with keys=learned" run --memory linear --task assoc_recall:vocab=8,keys=learned,control=key_shuffle --n 8 --out "$o"

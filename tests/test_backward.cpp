@@ -114,7 +114,9 @@ TEST_CASE("backward passes of the non-default settings match finite differences"
                                            {"delta:beta=0.5", std::nullopt},
                                            {"delta:phi=proj", std::int64_t{kD * 10}},
                                            {"delta:phi=dpfp,nu=2", std::int64_t{kD * 24}},  // ν = 1 maps some of these inputs to φ = 0, where unit(φ) jumps
-                                           {"selective:rho=0.8,gate=none", std::nullopt}})
+                                           {"selective:rho=0.8,gate=none", std::nullopt},
+                                           {"hrr", std::int64_t{7}},  // an odd D, mapped
+                                           {"hrr", std::int64_t{64}}})
         check_gradient(c);
 }
 

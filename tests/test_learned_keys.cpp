@@ -91,7 +91,7 @@ TEST_CASE("key training reads training episodes only; the scored episodes play n
         REQUIRE(task.filled == expect);  // steps 0..39 read training episodes 0..39, and nothing else
         return t;
     };
-    for (const std::string memory : {"linear", "softmax", "delta", "selective"}) {
+    for (const std::string memory : {"linear", "softmax", "delta", "selective", "hrr"}) {
         CAPTURE(memory);
         const TrainedKeys a = train(memory), b = train(memory);
         REQUIRE(a.table == b.table);  // deterministic
