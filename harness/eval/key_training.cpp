@@ -35,10 +35,11 @@ TrainedKeys train_keys(Memory& memory, Task& task, const TaskCell& cell) {
             auto row = logits.row(i);
             row = ((2.0f * row - sq.transpose()) * static_cast<float>(inv_temp)).eval();
             const float peak = row.maxCoeff();
+            const int target = e.target[static_cast<std::size_t>(i)];
+            const double margin = static_cast<double>(row(target)) - peak;  // log-sum-exp: no log(0)
             row = (row.array() - peak).exp();
             const double total = row.sum();
-            const int target = e.target[static_cast<std::size_t>(i)];
-            loss -= std::log(row(target) / total);
+            loss += std::log(total) - margin;
             row /= static_cast<float>(total);  // p
             row(target) -= 1.0f;               // p − y
         }
