@@ -3,6 +3,7 @@
 // from the scored episodes.
 #include "harness/eval/key_training.hpp"
 #include "support.hpp"
+#include "memories/theory.hpp"
 #include "tasks/assoc_recall.hpp"
 
 #include <set>
@@ -119,4 +120,16 @@ TEST_CASE("learned keys raise the grid above random keys; the frame at V = n <= 
     REQUIRE(learned.mean - random.mean > 3.0 * std::sqrt(random.se() * random.se() + learned.se() * learned.se()));
     const auto frame = measure(Run{"linear", "assoc_recall:vocab=16,keys=frame", 16, 5, std::nullopt, 16});
     REQUIRE(frame.mean == 1.0);
+}
+
+TEST_CASE("keyset theory: crosstalk of random keys and of a tight frame, exact recall for V <= d", "[learned_keys][theory]") {
+    REQUIRE(theory::keyset_crosstalk(256, 64, 0, false) == Approx(255.0 / 64));
+    REQUIRE(theory::keyset_crosstalk(256, 64, 256, true) == Approx(255.0 * 3.0 / 255.0));  // (n − d)/d at V = n
+    REQUIRE(theory::keyset_crosstalk(32, 64, 64, true) == 0.0);
+    REQUIRE(theory::keyset_grid_recall(64, 64, 0.0) == 1.0);
+    // less crosstalk reads better; the frame's model at V = n sits above random keys'
+    REQUIRE(theory::keyset_grid_recall(256, 64, theory::keyset_crosstalk(256, 64, 256, true)) >
+            theory::keyset_grid_recall(256, 64, theory::keyset_crosstalk(256, 64, 0, false)) + 0.05);
+    // noise costs: the same key set with σ = 0.12 reads lower
+    REQUIRE(theory::keyset_grid_recall(128, 64, 127.0 / 64, 0.12) < theory::keyset_grid_recall(128, 64, 127.0 / 64));
 }
