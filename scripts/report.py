@@ -52,6 +52,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import report_learned_keys  # noqa: E402  (scripts/: the learned-keys section, from reports/learned_keys/)
+
 THRESHOLD = 0.9
 # Colours are handed out from this fixed cycle to memories (backend names) in the
 # order they first appear in the CSVs, so a backend added to memcap needs no edit here.
@@ -898,6 +900,7 @@ def write_report(out, rows, exps, summary, frontier_md, theory):
     lines += notes(summary)
     lines += ["", "![selective copying](figures/selective_copying.png)", "",
               "### Theory beside measurement at d = 64", "", theory_notes(theory), ""]
+    lines += report_learned_keys.section(out, os.path.join(out, "figures"))
     with open(os.path.join(out, "REPORT.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
