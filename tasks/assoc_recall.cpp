@@ -108,7 +108,8 @@ std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
         // the table; learned: also the trainer's table, gradient and Adam's two moments,
         // the reads and their gradient, and the gradients of keys and queries
         floats += double(vocab_) * c.d * (keys_ == "learned" ? 5.0 : 1.0);
-        if (keys_ == "learned") floats += 2.0 * (nd + qd) + 2.0 * double(queries_) * c.n;
+        // (a training episode queries all n keys: n more queries, reads and their gradients)
+        if (keys_ == "learned") floats += 2.0 * (nd + qd) + 5.0 * nd + 2.0 * double(std::max<std::int64_t>(queries_, c.n)) * c.n;
         ints += double(vocab_) + double(c.n) + double(queries_);  // symbol order, symbols, query lengths
     }
     return bytes_of(floats, ints);
@@ -143,30 +144,38 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
         for (std::int64_t i = 1; i < c.n; i += 2) e.keys.row(i) = e.keys.row(i - 1);
     e.candidates = e.values;
 
-    Rng targets = Rng::stream("assoc_recall/targets", c.n, c.d, c.seed, sp, index);
-    e.target.resize(static_cast<std::size_t>(queries_));
-    targets.below(c.n, e.target.data(), e.target.size());
+    // A training episode of keys=learned queries every stored symbol once, in write order
+    // (its gradient reaches every key it wrote); every other episode draws `queries` targets.
+    const bool every_key = keys_ == "learned" && split == Split::Train;
+    const std::int64_t m = every_key ? c.n : queries_;
+    e.target.resize(static_cast<std::size_t>(m));
+    if (every_key) {
+        for (std::int64_t i = 0; i < m; ++i) e.target[static_cast<std::size_t>(i)] = static_cast<int>(i);
+    } else {
+        Rng targets = Rng::stream("assoc_recall/targets", c.n, c.d, c.seed, sp, index);
+        targets.below(c.n, e.target.data(), e.target.size());
+    }
     if (control_ == "key_collision")  // the later-written value of the two under one key
         for (auto& t : e.target) t = static_cast<int>(std::min<std::int64_t>(t | 1, c.n - 1));
     e.slot.assign(e.target.size(), -1);
     if (control_ == "structural_mask") e.hidden = e.target;  // the asked-for pair, in write order
 
-    e.queries.resize(queries_, c.d);
+    e.queries.resize(m, c.d);
     if (control_ == "shuffled_query") {
         Rng random = Rng::stream("assoc_recall/random_query", c.n, c.d, c.seed, sp, index);
         random.fill_normal(e.queries);
     } else {
-        for (std::int64_t i = 0; i < queries_; ++i) e.queries.row(i) = e.keys.row(e.target[i]);
+        for (std::int64_t i = 0; i < m; ++i) e.queries.row(i) = e.keys.row(e.target[static_cast<std::size_t>(i)]);
         if (const double s = sigma(c); s > 0.0) {
             Rng noise = Rng::stream("assoc_recall/noise", c.n, c.d, c.seed, sp, index);
-            RowMat z(queries_, c.d);
+            RowMat z(m, c.d);
             noise.fill_normal(z, s);
             e.queries += z;
         }
     }
     if (vocab_ > 0) {
-        e.query_norm.resize(static_cast<std::size_t>(queries_));
-        for (std::int64_t i = 0; i < queries_; ++i) e.query_norm[static_cast<std::size_t>(i)] = e.queries.row(i).norm();
+        e.query_norm.resize(static_cast<std::size_t>(m));
+        for (std::int64_t i = 0; i < m; ++i) e.query_norm[static_cast<std::size_t>(i)] = e.queries.row(i).norm();
     }
     normalise_rows(e.queries);
 

@@ -51,6 +51,9 @@
 //     learned  trained per cell through the memory's own write and read on training
 //              episodes (Split::Train) of the cell's seed, starting from the random
 //              table (harness/eval/key_training.hpp), then scored on the test episodes.
+//              A training episode queries every stored symbol once, in write order (so
+//              each step's gradient reaches every key written); test episodes draw
+//              `queries` targets as always.
 //   steps = 1000, lr = 0.01, temp = 0.1   keys=learned's Adam steps (one training
 //              episode each), learning rate and cross-entropy temperature.
 //

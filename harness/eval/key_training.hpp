@@ -5,7 +5,8 @@
 //
 //   for step t = 0 .. steps−1:
 //     episode = training episode t of the cell's seed (Split::Train: fresh symbols,
-//               fresh values, the task's query noise), keys = table rows normalised
+//               fresh values, every stored symbol queried once with the task's query
+//               noise), keys = table rows normalised
 //     reset; write_batch(keys, values); read_batch(queries) → reads R   (the memory's own)
 //     loss = mean over queries of the cross-entropy of softmax_j(−‖r_i − c_j‖² / τ)
 //            against the target among the n candidates (the comparison the native

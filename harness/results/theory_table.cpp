@@ -290,7 +290,7 @@ TheoryTables theory_tables(const TheoryOptions& o) {
             // keys over a vocabulary (theory.hpp section 4): random rows are fresh random keys
             // to every model; a tight frame has the grid's keyset model; learned keys none
             const std::string keys = tp.count("keys") ? tp.at("keys") : "random";
-            const std::int64_t vocab = tp.count("vocab") ? int_field(tp.at("vocab"), "vocab", at) : 0;
+            const std::int64_t vocab = tp.count("vocab") ? parse_int(tp.at("vocab"), at + ": vocab") : 0;
             if (keys == "learned") {
                 model = family == "hrr" ? "hrr_recall" : family == "linear" ? "grid_recall" : "cache_recall";
                 note = "keys=learned: no model of a trained key set";
