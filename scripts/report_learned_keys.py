@@ -263,7 +263,8 @@ def check_lines(cells, check):
 
 
 def theory_lines(theory):
-    rows = [t for t in theory if t["applies"] != "no" and t["model_accuracy_frac"]]
+    rows = [t for t in theory if t["applies"] != "no" and t["model_accuracy_frac"]
+            and t["model"] in ("grid_recall", "keyset_grid_recall")]
     if not rows:
         return ["(no theory rows)"], None
     by = defaultdict(list)
@@ -357,23 +358,38 @@ def section(out, figdir):
     lines += ["**How the gain falls with V/d** — mean learned − random accuracy (points) over the (n, V) cells in "
               "each band where random keys read below 99.5% (cells in parentheses):", ""] + blines + [""]
 
-    # --- parity with the cache
+    # --- parity with the cache: the cache's capacity in this study (its fixed width, any keys)
+    # and, where the main job's table is there, at its own best width and beta (frontier)
+    frontier = {}
+    path = os.path.join(out, "capacity_table.csv")
+    if os.path.exists(path):
+        for r in read_csv(path):
+            if base(r["memory_spec"]) == "softmax" and r["frame"] == "frontier" and r["task"] == "assoc_recall" \
+                    and r["capacity_at_0.9"]:
+                frontier[(int(r["budget_floats"]), r["noise"])] = int(r["capacity_at_0.9"])
     par = []
     for b in sorted({k[1] for k in g}):
         for nz in ("cosine=1", "cosine=0.72"):
-            cache = [t for t in table if t[0] == "softmax" and t[1] == b and t[3] == nz and t[5]]
-            if not cache:
+            cache = [t for t in table if t[0] == "softmax" and t[1] == b and t[3] == nz]
+            fixed = [t for t in table if t[0] != "softmax" and t[1] == b and t[3] == nz and t[8] and t[8][1] != "<"]
+            if not cache or not fixed:
                 continue
-            ccap = cache[0][5]
-            fixed = [t for t in table if t[0] != "softmax" and t[1] == b and t[3] == nz and t[8]]
-            if not fixed:
-                continue
+            caps = [c for t in cache for c in (t[5], t[6], t[7], t[8]) if c and c[1] != "<"]
+            here = max(caps, key=lambda c: (c[0], c[1] == ">=")) if caps else None
+            best_cache = max([here[0]] if here else [] + [frontier.get((b, nz), 0)] or [0])
+            best_cache = max(best_cache, frontier.get((b, nz), 0))
             bestf = max(fixed, key=lambda t: (t[8][0], t[8][1] == ">="))
-            reach = (bestf[8][0] >= ccap[0]) if ccap[1] != "<" else True
-            par.append("- B = %d, %s: the cache (fresh keys) holds %s; the best fixed-state memory with learned keys, "
-                       "%s at V = %dn, holds %s — %s." % (
-                           b, noise_words(nz), fmt_cap(ccap), bestf[0], bestf[4], fmt_cap(bestf[8]),
-                           "parity reached" if reach and bestf[8][1] != "<" else "short of the cache"))
+            where = []
+            if here:
+                where.append("%s at d = %d in this study" % (fmt_cap(here), cache[0][2]))
+            else:
+                where.append("below the smallest n tried at d = %d in this study" % cache[0][2])
+            if (b, nz) in frontier:
+                where.append("%d at its best width and beta (the frontier, reports/capacity_table.csv)" % frontier[(b, nz)])
+            reach = bestf[8][0] >= best_cache and best_cache > 0
+            par.append("- B = %d, %s: the cache holds %s; the best fixed-state memory with learned keys, %s at V = %dn, "
+                       "holds %s — %s." % (b, noise_words(nz), "; ".join(where), bestf[0], bestf[4], fmt_cap(bestf[8]),
+                                           "as many as the cache on the n tried" if reach else "short of the cache"))
     lines += ["**Equal-memory parity** (capacity at equal floats):", ""] + par + [""]
 
     # --- delta's "several times d"
