@@ -243,6 +243,7 @@ def check_lines(cells, check):
              "|---|---:|---:|---:|---|---:|---:|---:|---:|---|"]
     worst = 0.0
     outside = 0
+    moved = []
     for k, xs in diffs.items():
         s = len(xs)
         dd = [a - b for a, b, _ in xs]
@@ -253,13 +254,16 @@ def check_lines(cells, check):
         se = max(sd, floor) / math.sqrt(s)
         ok = abs(mean) <= 1.96 * se
         outside += not ok
+        if not ok:
+            moved.append("%s at B = %s, n = %s, %s: %+.1f points" % (
+                base(k[0]), k[1], k[3], noise_words("cosine=" + params("x:" + k[4]).get("cosine", "1")), 100 * mean))
         worst = max(worst, abs(mean) / se if se > 0 else 0.0)
         m, b, d, n, task = k
         lines.append("| %s | %s | %s | %s | %s | %.1f | %.1f | %+.1f | %.1f | %s |" % (
             base(m), b, d, n, noise_words("cosine=" + params("x:" + task).get("cosine", "1")),
             100 * sum(b for _, b, _ in xs) / s, 100 * sum(a for a, _, _ in xs) / s, 100 * mean, 100 * se,
             "yes" if ok else "**no**"))
-    return lines, (len(diffs), outside, worst)
+    return lines, (len(diffs), outside, worst, moved)
 
 
 def theory_lines(theory):
@@ -367,7 +371,7 @@ def section(out, figdir):
             if base(r["memory_spec"]) == "softmax" and r["frame"] == "frontier" and r["task"] == "assoc_recall" \
                     and r["capacity_at_0.9"]:
                 frontier[(int(r["budget_floats"]), r["noise"])] = int(r["capacity_at_0.9"])
-    par = []
+    par, parity = [], []
     for b in sorted({k[1] for k in g}):
         for nz in ("cosine=1", "cosine=0.72"):
             cache = [t for t in table if t[0] == "softmax" and t[1] == b and t[3] == nz]
@@ -387,6 +391,7 @@ def section(out, figdir):
             if (b, nz) in frontier:
                 where.append("%d at its best width and beta (the frontier, reports/capacity_table.csv)" % frontier[(b, nz)])
             reach = bestf[8][0] >= best_cache and best_cache > 0
+            parity.append((b, nz, reach, bestf[0], bestf[8], best_cache))
             par.append("- B = %d, %s: the cache holds %s; the best fixed-state memory with learned keys, %s at V = %dn, "
                        "holds %s — %s." % (b, noise_words(nz), "; ".join(where), bestf[0], bestf[4], fmt_cap(bestf[8]),
                                            "as many as the cache on the n tried" if reach else "short of the cache"))
@@ -394,8 +399,10 @@ def section(out, figdir):
 
     # --- delta's "several times d"
     delta = [t for t in table if t[0] == "delta" and t[8]]
+    delta_top = None
     if delta:
         top = max(delta, key=lambda t: t[8][0] / t[2])
+        delta_top = (top[8][0] / top[2], top[8][1])
         dl = ("The delta rule with learned keys holds at most %s pairs at d = %d (B = %d, %s, V = %dn): %s%.2f d. "
               % (fmt_cap(top[8]), top[2], top[1], noise_words(top[3]), top[4], "≥" if top[8][1] == ">=" else "",
                  top[8][0] / top[2]))
@@ -414,41 +421,63 @@ def section(out, figdir):
               "episodes (`scripts/sweeps/learned_keys_check.ini`), seed by seed against the default:", ""] + cl + [""]
 
     # --- the answer in three sentences
-    ans = answer(table, gs, cstats)
+    ans = answer(table, gs, cstats, parity, delta_top)
     lines += ["**The answer.** " + ans, ""]
     return lines
 
 
-def answer(table, gs, cstats):
+def answer(table, gs, cstats, parity, delta_top):
     grid = [t for t in table if t[0] == "linear" and t[6] and t[8] and t[6][1] == "=" and t[8][1] in ("=", ">=")]
     s1 = ""
     if grid:
         r1 = [t[8][0] / t[6][0] for t in grid if t[4] == 1]
-        r16 = [t[8][0] / t[6][0] for t in grid if t[4] == max(x[4] for x in grid)]
-        s1 = ("Training the keys raises the grid's capacity by a factor of %.2f–%.2f when the vocabulary is the "
-              "stored set (V = n) and %.2f–%.2f at V = %dn, " % (min(r1), max(r1), min(r16), max(r16), max(x[4] for x in grid))
-              if r1 and r16 else "")
+        rmax = [t[8][0] / t[6][0] for t in grid if t[4] == max(x[4] for x in grid)]
+        if r1 and rmax:
+            s1 = ("Training the keys raises the grid's capacity at equal state by a factor of %.2f–%.2f when the "
+                  "vocabulary is the stored set (V = n) and %.2f–%.2f at V = %dn; " %
+                  (min(r1), max(r1), min(rmax), max(rmax), max(x[4] for x in grid)))
     fixed = [x for x in gs if x["memory"] != "softmax" and x["random"] < 0.995]
     small = [x["gain"] for x in fixed if x["v_over_d"] < 8]
     large = [x["gain"] for x in fixed if x["v_over_d"] >= 32]
-    s1 += ("and across the fixed-state memories the mean gain falls from %+.1f points at V/d < 8 to %+.1f at V/d ≥ 32."
-           % (sum(small) / len(small) if small else float("nan"), sum(large) / len(large) if large else float("nan")))
+    s1 += ("over all fixed-state memories the mean accuracy gain falls from %+.1f points at V/d < 8 to %+.1f at "
+           "V/d ≥ 32." % (sum(small) / len(small) if small else float("nan"),
+                          sum(large) / len(large) if large else float("nan")))
     others = []
     for m in ("delta", "hrr", "selective"):
         ms = [t for t in table if t[0] == m and t[6] and t[8] and t[6][1] == "=" and t[8][1] == "="]
         if ms:
             rs = [t[8][0] / t[6][0] for t in ms]
             others.append("%s %.2f–%.2f" % (m, min(rs), max(rs)))
-    s2 = ("It is a different curve per memory (learned/random capacity, where both are bounded: %s)."
-          % ("; ".join(others) if others else "not bounded on the n tried"))
+    s2 = "It is a different curve per memory (learned/random capacity where both are bounded: %s)" % (
+        "; ".join(others) if others else "none bounded")
+    if delta_top:
+        s2 += ", and the delta rule with learned keys holds at most %s%.2f d pairs, not several times d" % (
+            "≥" if delta_top[1] == ">=" else "", delta_top[0]) if delta_top[0] < 2 else \
+            ", and the delta rule with learned keys holds %.2f d pairs" % delta_top[0]
+    s2 += "."
+    quiet = [p for p in parity if p[1] == "cosine=1"]
+    noisy = [p for p in parity if p[1] != "cosine=1"]
     s3 = ""
+    if quiet:
+        s3 = ("Without query noise no fixed-state memory with learned keys reaches the cache's capacity at equal "
+              "floats (%s)" % "; ".join("B = %d: %s %s against %d" % (b, m, fmt_cap(c), cc) for b, _, r, m, c, cc in quiet)
+              if not any(p[2] for p in quiet) else
+              "Without query noise a fixed-state memory with learned keys reaches the cache's capacity at %s" %
+              ", ".join("B = %d" % p[0] for p in quiet if p[2]))
+        if noisy:
+            s3 += ("; at cosine 0.72 %s" % ("the best of them matches the cache's frontier capacity on the n tried (%s)"
+                                            % "; ".join("B = %d: %s %s against %d" % (b, m, fmt_cap(c), cc)
+                                                        for b, _, r, m, c, cc in noisy if r)
+                                            if any(p[2] for p in noisy) else "none does"))
+        s3 += "."
     if cstats:
-        n_, outside, worst = cstats
-        s3 = (" Doubling the training moved %d of %d checked cells by more than 1.96 SE (largest %.1f SE)"
-              % (outside, n_, worst))
-        s3 += ", so these are the capacities training reaches, not its budget." if outside == 0 else \
-            ", so where it did, the learned capacity is a lower bound."
-    return s1 + " " + s2 + s3
+        n_, outside, worst, moved = cstats
+        s3 += (" Doubling the training moved %d of %d checked cells by more than 1.96 SE (largest %.1f SE%s), so "
+               "training is not what limits these capacities%s." % (
+                   outside, n_, worst, "" if not moved else ": " + "; ".join(moved),
+                   "" if not moved else " (a cell that moves down with more training is not under-trained)"
+                   if all("-" in m.split(": ")[-1] for m in moved) else " except where a cell moved up"))
+    return s1 + " " + s2 + " " + s3
 
 
 if __name__ == "__main__":
