@@ -201,7 +201,9 @@ def figures(g, gs, figdir):
     fig.savefig(os.path.join(figdir, "learned_keys_accuracy.png"), dpi=110)
     plt.close(fig)
     names.append("learned_keys_accuracy.png")
-    # gain against V/d, no noise
+    # gain against V/d; one colour per memory in both panels (selective, at rho = 1 without a
+    # salience feature, is the linear grid: its points lie on linear's)
+    colour = {m: "C%d" % i for i, m in enumerate(mems)}
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
     for ax, nz in zip(axes, ("cosine=1", "cosine=0.72")):
         for m in mems:
@@ -210,13 +212,14 @@ def figures(g, gs, figdir):
                 continue
             xs.sort(key=lambda x: x["v_over_d"])
             ax.errorbar([x["v_over_d"] for x in xs], [x["gain"] for x in xs], yerr=[1.96 * x["se"] for x in xs],
-                        fmt="o", ms=3, capsize=1.5, label=m)
+                        fmt="o" if m != "selective" else "x", ms=3, capsize=1.5, label=m, color=colour[m])
         ax.axhline(0, color="grey", lw=0.6)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("V / d")
         ax.set_title(noise_words(nz), fontsize=9)
     axes[0].set_ylabel("learned − random keys (points)")
-    axes[0].legend(fontsize=7)
+    for ax in axes:
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(figdir, "learned_keys_gain.png"), dpi=110)
     plt.close(fig)
@@ -318,6 +321,14 @@ def section(out, figdir):
             m, b, d, noise_words(nz), ratio, fmt_cap(fcap) if fcap else "", fmt_cap(rc) if rc else "",
             fmt_cap(fc) if fc else "", fmt_cap(lc) if lc else "", rt))
     lines.append("")
+
+    # selective at rho = 1 without a salience feature writes exactly as the linear grid
+    same = [(k, v) for k, v in g.items() if k[0] == "selective" and ("linear",) + k[1:] in g]
+    if same and all([(n, m) for n, m, _, _ in v] == [(n, m) for n, m, _, _ in g[("linear",) + k[1:]]] for k, v in same):
+        lines += ["The selective model's rows equal the linear grid's in every one of its %d groups: on this task "
+                  "no salience feature is declared, so its step is 1 and, at rho = 1, it is the linear grid (with "
+                  "the same feature map); it is kept as a check that training sees the same memory the same way."
+                  % len(same), ""]
 
     # --- words: how far training raises each memory's capacity
     words = []
