@@ -133,3 +133,13 @@ TEST_CASE("keyset theory: crosstalk of random keys and of a tight frame, exact r
     // noise costs: the same key set with σ = 0.12 reads lower
     REQUIRE(theory::keyset_grid_recall(128, 64, 127.0 / 64, 0.12) < theory::keyset_grid_recall(128, 64, 127.0 / 64));
 }
+
+TEST_CASE("a non-finite loss while training the keys is a measured failure of the cell", "[learned_keys]") {
+    // temp = 1e-300: the logits overflow to infinity and the loss is NaN at the first step
+    const CellResult r = run_cell(make_cell(parse_memory_spec("linear"),
+                                            parse_task_spec("assoc_recall:vocab=16,keys=learned,temp=1e-300"),
+                                            parse_readout_spec("native"), std::nullopt, 8, 8, 0));
+    REQUIRE_FALSE(r.ok);
+    REQUIRE(r.message.find("non-finite") != std::string::npos);
+    REQUIRE(r.message.find("at step 0") != std::string::npos);
+}
