@@ -27,7 +27,18 @@ public:
     void write(ConstVecRef key, ConstVecRef value) override;
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
 
+protected:
+    /// Back through the recurrence, last write first: with u_t = β(v_t − M_{t−1} φ_t)
+    /// (recorded by the same chunked pass write_batch runs) and M_{t−1} = M_t − u_t φ_tᵀ,
+    ///     ∂u_t = G φ_t,  ∂φ_t = Gᵀ u_t − β M_{t−1}ᵀ ∂u_t,  G ← G − β ∂u_t φ_tᵀ,
+    /// G = ∂L/∂M_t starting from ∂L/∂M of the final state.
+    void write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const override;
+
 private:
+    /// write_batch's chunked pass on `grid` (from the φ rows `f`); when `updates` is
+    /// given, row t of it receives u_t. The one definition of the batched write.
+    void write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, RowMat* updates) const;
+
     float beta_;
 };
 

@@ -68,4 +68,27 @@ void FeatureMap::apply(ConstMatRef x, MatRef phi) const {
             phi.col(i + two_m * (j - 1)) = r.col(i).cwiseProduct(r.col((i + j) % two_m));
 }
 
+void FeatureMap::backward(ConstMatRef x, ConstMatRef d_phi, MatRef d_x) const {
+    if (!dpfp_) {
+        if (identity_) d_x = d_phi;
+        else d_x.noalias() = d_phi * proj_;
+        return;
+    }
+    const RowMat y = identity_ ? RowMat(x) : RowMat(x * proj_.transpose());
+    const int two_m = 2 * m_;
+    RowMat r(y.rows(), two_m);
+    r.leftCols(m_) = y.cwiseMax(0.0f);
+    r.rightCols(m_) = (-y).cwiseMax(0.0f);
+    RowMat d_r = RowMat::Zero(y.rows(), two_m);
+    for (int j = 1; j <= nu_; ++j)
+        for (int i = 0; i < two_m; ++i) {  // φ_{i+2m(j−1)} = r_i r_{(i+j) mod 2m}
+            const auto g = d_phi.col(i + two_m * (j - 1));
+            d_r.col(i) += g.cwiseProduct(r.col((i + j) % two_m));
+            d_r.col((i + j) % two_m) += g.cwiseProduct(r.col(i));
+        }
+    const RowMat d_y = (y.array() > 0.0f).select(d_r.leftCols(m_), 0.0f) - (y.array() < 0.0f).select(d_r.rightCols(m_), 0.0f);
+    if (identity_) d_x = d_y;
+    else d_x.noalias() = d_y * proj_;
+}
+
 }  // namespace memcap

@@ -50,6 +50,10 @@ public:
     int dim() const { return dim_; }
     std::int64_t param_floats() const { return proj_.size(); }
     void apply(ConstMatRef x, MatRef phi) const;
+    /// The backward pass of apply at `x`: d_x = (∂φ/∂x)ᵀ d_phi, row by row (d_phi: n × dim(),
+    /// d_x: n × d_in). proj is linear (d_x = d_phi P); dpfp differentiates its products of
+    /// relus (the relu's derivative at 0 taken as 0).
+    void backward(ConstMatRef x, ConstMatRef d_phi, MatRef d_x) const;
 
 private:
     bool dpfp_ = false;

@@ -151,6 +151,40 @@ void Hrr::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options
         read_per_query(queries, out);
 }
 
+void Hrr::backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
+                   MatRef d_queries) const {
+    const RowMat v = map_in(values, value_map_), q = map_in(queries, key_map_);
+    const RowMat g = value_map_.size() == 0 ? RowMat(d_reads) : RowMat(d_reads * value_map_.transpose());  // m × D
+    const auto bins = static_cast<std::size_t>(fft_.bins());
+    const float inv_dim = 1.0f / static_cast<float>(dim_);
+    Spectrum ft(bins), fg(bins), fx(bins), d_trace(bins, {0.0f, 0.0f});
+    fft_.forward(trace_.data(), ft.data());
+    RowMat d_q(q.rows(), dim_), d_k(keys.rows(), dim_);
+    for (Eigen::Index i = 0; i < q.rows(); ++i) {
+        fft_.forward(g.row(i).data(), fg.data());
+        fft_.forward(q.row(i).data(), fx.data());
+        for (std::size_t b = 0; b < bins; ++b) {
+            d_trace[b] += fx[b] * fg[b];          // F ∂T = Σ_i F q'_i · F g_i
+            fx[b] = std::conj(fg[b]) * ft[b];     // F ∂q'_i
+        }
+        fft_.inverse(fx.data(), d_q.row(i).data());
+    }
+    for (Eigen::Index i = 0; i < v.rows(); ++i) {
+        fft_.forward(v.row(i).data(), fx.data());
+        for (std::size_t b = 0; b < bins; ++b) fx[b] = std::conj(fx[b]) * d_trace[b];
+        fft_.inverse(fx.data(), d_k.row(i).data());
+    }
+    d_q *= inv_dim;  // irfft = inverse / D
+    d_k *= inv_dim;
+    if (key_map_.size() == 0) {
+        d_queries = d_q;
+        d_keys = d_k;
+    } else {  // rows mapped in as x P_kᵀ: ∂x = ∂x' P_k
+        d_queries.noalias() = d_q * key_map_;
+        d_keys.noalias() = d_k * key_map_;
+    }
+}
+
 void Hrr::read_per_query(ConstMatRef queries, MatRef out) const {
     const RowMat q = map_in(queries, key_map_);
     const int bins = fft_.bins();

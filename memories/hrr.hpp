@@ -71,6 +71,13 @@ public:
 
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
     void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override;
+    /// With k' = P_k k, v' = P_v v, q' = P_k q, g = ∂L/∂r' = P_v ∂L/∂r (the read before P_vᵀ):
+    ///     ∂q' = g ⋆ T = irfft(conj(F g) · F T),   ∂T = Σ_i q'_i ⊛ g_i,
+    ///     ∂k'_i = v'_i ⋆ ∂T = irfft(conj(F v'_i) · F ∂T),   ∂k = P_kᵀ ∂k', ∂q = P_kᵀ ∂q'
+    /// (⋆ circular correlation), per item through the same FFTs and maps as the forward;
+    /// the trace T is the state write_batch left.
+    void backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
+                  MatRef d_queries) const override;
 
     /// FLOPs of a batched write / read of n items of D = dim, per item (factored = false)
     /// or through the factored form (true). The batch takes the cheaper one; the

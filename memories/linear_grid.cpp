@@ -13,4 +13,9 @@ void LinearGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
     grid_.noalias() += values.transpose() * f;  // Σ_i v_i φ(k_i)ᵀ as one GEMM
 }
 
+void LinearGrid::write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const {
+    const RowMat d_f = values * d_grid;  // n × d_φ
+    features_backward(keys, d_f, d_keys);
+}
+
 }  // namespace memcap

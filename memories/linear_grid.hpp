@@ -25,6 +25,10 @@ public:
 
     void write(ConstVecRef key, ConstVecRef value) override;
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
+
+protected:
+    /// M = Σ v_i φ(k_i)ᵀ: ∂L/∂φ(k_i) = ∂L/∂M ᵀ v_i.
+    void write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const override;
 };
 
 }  // namespace memcap

@@ -18,6 +18,13 @@
 // (require_no_hidden) — it never ignores one silently. The harness refuses such
 // combinations up front from the declared traits, so the throw marks a bug.
 //
+// Optional, for memories whose table entry declares `backward`: backward(), the
+// gradient of one episode's reads with respect to its keys and queries (training
+// a key table through the memory, assoc_recall:keys=learned). It differentiates
+// the memory's own write_batch and read_batch — it reads the state they left and
+// re-derives what it needs from it — so there is one definition of each memory,
+// never a second copy for training.
+//
 // `state_floats()` counts the floats of state the memory holds now — what
 // changes as it is written; it never exceeds the budget it was built with.
 // Fixed parameters (projections, rotations, gates) are reported separately by
@@ -107,6 +114,19 @@ public:
             read(queries.row(i).transpose(), tmp);
             out.row(i) = tmp.transpose();
         }
+    }
+
+    /// The backward pass of one episode (memories declared `backward` in their table
+    /// entry). Call it on the state that reset(); write_batch(keys, values) left, with the
+    /// queries that read_batch(queries, reads) read (a plain read, nothing hidden).
+    /// d_reads = ∂L/∂reads (queries.rows() × d_value) for any loss L of the reads; writes
+    /// d_keys = ∂L/∂keys (keys.rows() × d_key) and d_queries = ∂L/∂queries (queries.rows()
+    /// × d_key). Values are not differentiated (they are fresh codes, not learned). The
+    /// default throws std::logic_error: the harness refuses training such a memory up front.
+    virtual void backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
+                          MatRef d_queries) const {
+        (void)keys, (void)values, (void)queries, (void)d_reads, (void)d_keys, (void)d_queries;
+        throw std::logic_error("this memory has no backward pass (its table entry does not declare backward)");
     }
 
 protected:

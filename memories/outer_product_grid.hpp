@@ -52,7 +52,42 @@ public:
         out.noalias() = f * grid_.transpose();
     }
 
+    /// Memory::backward for every grid: the read's part (R = φ(Q) Mᵀ) is here, the
+    /// write's part is each grid's write_backward; φ's (and its normalisation's) backward
+    /// is features_backward.
+    void backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
+                  MatRef d_queries) const override {
+        const RowMat fq = features(queries);
+        const RowMat d_fq = d_reads * grid_;               // m × d_φ
+        const RowMat d_grid = d_reads.transpose() * fq;    // d_v × d_φ: ∂L/∂M of the final state
+        features_backward(queries, d_fq, d_queries);
+        write_backward(keys, values, d_grid, d_keys);
+    }
+
 protected:
+    /// The write's part of backward: given ∂L/∂M of the state write_batch(keys, values)
+    /// left (from M = 0 after reset), writes ∂L/∂keys. Grids without a backward pass
+    /// (none today) would throw std::logic_error.
+    virtual void write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const = 0;
+
+    /// The backward pass of features(x): d_x from d_f = ∂L/∂features(x).
+    void features_backward(ConstMatRef x, ConstMatRef d_f, MatRef d_x) const {
+        if (!normalise_) return phi_.backward(x, d_f, d_x);
+        RowMat raw(x.rows(), phi_.dim());
+        phi_.apply(x, raw);
+        RowMat d_raw(x.rows(), phi_.dim());
+        for (Eigen::Index i = 0; i < raw.rows(); ++i) {  // f = raw/|raw|: ∂f = (I − f fᵀ) ∂raw / |raw|
+            const float norm = raw.row(i).norm();
+            if (norm == 0.0f) {
+                d_raw.row(i).setZero();
+                continue;
+            }
+            const auto f = raw.row(i) / norm;
+            d_raw.row(i) = (d_f.row(i) - f.dot(d_f.row(i)) * f) / norm;
+        }
+        phi_.backward(x, d_raw, d_x);
+    }
+
     OuterProductGrid(const MemoryShape& shape, const std::string& phi, int nu, bool normalise, Rng& rng)
         : phi_(phi, shape.d_key, feature_budget(shape), nu, rng), normalise_(normalise),
           grid_(RowMat::Zero(shape.d_value, phi_.dim())) {}

@@ -213,6 +213,7 @@ std::vector<MemoryEntry> build_registry() {
         e.cost = softmax_cost;
         e.order_free = true;      // unbounded without a budget: never evicts, and attention is a sum over pairs
         e.can_hide_pairs = true;  // one row per pair: a read can give one of them weight 0
+        e.backward = true;        // SoftmaxCache::backward
         table.push_back(std::move(e));
     }
     {
@@ -228,6 +229,7 @@ std::vector<MemoryEntry> build_registry() {
         };
         e.cost = linear_cost;
         e.order_free = true;  // M = sum of v phi(k)^T
+        e.backward = true;    // OuterProductGrid::backward
         table.push_back(std::move(e));
     }
     {
@@ -245,6 +247,7 @@ std::vector<MemoryEntry> build_registry() {
         };
         e.cost = delta_cost;
         e.order_free = false;  // each write edits what the previous ones left
+        e.backward = true;     // back through the recurrence (DeltaGrid::write_backward)
         table.push_back(std::move(e));
     }
     {
@@ -259,6 +262,7 @@ std::vector<MemoryEntry> build_registry() {
         };
         e.cost = hrr_cost;
         e.order_free = true;  // T = sum of k (*) v
+        e.backward = true;    // through the FFTs (Hrr::backward)
         table.push_back(std::move(e));
     }
     {
@@ -296,6 +300,7 @@ std::vector<MemoryEntry> build_registry() {
         };
         e.cost = selective_cost;
         e.order_free = true;  // with its default rho = 1 no write decays another: a weighted sum of v phi(k)^T
+        e.backward = true;    // the gates read only the values (SelectiveState::write_backward)
         table.push_back(std::move(e));
     }
     return table;

@@ -102,6 +102,10 @@ struct MemoryEntry {
     /// True when the memory keeps written pairs apart, so that a read can be told
     /// to skip one of them (the structural-mask control).
     bool can_hide_pairs = false;
+    /// True when the memory implements Memory::backward (the gradient of its reads with
+    /// respect to keys and queries), checked against finite differences by the tests:
+    /// assoc_recall:keys=learned trains a key table through it; others are refused.
+    bool backward = false;
 
     Schema schema() const { return {"memory", name, params}; }
     /// Smallest budget (floats) the backend `spec` can be built with for this shape.

@@ -50,7 +50,15 @@ public:
     /// without a declared salience feature.
     float step(const float* value, int d_value) const;
 
+protected:
+    /// S = Σ w_i v_i φ(k_i)ᵀ (the gates read only the values): ∂L/∂φ(k_i) = w_i ∂L/∂Sᵀ v_i.
+    void write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const override;
+
 private:
+    /// The weights w_i = b_i Π_{j>i} a_j of a batch of writes (write_batch's unrolled
+    /// form), and the decay Π_i a_i of what was there before.
+    Vec write_weights(ConstMatRef values, double& decay) const;
+
     double rho_;
     bool gated_;
     std::optional<int> feature_;  // the value coordinate the gate reads (the declared salience feature)

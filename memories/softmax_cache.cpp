@@ -137,7 +137,22 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
         out.noalias() = memo_weights_ * cache.rightCols(d_value_);  // the same weights as computed below
         return;
     }
-    RowMat p = queries * cache.leftCols(d_key_).transpose();  // m × stored raw dot products
+    RowMat p;
+    attention(queries, hidden, p);
+    out.noalias() = p * cache.rightCols(d_value_);
+    // Kept only when this read looks like the last one (a cheap print of its shape and
+    // edge rows): reads that never repeat pay no copies. A hit is still checked in full.
+    const std::uint64_t print = memo ? fingerprint(queries, cache) : 0;
+    if (memo && print == last_print_) {
+        memo_keys_ = cache.leftCols(d_key_);
+        memo_queries_ = queries;
+        memo_weights_ = std::move(p);
+    }
+    last_print_ = print;
+}
+
+void SoftmaxCache::attention(ConstMatRef queries, const IndexView* hidden, RowMat& p) const {
+    p.noalias() = queries * rows().leftCols(d_key_).transpose();  // m × stored raw dot products
     for (Eigen::Index i = 0; i < p.rows(); ++i) {
         auto row = p.row(i);
         const std::int64_t slot = hidden ? slot_of((*hidden)[static_cast<std::size_t>(i)]) : -1;
@@ -158,16 +173,27 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
         if (slot >= 0) row(slot) = 0.0f;  // exactly 0, also at β = 0 (where 0 · −∞ is NaN)
         row /= row.sum();
     }
-    out.noalias() = p * cache.rightCols(d_value_);
-    // Kept only when this read looks like the last one (a cheap print of its shape and
-    // edge rows): reads that never repeat pay no copies. A hit is still checked in full.
-    const std::uint64_t print = memo ? fingerprint(queries, cache) : 0;
-    if (memo && print == last_print_) {
-        memo_keys_ = cache.leftCols(d_key_);
-        memo_queries_ = queries;
-        memo_weights_ = std::move(p);
+}
+
+void SoftmaxCache::backward(ConstMatRef keys, ConstMatRef, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
+                            MatRef d_queries) const {
+    d_keys.setZero();
+    if (stored_ == 0) {
+        d_queries.setZero();
+        return;
     }
-    last_print_ = print;
+    const auto cache = rows();
+    RowMat p;
+    attention(queries, nullptr, p);
+    RowMat d_s = d_reads * cache.rightCols(d_value_).transpose();  // ∂p: m × stored
+    for (Eigen::Index i = 0; i < p.rows(); ++i) {
+        const float mean = p.row(i).dot(d_s.row(i));
+        d_s.row(i) = beta_ * p.row(i).cwiseProduct((d_s.row(i).array() - mean).matrix());
+    }
+    d_queries.noalias() = d_s * cache.leftCols(d_key_);
+    const RowMat d_slots = d_s.transpose() * queries;  // stored × d_k, in slot order
+    for (Eigen::Index w = 0; w < keys.rows(); ++w)
+        if (const std::int64_t slot = slot_of(w); slot >= 0) d_keys.row(w) = d_slots.row(slot);
 }
 
 std::int64_t SoftmaxCache::slot_of(std::int64_t write) const {

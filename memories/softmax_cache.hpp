@@ -58,6 +58,12 @@ public:
     /// attend to is the zero vector.
     void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override;
 
+    /// p = softmax(β K q) per query, r = Σ p_j v_j: ∂p = ∂r Vᵀ, ∂s = β p ⊙ (∂p − (p·∂p)),
+    /// ∂q = ∂s K, ∂k_j = Σ_i ∂s_ij q_i — for the pairs still held (an evicted key has
+    /// no gradient). The weights come from the same function the read uses.
+    void backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
+                  MatRef d_queries) const override;
+
     /// Attention weights of `query` over the stored pairs (slot order), summing to 1 (to 1
     /// minus the null slot's weight when there is one).
     /// `allowed` (one flag per stored pair) is a structural mask: a masked pair gets
@@ -78,6 +84,8 @@ private:
     void clear_rows();
     // read_batch; `hidden` is null for a plain read, else one hidden write per query.
     void read_rows(ConstMatRef queries, const IndexView* hidden, MatRef out) const;
+    // The read's weights (m × stored): softmax of β × the raw scores, `hidden` as in read_rows.
+    void attention(ConstMatRef queries, const IndexView* hidden, RowMat& p) const;
 
     int d_key_, d_value_;
     float beta_;

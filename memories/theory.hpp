@@ -112,6 +112,37 @@
 //    ~0.5 points wherever measured except strong noise with moderate β (σ√d ≥ 2, i.e.
 //    ρ ≲ 0.5, and 3 ≤ β ≤ 4 at d = 64), where it reads up to ~1.1 points low: the positive
 //    dependence between several strong competitors there is only partly in ζ.
+//
+// ---------------------------------------------------------------------------------------
+// 4. The grid's recall as a function of its key set's coherence (keyset_crosstalk,
+//    keyset_grid_recall): associative recall over a vocabulary of V symbols (assoc_recall:
+//    vocab=V), n of them stored. The grid's read of stored key k_i with query q is
+//    r = Σ_j v_j (k_j·q); what the key set decides is the crosstalk energy of a read,
+//    ε = Σ_{j≠i} (k_j·k_i)² over the other stored keys:
+//      random unit keys          ε = (n − 1)/d  (each cosine has variance 1/d);
+//      unit-norm tight frame     Σ_{j≠i} (f_j·f_i)² = V/d − 1 over all V − 1 others (the
+//        of V (keys=frame)       Welch bound is this frame potential, the least any V unit
+//                                vectors in d dimensions reach), so a random n-subset holds
+//                                ε = (n − 1)(V/d − 1)/(V − 1); 0 for V ≤ d (orthonormal keys:
+//                                exact recall), (n − d)/d for V = n.
+//    With query noise (cosine ρ to the key, ρ² ≈ 1/(1 + σ²(d − 1))) the read's crosstalk is
+//    ε_q = ρ² ε + (1 − ρ²)(n − 1)/d (the noise direction meets every stored key as a random
+//    direction does). With r = ρ v_i + c_c v_c + u for one competitor c (u the rest, energy
+//    ≈ ε_q), the margin is S_i − S_c = (1 − b)(ρ − c_c) + u·(v_i − v_c), b = v_i·v_c: the
+//    value cosine scales the margin (it does not move its sign, so it is left out, as
+//    section 2 found it must be), c_c has variance ε_q/(n − 1), and u·v_i (shared by every
+//    competitor) and u·v_c each variance ε_q/d. As the winner-take-all integral:
+//      p = wta_recall(ρ, √(ε_q/d), √(ε_q/(n − 1) + ε_q/d), n).
+//    It is cruder than section 2's model (no value–value cosine, no finite-d sphere laws),
+//    and for the same random keys it is compared with it and with measurement in the
+//    learned-keys study (docs/learned-keys.md), as the frame's model is with the frame's
+//    measurements. A learned key set has no model here: its coherence is whatever training
+//    reached. For the other memories the reference geometry differs and no model is given:
+//    the cache needs separation on the sphere (its read is exact once the nearest other
+//    stored key is far enough below the query's cosine, for any V), the delta rule needs
+//    linear independence (n ≤ d independent keys are recalled exactly at β = 1 whatever
+//    their coherence), HRR needs unitary keys (flat power spectrum, |F k| = 1 in every bin).
+
 #pragma once
 
 #include <cstdint>
@@ -144,6 +175,15 @@ double grid_recall(std::int64_t n, int d, double noise_sigma = 0.0);
 
 /// Softmax cache without eviction, β on raw dot products, query noise σ (section 3). d ≥ 4.
 double cache_recall(std::int64_t n, int d, double beta = 16.0, double noise_sigma = 0.0);
+
+/// Crosstalk energy per read of the grid, ε = Σ_{j≠i} (k_j·k_i)² over n stored keys (section 4):
+/// random unit keys (vocab = 0 or keys=random: (n − 1)/d), or n of a unit-norm tight frame of
+/// `vocab` vectors (frame = true: (n − 1)(V/d − 1)/(V − 1), 0 when V ≤ d). n ≥ 1, d ≥ 1.
+double keyset_crosstalk(std::int64_t n, int d, std::int64_t vocab, bool frame);
+
+/// The d × d grid's recall (identity features) of n pairs whose keys have crosstalk energy
+/// `crosstalk` per read (section 4), with query noise σ per entry. d ≥ 1, n ≥ 2.
+double keyset_grid_recall(std::int64_t n, int d, double crosstalk, double noise_sigma = 0.0);
 
 /// P(t > x) for t ~ Sphere(d) (one coordinate of a uniform unit vector in R^d).
 double sphere_tail(int d, double x);

@@ -56,6 +56,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import report_chains  # noqa: E402  (scripts/report_chains.py)
+import report_learned_keys  # noqa: E402  (scripts/: the learned-keys section, from reports/learned_keys/)
 
 THRESHOLD = 0.9
 # Colours are handed out from this fixed cycle to memories (backend names) in the
@@ -904,6 +905,7 @@ def write_report(out, rows, exps, summary, frontier_md, theory):
     lines += ["", "![selective copying](figures/selective_copying.png)", "",
               "### Theory beside measurement at d = 64", "", theory_notes(theory), ""]
     lines += [report_chains.section(out, os.path.join(out, "figures"))]  # chained lookups, "nothing fits"
+    lines += report_learned_keys.section(out, os.path.join(out, "figures"))
     with open(os.path.join(out, "REPORT.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

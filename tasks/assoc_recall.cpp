@@ -5,15 +5,81 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace memcap {
 
 AssocRecall::AssocRecall(Spec spec)
     : Task(std::move(spec)), queries_(this->spec().integer("queries")), noise_(this->spec().real("noise")),
       cosine_(this->spec().real("cosine")), control_(this->spec().text("control")),
-      absent_(this->spec().has("absent") ? this->spec().real("absent") : 0.0) {}
+      absent_(this->spec().has("absent") ? this->spec().real("absent") : 0.0),
+      vocab_(this->spec().integer("vocab")), keys_(this->spec().text("keys")), steps_(this->spec().integer("steps")),
+      lr_(this->spec().real("lr")), temp_(this->spec().real("temp")) {}
 
 std::int64_t AssocRecall::absent_count() const { return std::llround(absent_ * static_cast<double>(queries_)); }
+
+RowMat tight_frame(std::int64_t count, int d) {
+    RowMat f = RowMat::Zero(count, d);
+    if (count <= d) {
+        for (std::int64_t i = 0; i < count; ++i) f(i, i) = 1.0f;
+        return f;
+    }
+    // ⌊d/2⌋ distinct frequencies of 1 .. ⌈count/2⌉ − 1 (never 0 or count/2, and no two
+    // summing to count): the first of a shuffle drawn from a fixed stream
+    const int pairs = d / 2;
+    const bool odd = d % 2 == 1;
+    std::vector<std::int64_t> freq(static_cast<std::size_t>((count + 1) / 2 - 1));
+    for (std::size_t i = 0; i < freq.size(); ++i) freq[i] = static_cast<std::int64_t>(i) + 1;
+    Rng rng = Rng::stream("assoc_recall/frame", count, d);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(pairs); ++i)
+        std::swap(freq[i], freq[i + static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(freq.size() - i)))]);
+    const double scale = std::sqrt((odd ? (d - 1.0) / d : 1.0) * 2.0 / (2.0 * pairs)), pi = std::acos(-1.0);
+    for (std::int64_t j = 0; j < count; ++j) {
+        for (int k = 0; k < pairs; ++k) {
+            // (j k) mod count keeps the angle exact for large j k
+            const double angle = 2.0 * pi * static_cast<double>((j * freq[static_cast<std::size_t>(k)]) % count) /
+                                 static_cast<double>(count);
+            f(j, 2 * k) = static_cast<float>(scale * std::cos(angle));
+            f(j, 2 * k + 1) = static_cast<float>(scale * std::sin(angle));
+        }
+        if (odd) f(j, d - 1) = static_cast<float>(std::sqrt(1.0 / d));
+    }
+    return f;
+}
+
+std::optional<KeyTraining> AssocRecall::key_training() const {
+    if (keys_ != "learned") return std::nullopt;
+    return KeyTraining{vocab_, steps_, lr_, temp_};
+}
+
+RowMat AssocRecall::initial_key_table(const TaskCell& c) const {
+    if (vocab_ < 1) throw std::logic_error("assoc_recall: a key table needs vocab >= 1");
+    if (keys_ == "frame") return tight_frame(vocab_, c.d);
+    // random, and learned's starting point: one Gaussian row per symbol, per seed
+    Rng rng = Rng::stream("assoc_recall/vocab", vocab_, c.d, c.seed);
+    RowMat t(vocab_, c.d);
+    rng.fill_normal(t);
+    return t;
+}
+
+void AssocRecall::set_key_table(const TaskCell& c, const RowMat& table) {
+    if (keys_ != "learned") throw std::logic_error("assoc_recall: only keys=learned takes a key table");
+    if (table.rows() != vocab_ || table.cols() != c.d)
+        throw std::invalid_argument("assoc_recall: the key table must be vocab x d");
+    table_ = table;
+    normalise_rows(table_);
+    table_cell_ = c;
+}
+
+const RowMat& AssocRecall::unit_table(const TaskCell& c) const {
+    if (table_cell_.n == c.n && table_cell_.d == c.d && table_cell_.seed == c.seed) return table_;
+    if (keys_ == "learned")
+        throw std::logic_error("assoc_recall: keys=learned needs its trained table installed (set_key_table) first");
+    table_ = initial_key_table(c);
+    normalise_rows(table_);
+    table_cell_ = c;
+    return table_;
+}
 
 double AssocRecall::sigma(const TaskCell& c) const {
     if (cosine_ < 1.0) return std::sqrt((1.0 / (cosine_ * cosine_) - 1.0) / static_cast<double>(c.d));
@@ -33,6 +99,16 @@ void AssocRecall::check_cell(const TaskCell& c) const {
                    std::to_string(queries_) + "; it must leave at least one absent and one present query");
     }
     require_distinct_codes(c, "n=" + std::to_string(c.n) + " candidate values", c.n, 0);
+    if (vocab_ == 0 && keys_ != "random")
+        refuse("keys", keys_, "needs a vocabulary: give vocab=V with V >= n (vocab=0 draws fresh Gaussian keys)");
+    if (vocab_ > 0 && vocab_ < c.n)
+        refuse("vocab", std::to_string(vocab_), "is below n=" + std::to_string(c.n) +
+               ": an episode's n keys are distinct symbols of the vocabulary (vocab >= n, or 0 for fresh keys)");
+    if (keys_ == "learned" && control_ != "none")
+        refuse("control", control_, "cannot be combined with keys=learned (the keys are trained on the task itself)");
+    if (keys_ == "learned" && absent_ > 0.0)
+        refuse("absent", format_real(absent_), "cannot be combined with keys=learned (training asks for every stored symbol; "
+               "train on present queries, then score absent ones, is not built)");
 }
 
 std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
@@ -43,6 +119,14 @@ std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
         floats += 2.0 * nd, ints += 2.0 * double(c.n);  // copies of the keys and values; the order (64-bit)
     if (sigma(c) > 0.0) floats += qd;  // the noise
     if (absent_ > 0.0) floats += qd, ints += double(queries_);  // the fresh codes; their places
+    if (vocab_ > 0) {
+        // the table; learned: also the trainer's table, gradient and Adam's two moments,
+        // the reads and their gradient, and the gradients of keys and queries
+        floats += double(vocab_) * c.d * (keys_ == "learned" ? 5.0 : 1.0);
+        // (a training episode queries all n keys: n more queries, reads and their gradients)
+        if (keys_ == "learned") floats += 2.0 * (nd + qd) + 5.0 * nd + 2.0 * double(std::max<std::int64_t>(queries_, c.n)) * c.n;
+        ints += double(vocab_) + double(c.n) + double(queries_);  // symbol order, symbols, query lengths
+    }
     return bytes_of(floats, ints);
 }
 
@@ -51,31 +135,55 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
     Rng pairs = Rng::stream("assoc_recall/pairs", c.n, c.d, c.seed, sp, index);
     e.keys.resize(c.n, c.d);
     e.values.resize(c.n, c.d);
-    pairs.fill_normal(e.keys);
+    e.key_symbol.clear();
+    e.query_norm.clear();
+    if (vocab_ == 0) {
+        pairs.fill_normal(e.keys);
+        normalise_rows(e.keys);
+    } else {  // n distinct symbols: the first n of a partial Fisher–Yates shuffle of 0..V-1
+        const RowMat& table = unit_table(c);
+        Rng symbols = Rng::stream("assoc_recall/symbols", vocab_, c.n, c.d, c.seed, sp, index);
+        order_.resize(static_cast<std::size_t>(vocab_));
+        for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int>(i);
+        e.key_symbol.resize(static_cast<std::size_t>(c.n));
+        for (std::int64_t i = 0; i < c.n; ++i) {
+            const std::int64_t j = i + symbols.below(vocab_ - i);
+            std::swap(order_[static_cast<std::size_t>(i)], order_[static_cast<std::size_t>(j)]);
+            e.key_symbol[static_cast<std::size_t>(i)] = order_[static_cast<std::size_t>(i)];
+            e.keys.row(i) = table.row(order_[static_cast<std::size_t>(i)]);
+        }
+    }
     pairs.fill_normal(e.values);
-    normalise_rows(e.keys);
     normalise_rows(e.values);
     if (control_ == "key_collision")
         for (std::int64_t i = 1; i < c.n; i += 2) e.keys.row(i) = e.keys.row(i - 1);
     e.candidates = e.values;
 
-    Rng targets = Rng::stream("assoc_recall/targets", c.n, c.d, c.seed, sp, index);
-    e.target.resize(static_cast<std::size_t>(queries_));
-    targets.below(c.n, e.target.data(), e.target.size());
+    // A training episode of keys=learned queries every stored symbol once, in write order
+    // (its gradient reaches every key it wrote); every other episode draws `queries` targets.
+    const bool every_key = keys_ == "learned" && split == Split::Train;
+    const std::int64_t m = every_key ? c.n : queries_;
+    e.target.resize(static_cast<std::size_t>(m));
+    if (every_key) {
+        for (std::int64_t i = 0; i < m; ++i) e.target[static_cast<std::size_t>(i)] = static_cast<int>(i);
+    } else {
+        Rng targets = Rng::stream("assoc_recall/targets", c.n, c.d, c.seed, sp, index);
+        targets.below(c.n, e.target.data(), e.target.size());
+    }
     if (control_ == "key_collision")  // the later-written value of the two under one key
         for (auto& t : e.target) t = static_cast<int>(std::min<std::int64_t>(t | 1, c.n - 1));
     e.slot.assign(e.target.size(), -1);
     if (control_ == "structural_mask") e.hidden = e.target;  // the asked-for pair, in write order
 
-    e.queries.resize(queries_, c.d);
+    e.queries.resize(m, c.d);
     if (control_ == "shuffled_query") {
         Rng random = Rng::stream("assoc_recall/random_query", c.n, c.d, c.seed, sp, index);
         random.fill_normal(e.queries);
     } else {
-        for (std::int64_t i = 0; i < queries_; ++i) e.queries.row(i) = e.keys.row(e.target[i]);
+        for (std::int64_t i = 0; i < m; ++i) e.queries.row(i) = e.keys.row(e.target[static_cast<std::size_t>(i)]);
         if (const double s = sigma(c); s > 0.0) {
             Rng noise = Rng::stream("assoc_recall/noise", c.n, c.d, c.seed, sp, index);
-            RowMat z(queries_, c.d);
+            RowMat z(m, c.d);
             noise.fill_normal(z, s);
             e.queries += z;
         }
@@ -93,6 +201,10 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
             e.queries.row(place[i]) = codes.row(static_cast<Eigen::Index>(i));
             e.target[static_cast<std::size_t>(place[i])] = -1;
         }
+    }
+    if (vocab_ > 0) {
+        e.query_norm.resize(static_cast<std::size_t>(m));
+        for (std::int64_t i = 0; i < m; ++i) e.query_norm[static_cast<std::size_t>(i)] = e.queries.row(i).norm();
     }
     normalise_rows(e.queries);
 

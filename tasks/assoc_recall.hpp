@@ -44,6 +44,29 @@
 //                  abstention.hpp): accuracy is then over the present queries, and the
 //                  false-accept rate, balanced accuracy and AUC are reported beside it.
 //                  Only with control=none or paired_permutation; native readout only.
+//   vocab   = 0    V: 0 draws fresh Gaussian keys every episode (as above). V >= n makes
+//                  the keys n distinct symbols of a vocabulary of V, drawn afresh per
+//                  episode, each symbol's key a row of one V x d embedding table (the
+//                  rows normalised); values stay fresh random codes every episode, and
+//                  a query is the asked-for symbol's key plus the noise.
+//   keys    = random   where the table comes from (only with vocab >= 1):
+//     random   one Gaussian row per symbol, drawn per seed (the same in training
+//              and test episodes);
+//     frame    a unit-norm tight frame of V vectors in d dimensions (tight_frame):
+//              orthonormal when V <= d, else at the Welch bound; the same for every seed;
+//     learned  trained per cell through the memory's own write and read on training
+//              episodes (Split::Train) of the cell's seed, starting from the random
+//              table (harness/eval/key_training.hpp), then scored on the test episodes.
+//              A training episode queries every stored symbol once, in write order (so
+//              each step's gradient reaches every key written); test episodes draw
+//              `queries` targets as always.
+//   steps = 1000, lr = 0.01, temp = 0.1   keys=learned's Adam steps (one training
+//              episode each), learning rate and cross-entropy temperature.
+//
+// One episode with vocab = 5, n = 2, queries = 1 (symbols drawn without replacement):
+//
+//     symbols 3, 0:  write  E3 → v0,  E0 → v1      (E = the table's rows, unit length)
+//     query  unit(E0 + σ z) → read r; correct if |r − v1| < |r − v0|
 //
 // The pairs, the targets, the noise and the random queries come from separate
 // streams, so changing `queries`, `noise` or `control` leaves the rest of the
@@ -63,6 +86,9 @@ public:
     bool has_absent() const override { return absent_ > 0.0; }
     std::int64_t peak_bytes(const TaskCell& cell) const override;
     std::int64_t queries_per_episode(const TaskCell&) const override { return queries_; }
+    std::optional<KeyTraining> key_training() const override;
+    RowMat initial_key_table(const TaskCell& cell) const override;
+    void set_key_table(const TaskCell& cell, const RowMat& table) override;
 
 protected:
     /// The n candidate values must differ: d >= 2 unless n = 1 (Task::require_distinct_codes).
@@ -79,6 +105,28 @@ private:
     double absent_;
     /// Queries that ask for a key never written: round(absent · queries).
     std::int64_t absent_count() const;
+    std::int64_t vocab_;
+    std::string keys_;
+    std::int64_t steps_;
+    double lr_, temp_;
+    /// The key table's rows, normalised, for table_cell_ (random and frame: drawn on first
+    /// use per cell; learned: installed by set_key_table).
+    mutable RowMat table_;
+    mutable TaskCell table_cell_{-1, 0, 0};
+    const RowMat& unit_table(const TaskCell& c) const;
+    /// Scratch for drawing n distinct symbols (a partial Fisher–Yates over 0..V-1).
+    mutable std::vector<int> order_;
 };
+
+/// A unit-norm tight frame of `count` vectors in `d` dimensions (rows, count × d):
+/// Σ f_i f_iᵀ = (count/d) I with |f_i| = 1, so its frame potential Σ_{i≠j} (f_i·f_j)² is
+/// the Welch bound count²/d − count, the least any count unit vectors in d dimensions
+/// reach. count <= d: the first `count` standard basis vectors (orthonormal). count > d:
+/// a harmonic frame, f_j = √(2/d) [cos(2π j k/count), sin(2π j k/count)] over ⌊d/2⌋
+/// distinct frequencies k drawn once from 1 .. ⌈count/2⌉ − 1 by a fixed stream (the
+/// consecutive frequencies 1 .. d/2 would make neighbouring vectors nearly parallel);
+/// when d is odd the pairs are scaled by √((d−1)/d) and a constant coordinate √(1/d) is
+/// appended. Deterministic: the same frame for every seed.
+RowMat tight_frame(std::int64_t count, int d);
 
 }  // namespace memcap

@@ -14,6 +14,14 @@ std::uint64_t new_fixed_parts_tag() {
     return next.fetch_add(1, std::memory_order_relaxed);
 }
 
+RowMat Task::initial_key_table(const TaskCell&) const {
+    throw std::logic_error("task '" + spec_.canonical() + "' has no learned key table");
+}
+
+void Task::set_key_table(const TaskCell&, const RowMat&) {
+    throw std::logic_error("task '" + spec_.canonical() + "' has no learned key table");
+}
+
 void Task::check(const TaskCell& c) const {
     if (c.n < 1) refuse("n", std::to_string(c.n), "must be at least 1");
     if (c.n > std::numeric_limits<int>::max())

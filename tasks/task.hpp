@@ -28,6 +28,7 @@
 #include "core/types.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,15 @@ struct TaskCell {
     std::int64_t n = 0;
     int d = 64;
     std::uint64_t seed = 0;
+};
+
+/// Training the keys' embedding table through a memory (assoc_recall:keys=learned;
+/// harness/eval/key_training.hpp): the table's size and the optimiser's settings.
+struct KeyTraining {
+    std::int64_t vocab = 0;     // rows of the table (symbols)
+    std::int64_t steps = 0;     // Adam steps; step t reads training episode t
+    double lr = 0.0;            // Adam's learning rate
+    double temperature = 1.0;   // of the cross-entropy over the candidates
 };
 
 /// Test episodes are scored; train episodes are only for fitting a readout (probe).
@@ -54,6 +64,13 @@ struct Episode {
     /// task hides nothing; see Task::hides_pairs. The readout hands it to the memory's
     /// read_batch as ReadOptions::hidden.
     std::vector<int> hidden;
+    /// For tasks whose keys are embeddings of vocabulary symbols (assoc_recall:vocab=V):
+    /// the symbol of each written key (row i of keys is the table's row key_symbol[i],
+    /// normalised), and the length of each query before it was normalised (query i is
+    /// unit(key of target i + noise)): what training the embedding needs to carry a
+    /// gradient back to the table. Empty for tasks without a vocabulary.
+    std::vector<int> key_symbol;
+    std::vector<float> query_norm;
     /// For tasks whose keys, queries, candidates and slots are fixed per cell: a number
     /// naming the fixed parts these buffers hold (unique per draw of the codes, 0 =
     /// none), so the next episode of the cell rewrites only values and targets. An
@@ -95,6 +112,17 @@ public:
     bool needs_native_read() const { return hops() > 1 || has_absent(); }
     /// Accuracy of guessing uniformly among the candidates.
     virtual double chance(const TaskCell& cell) const = 0;
+
+    /// The settings of training this task's key table, for a task whose keys are learned
+    /// (assoc_recall:keys=learned); empty otherwise. Such a task's episodes depend on the
+    /// table installed (set_key_table), so they are never shared between cells.
+    virtual std::optional<KeyTraining> key_training() const { return std::nullopt; }
+    /// The table a learned task starts from at `cell` (vocab × d; keys are its rows
+    /// normalised). Only for a task with key_training(); the default throws std::logic_error.
+    virtual RowMat initial_key_table(const TaskCell& cell) const;
+    /// Installs the table the keys of `cell`'s episodes come from from now on (vocab × d;
+    /// its rows are normalised in the forward pass). Only for a task with key_training().
+    virtual void set_key_table(const TaskCell& cell, const RowMat& table);
 
     /// Refuses, before any work, a cell this task cannot run: throws UsageError with one
     /// line naming the task, the key and the value (e.g. selective_copying's content

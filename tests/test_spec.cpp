@@ -10,7 +10,7 @@ using namespace memcap;
 TEST_CASE("a bare name fills every default", "[spec]") {
     REQUIRE(parse_memory_spec("softmax").canonical() == "softmax:beta=16");
     REQUIRE(parse_memory_spec("linear").canonical() == "linear:phi=proj,nu=1");
-    REQUIRE(parse_task_spec("assoc_recall").canonical() == "assoc_recall:queries=32,noise=0,cosine=1,control=none");
+    REQUIRE(parse_task_spec("assoc_recall").canonical() == "assoc_recall:queries=32,noise=0,cosine=1,control=none,vocab=0,keys=random,steps=1000,lr=0.01,temp=0.1");
 }
 
 TEST_CASE("numbers are canonicalised and the canonical form round-trips", "[spec]") {
@@ -18,7 +18,7 @@ TEST_CASE("numbers are canonicalised and the canonical form round-trips", "[spec
     REQUIRE(parse_memory_spec("softmax:beta=0.50").canonical() == "softmax:beta=0.5");
     REQUIRE(parse_memory_spec("softmax:beta=1e-5").canonical() == "softmax:beta=1e-05");
     REQUIRE(parse_task_spec("assoc_recall:noise=0.12,queries=64").canonical() ==
-            "assoc_recall:queries=64,noise=0.12,cosine=1,control=none");
+            "assoc_recall:queries=64,noise=0.12,cosine=1,control=none,vocab=0,keys=random,steps=1000,lr=0.01,temp=0.1");
     for (const auto& name : memory_names()) {
         const Spec s = parse_memory_spec(name);
         CAPTURE(name);

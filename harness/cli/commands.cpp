@@ -101,6 +101,7 @@ int cmd_list(const std::vector<std::string>& args) {
                 std::cout << e.what() << "\n";
             }
         }
+        if (m.backward) std::cout << "      backward pass: yes (assoc_recall:keys=learned trains keys through it)\n";
         std::cout << "      source: " << m.paper << "\n";
     }
     std::cout << "\ntasks (spec: name[:key=value,...]):\n";

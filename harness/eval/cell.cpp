@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "harness/eval/abstention.hpp"
+#include "harness/eval/key_training.hpp"
 #include "harness/eval/readout.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
@@ -69,6 +70,8 @@ double cell_work(const CellSpec& c) {
     double work = static_cast<double>(c.n) * state * static_cast<double>(task->test_episodes(tc)) *
                   (task->has_absent() ? 1.0 + kThresholdSeeds : 1.0) *  // the threshold's tuning seeds
                   static_cast<double>(task->hops());                      // a chain reads hops rounds
+    if (const auto training = task->key_training())  // forward and backward of every training episode
+        work += 3.0 * static_cast<double>(c.n) * state * static_cast<double>(training->steps);
     if (c.readout.name() == "probe") work += static_cast<double>(c.n) * state * static_cast<double>(c.readout.integer("train"));
     return std::max(work, 1.0);
 }
@@ -77,6 +80,7 @@ std::string shared_episode_key(const CellSpec& c) {
     if (!find_readout(c.readout.name()).uses_native_read) return {};
     const auto task = make_task(c.task);
     if (task->test_episodes(TaskCell{c.n, c.d, c.seed}) != 1) return {};
+    if (task->key_training()) return {};  // its episodes depend on the keys trained through the memory
     return c.task.canonical() + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " seed=" + std::to_string(c.seed);
 }
 
@@ -92,6 +96,18 @@ double check_cell_structure(const CellSpec& c) {
                          ", which needs the memory's own read; got readout '" + c.readout.canonical() + "'" +
                          (find_memory(c.memory.name()).native_read ? std::string()
                                                                    : " (memory '" + c.memory.name() + "' has no meaningful read of its own)"));
+    if (task->key_training()) {
+        if (!find_memory(c.memory.name()).backward) {
+            std::string able;
+            for (const auto& e : memory_registry())
+                if (e.backward) able += (able.empty() ? "" : ", ") + e.name;
+            throw UsageError("task '" + c.task.canonical() + "' trains its keys through the memory's backward pass, " +
+                             "which memory '" + c.memory.name() + "' does not declare (memories with one: " + able + ")");
+        }
+        if (!find_readout(c.readout.name()).uses_native_read)
+            throw UsageError("task '" + c.task.canonical() + "' trains its keys through the memory's own read and is " +
+                             "scored by it: it needs the native readout, got '" + c.readout.canonical() + "'");
+    }
     if (!task->hides_pairs()) return need;
     if (!find_memory(c.memory.name()).can_hide_pairs) {
         std::string able;
@@ -134,6 +150,17 @@ CellResult run_cell(const CellSpec& c) {
     const auto task = make_task(c.task);
     const TaskCell tc{c.n, c.d, c.seed};
     auto memory = build_memory(c, *task);
+    if (task->key_training()) {  // train the key table on training episodes, then score as any cell
+        const TrainedKeys keys = train_keys(*memory, *task, tc);
+        if (!keys.ok) {
+            CellOutcome failed;
+            failed.ok = false;
+            failed.message = keys.message;
+            failed.state_floats = memory->state_floats();
+            failed.param_floats = memory->param_floats();
+            return cell_result(c, std::move(failed), task->chance(tc));
+        }
+    }
     CellResult r = cell_result(c, find_readout(c.readout.name()).score(*memory, *task, tc, c.readout), task->chance(tc));
     if (r.ok && task->has_absent()) add_abstention(c, *task, r);
     return r;

@@ -105,6 +105,11 @@ struct LastEpisode {
     Episode episode;           // reused: fill_episode keeps its buffers
 
     const Episode& get(const Task& t, const TaskCell& c, std::int64_t i) {
+        if (t.key_training()) {  // its episodes depend on the keys trained through this cell's memory
+            index = -1;
+            t.fill_episode(c, Split::Test, i, episode);
+            return episode;
+        }
         if (index == i && cell.n == c.n && cell.d == c.d && cell.seed == c.seed && task == t.spec().canonical())
             return episode;
         index = -1;

@@ -299,7 +299,28 @@ TheoryTables theory_tables(const TheoryOptions& o) {
 
             std::string model, applies = "no", note;
             std::optional<double> p;
-            if (family == "hrr") {
+            // keys over a vocabulary (theory.hpp section 4): random rows are fresh random keys
+            // to every model; a tight frame has the grid's keyset model; learned keys none
+            const std::string keys = tp.count("keys") ? tp.at("keys") : "random";
+            const std::int64_t vocab = tp.count("vocab") ? parse_int(tp.at("vocab"), at + ": vocab") : 0;
+            if (keys == "learned") {
+                model = family == "hrr" ? "hrr_recall" : family == "linear" ? "grid_recall" : "cache_recall";
+                note = "keys=learned: no model of a trained key set";
+            } else if (keys == "frame" && family != "linear") {
+                model = family == "hrr" ? "hrr_recall" : "cache_recall";
+                note = "keys=frame: a model of the frame exists for the grid only";
+            } else if (keys == "frame") {
+                model = "keyset_grid_recall";
+                const std::int64_t d_phi = budget ? *budget / d : d;
+                const std::string phi = mp.count("phi") ? mp.at("phi") : "proj";
+                if (phi != "proj" || d_phi < d || n < 2) {
+                    note = "keys=frame: the keyset model is of the linear grid with d_phi >= d (proj), n >= 2";
+                } else {
+                    applies = "approx";
+                    note = "Gaussian crosstalk of n of a tight frame of V = " + std::to_string(vocab) + " (theory.hpp section 4)";
+                    p = theory::keyset_grid_recall(n, d, theory::keyset_crosstalk(n, d, vocab, true), sigma);
+                }
+            } else if (family == "hrr") {
                 model = "hrr_recall";
                 const std::int64_t D = budget ? *budget : d;
                 if (D != d) {

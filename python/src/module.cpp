@@ -587,6 +587,7 @@ py::dict list_entries() {
         e["state_formula"] = m.state_formula;
         e["source"] = m.paper;
         e["native_read"] = m.native_read;
+        e["backward"] = m.backward;  // keys=learned can train keys through it
         memories.append(e);
     }
     for (const auto& t : task_registry()) {
