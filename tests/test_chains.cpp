@@ -133,8 +133,11 @@ TEST_CASE("assoc_recall:absent refuses what it cannot combine with", "[abstain][
                         Catch::Contains("at least one absent and one present"));
     REQUIRE_THROWS_WITH(check_cell(chain_cell("rotation", "assoc_recall:absent=0.5", 16, 16, std::nullopt, 0)),
                         Catch::Contains("needs the memory's own read"));
-    // Left out, absent is not in the canonical spec (every existing spec string stays as it was).
-    REQUIRE(parse_task_spec("assoc_recall").canonical() == "assoc_recall:queries=32,noise=0,cosine=1,control=none");
+    // Left out, absent is not in the canonical spec; given, it is.
+    REQUIRE(parse_task_spec("assoc_recall").canonical().find("absent") == std::string::npos);
+    REQUIRE(parse_task_spec("assoc_recall:absent=0.5").canonical().find("absent=0.5") != std::string::npos);
+    REQUIRE_THROWS_WITH(check_cell(chain_cell("linear", "assoc_recall:absent=0.5,vocab=64,keys=learned", 16, 16, std::nullopt, 0)),
+                        Catch::Contains("cannot be combined with keys=learned"));
 }
 
 TEST_CASE("softmax null slot: counted in the state, absorbs weight when nothing matches", "[null]") {
