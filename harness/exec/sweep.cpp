@@ -140,13 +140,14 @@ SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
 
 /// `--dry-run`: the cells, the output's state and an estimate of the work; reads and writes nothing.
 /// Cells whose choices are open are timed at their first candidate; the tuning is timed on a
-/// sample of its first-round cells (every candidate on the first tuning seed), and its second
-/// round (the finalists) is counted at their mean cost.
+/// sample of its first-round cells (every candidate on the first tuning seed), and its later
+/// rounds are counted as about three candidates per group on the other tuning seeds, at the
+/// first round's mean cost (the race decides how many really go on).
 void print_dry_run(const SweepPlan& p, int threads) {
     std::vector<std::size_t> todo(p.cells.size());
     for (std::size_t i = 0; i < p.cells.size(); ++i) todo[i] = i;
     std::vector<CellSpec> timed = p.cells;
-    std::size_t tuning_cells = 0, finalist_cells = 0;
+    std::size_t tuning_cells = 0, finalist_cells = 0, max_tuning_cells = 0;
     std::vector<CellSpec> first_round;       // every candidate of every group, on the first tuning seed
     std::map<std::string, CellSpec> first;  // per group: its first candidate
     for (auto& c : timed) {
@@ -154,9 +155,10 @@ void print_dry_run(const SweepPlan& p, int threads) {
         const std::string group = group_label(c);
         if (!first.count(group)) {
             auto candidates = tuning_candidates(c);
-            const std::size_t count = tuning_cell_count(candidates.size(), c.tuning_seeds);
-            tuning_cells += count;
-            finalist_cells += count - candidates.size();
+            tuning_cells += tuning_cell_min(candidates.size(), c.tuning_seeds);
+            // the race's later rounds, counted as about three candidates going on to the tuning seeds
+            finalist_cells += std::min<std::size_t>(candidates.size(), 3) * static_cast<std::size_t>(c.tuning_seeds - 1);
+            max_tuning_cells += tuning_cell_max(candidates.size(), c.tuning_seeds);
             first.emplace(group, candidates.front());
             for (auto& t : candidates) t.seed = kTuningSeedBase, first_round.push_back(std::move(t));
         }
@@ -180,7 +182,8 @@ void print_dry_run(const SweepPlan& p, int threads) {
         tuning_cpu = estimate_seconds(first_round, all, sampled_tuning);
         tuning_cpu += tuning_cpu / static_cast<double>(first_round.size()) * static_cast<double>(finalist_cells);
         std::cout << "\n  tuning: " << first.size() << " groups choose on " << tuning_cells
-                  << " tuning cells first (shared over the MPI ranks)";
+                  << " tuning cells first, then on more while candidates cannot be told apart (at most "
+                  << max_tuning_cells << " in all; shared over the MPI ranks)";
     }
     char buf[320];
     if (first.empty())
