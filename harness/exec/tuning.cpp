@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <map>
 
@@ -140,10 +141,10 @@ void score_cell(const CellResult& r, double* out) {
 }
 
 /// Runs this process's share of the jobs on `threads` threads (any order; each writes its
-/// own score), combines the shares, and returns each job's score (kScoreWidth numbers), in
-/// job order.
+/// own score; `finished` is told of each, one at a time), combines the shares, and returns
+/// each job's score (kScoreWidth numbers), in job order.
 std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool progress, const std::string& label,
-                             const TuningShare& share) {
+                             const TuningShare& share, const std::function<void(std::size_t, const double*)>& finished) {
     std::vector<std::size_t> mine;
     for (std::size_t j = static_cast<std::size_t>(share.rank); j < jobs.size(); j += static_cast<std::size_t>(share.size))
         mine.push_back(j);
@@ -158,6 +159,8 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
         const std::size_t j = mine[static_cast<std::size_t>(i)];
         try {
             score_cell(run_cell(jobs[j].cell), &score[kScoreWidth * j]);
+#pragma omp critical(memcap_tuning_journal)
+            finished(j, &score[kScoreWidth * j]);
         } catch (...) {
 #pragma omp critical(memcap_tuning_failure)
             if (!failure) failure = std::current_exception();
@@ -207,17 +210,41 @@ struct Tally {
 
 }  // namespace
 
-void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset,
-                    const TuningShare& share) {
-    // Groups in order of first appearance, each with its candidates.
-    std::map<std::string, std::size_t> group_of;
+namespace {
+
+/// Every group's candidates and seed levels, in order of first appearance.
+struct Groups {
+    std::map<std::string, std::size_t> of;
     std::vector<std::vector<CellSpec>> candidates;
     std::vector<std::vector<int>> levels;
-    for (const auto& c : cells)
-        if (c.needs_tuning() && group_of.emplace(group_label(c), candidates.size()).second) {
-            candidates.push_back(tuning_candidates(c));
-            levels.push_back(tuning_seed_levels(c.tuning_seeds));
-        }
+    std::size_t max_candidates = 0;
+    int max_seeds = 0;
+
+    explicit Groups(const std::vector<CellSpec>& cells) {
+        for (const auto& c : cells)
+            if (c.needs_tuning() && of.emplace(group_label(c), candidates.size()).second) {
+                candidates.push_back(tuning_candidates(c));
+                levels.push_back(tuning_seed_levels(c.tuning_seeds));
+                max_candidates = std::max(max_candidates, candidates.back().size());
+                max_seeds = std::max(max_seeds, levels.back().back());
+            }
+    }
+    std::size_t index(std::size_t g, std::size_t k, int seed) const {
+        return (g * max_candidates + k) * static_cast<std::size_t>(max_seeds) + static_cast<std::size_t>(seed);
+    }
+    std::size_t index_count() const { return candidates.size() * max_candidates * static_cast<std::size_t>(max_seeds); }
+};
+
+}  // namespace
+
+std::size_t tuning_index_count(const std::vector<CellSpec>& cells) { return Groups(cells).index_count(); }
+
+void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset,
+                    const TuningShare& share, const TuningJournal& journal) {
+    const Groups grouped(cells);
+    const auto& group_of = grouped.of;
+    const auto& candidates = grouped.candidates;
+    const auto& levels = grouped.levels;
     if (candidates.empty()) return;
     const std::size_t groups = candidates.size();
     std::vector<std::vector<Tally>> tally(groups);
@@ -256,7 +283,7 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
             if (dominated[k]) in[g][k] = false;
     };
 
-    std::size_t round = 0, computed = 0;
+    std::size_t round = 0, computed = 0, kept = 0;
     if (progress)
         std::cerr << "memcap: choosing widths and settings for " << groups << " group" << (groups == 1 ? "" : "s")
                   << " on tuning seeds: every candidate on the first, then those not yet told apart from the leader "
@@ -264,6 +291,7 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
                   << kTuningSeedCap << " x tuning_seeds)\n";
     for (;;) {
         std::vector<Job> jobs;
+        std::vector<std::size_t> index;  // each job's index in the journal
         for (std::size_t g = 0; g < groups; ++g) {
             if (decided[g]) continue;
             const int from = level[g] == 0 ? 0 : levels[g][level[g] - 1], to = levels[g][level[g]];
@@ -273,12 +301,35 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
                     CellSpec c = candidates[g][k];
                     c.seed = kTuningSeedBase + tuning_seed_offset + static_cast<std::uint64_t>(s);
                     jobs.push_back(Job{g, k, std::move(c)});
+                    index.push_back(grouped.index(g, k, s));
                 }
             }
         }
         if (jobs.empty()) break;
-        const auto score = run_jobs(jobs, threads, progress, round == 0 ? "tuning" : "tuning (round " + std::to_string(round + 1) + ")", share);
-        computed += jobs.size();
+        // The jobs the journal keeps (rank 0 looks; every rank learns): (found, accuracy, reads).
+        std::vector<double> known(3 * jobs.size(), 0.0);
+        if (journal.find)
+            for (std::size_t j = 0; j < jobs.size(); ++j)
+                if (journal.find(index[j], known[3 * j + 1], known[3 * j + 2])) known[3 * j] = 1.0;
+        if (share.size > 1) share.combine(known);
+        std::vector<Job> todo;
+        std::vector<std::size_t> todo_job;
+        for (std::size_t j = 0; j < jobs.size(); ++j)
+            if (known[3 * j] == 0.0) todo.push_back(jobs[j]), todo_job.push_back(j);
+        const bool root = share.rank == 0;
+        const auto done = todo.empty() ? std::vector<double>{} : run_jobs(todo, threads, progress, round == 0 ? "tuning" : "tuning (round " + std::to_string(round + 1) + ")",
+                                   share, [&](std::size_t t, const double* sc) {
+                                       if (root && journal.keep) journal.keep(index[todo_job[t]], sc[0], sc[1]);
+                                   });
+        // Rank 0 keeps the other ranks' cells once their scores have arrived.
+        if (root && journal.keep && share.size > 1)
+            for (std::size_t t = 0; t < todo.size(); ++t)
+                if (t % static_cast<std::size_t>(share.size) != 0) journal.keep(index[todo_job[t]], done[kScoreWidth * t], done[kScoreWidth * t + 1]);
+        std::vector<double> score(kScoreWidth * jobs.size(), 0.0);
+        for (std::size_t j = 0; j < jobs.size(); ++j) score[kScoreWidth * j] = known[3 * j + 1], score[kScoreWidth * j + 1] = known[3 * j + 2];
+        for (std::size_t t = 0; t < todo.size(); ++t)
+            for (std::size_t w = 0; w < kScoreWidth; ++w) score[kScoreWidth * todo_job[t] + w] = done[kScoreWidth * t + w];
+        computed += todo.size(), kept += jobs.size() - todo.size();
         for (std::size_t j = 0; j < jobs.size(); ++j) tally[jobs[j].group][jobs[j].candidate].add(&score[kScoreWidth * j]);
         for (std::size_t g = 0; g < groups; ++g) {
             if (decided[g]) continue;
@@ -289,7 +340,9 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
         }
         ++round;
     }
-    if (progress) std::cerr << "memcap: " << computed << " tuning cells in " << round << " round" << (round == 1 ? "" : "s") << "\n";
+    if (progress)
+        std::cerr << "memcap: " << computed << " tuning cells computed" << (kept ? " and " + std::to_string(kept) + " kept from before" : std::string())
+                  << ", in " << round << " round" << (round == 1 ? "" : "s") << "\n";
 
     // The winner: the one left, or the cheapest of those still in (every candidate if all failed).
     std::vector<std::size_t> winner(groups);

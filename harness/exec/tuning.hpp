@@ -42,7 +42,8 @@
 // machine, so the candidates, hence the choice, are the same everywhere. The
 // choice depends only on the group and the tuning seeds (accuracies are summed in
 // a fixed order, costs come from a model, not a clock), so it is the same at any
-// thread or rank count and on every resume.
+// thread or rank count and on every resume. A sweep journals its tuning cells
+// (TuningJournal), so a resumed sweep computes only those not yet done.
 #pragma once
 
 #include "harness/eval/cell.hpp"
@@ -106,10 +107,26 @@ struct TuningShare {
     std::function<int(int)> agree;
 };
 
+/// Where finished tuning cells are kept across a crash (a sweep's tuning journal). A
+/// tuning cell is named by one index (`index`: its group in order of first appearance,
+/// its candidate and its tuning seed); its score is two numbers (its accuracy and its
+/// reads; reads −1: it failed). `find` returns true and fills the score when the cell is
+/// kept; `keep` keeps one (called from one thread at a time). Only the first process
+/// (rank 0) holds one; what it finds is shared with the others. Empty functions: nothing
+/// is kept, everything is computed.
+struct TuningJournal {
+    std::function<bool(std::size_t index, double& accuracy, double& reads)> find;
+    std::function<void(std::size_t index, double accuracy, double reads)> keep;
+};
+
+/// How many indices the tuning cells of `cells` can take (every index is below it); 0 when
+/// nothing is left to choose.
+std::size_t tuning_index_count(const std::vector<CellSpec>& cells);
+
 /// Makes every choice the cells ask for (see above), computing the tuning cells on
 /// `threads` threads, and rewrites the cells. `tuning_seed_offset` shifts the tuning
 /// seeds (tests use it to show that the choice depends on them); 0 otherwise.
 void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset = 0,
-                    const TuningShare& share = {});
+                    const TuningShare& share = {}, const TuningJournal& journal = {});
 
 }  // namespace memcap
