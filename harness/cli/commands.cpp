@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <new>
 #include <optional>
 
 #ifndef MEMCAP_VERSION
@@ -340,6 +341,9 @@ int memcap_main(int argc, char** argv) {
         throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce, theory)");
     } catch (const UsageError& e) {
         std::cerr << "memcap: error: " << e.what() << "\n";
+        return 2;
+    } catch (const std::bad_alloc&) {  // outside a cell (a cell's own says which and how much)
+        std::cerr << "memcap: error: out of memory; lower --threads (cells run at once), the budget, n or d\n";
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "memcap: internal error: " << e.what() << "\n";

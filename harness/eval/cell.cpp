@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 
 #include <unistd.h>
 
@@ -98,10 +99,31 @@ double check_cell_structure(const CellSpec& c) {
 }
 
 CellResult run_cell(const CellSpec& c) {
-    const auto task = make_task(c.task);
-    const TaskCell tc{c.n, c.d, c.seed};
-    auto memory = build_memory(c, *task);
-    return cell_result(c, find_readout(c.readout.name()).score(*memory, *task, tc, c.readout), task->chance(tc));
+    try {
+        const auto task = make_task(c.task);
+        const TaskCell tc{c.n, c.d, c.seed};
+        auto memory = build_memory(c, *task);
+        return cell_result(c, find_readout(c.readout.name()).score(*memory, *task, tc, c.readout), task->chance(tc));
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemory(c);
+    }
+}
+
+OutOfMemory::OutOfMemory(const CellSpec& c) : UsageError(message(c)) {}
+
+std::string OutOfMemory::message(const CellSpec& c) {
+    double need = 0;
+    try {
+        need = check_cell_structure(c);
+    } catch (...) {
+        need = 0;  // no estimate: say so below
+    }
+    char buf[96];
+    if (need > 0) std::snprintf(buf, sizeof buf, "about %.3g GB", need / 1e9);
+    else std::snprintf(buf, sizeof buf, "more than it could get");
+    return "out of memory: cell (" + cell_label(c) + ") needs " + buf +
+           " (estimated peak, per cell in flight) and could not allocate it; lower --threads (cells run at once), "
+           "the budget, n or d";
 }
 
 CellResult cell_result(const CellSpec& c, CellOutcome outcome, double chance_frac) {

@@ -13,6 +13,7 @@
 // propagates as an exception.
 #pragma once
 
+#include "core/error.hpp"
 #include "core/spec.hpp"
 #include "harness/results/cell_result.hpp"
 #include "memories/memory.hpp"
@@ -76,7 +77,15 @@ double check_cell_structure(const CellSpec& cell);
 /// The complete result of `cell` from a readout's outcome and the task's chance level.
 CellResult cell_result(const CellSpec& cell, CellOutcome outcome, double chance_frac);
 
-/// Computes one cell. A measured failure is an error outcome; a bug throws.
+/// Computes one cell. A measured failure is an error outcome; a bug throws. A cell that
+/// cannot get its memory (std::bad_alloc) throws OutOfMemory: the user's problem to solve.
 CellResult run_cell(const CellSpec& cell);
+
+/// A cell that could not allocate its memory: a UsageError (exit status 2) whose one line
+/// names the cell, its estimated peak and what to lower (--threads, the budget, n, d).
+struct OutOfMemory : UsageError {
+    explicit OutOfMemory(const CellSpec& cell);
+    static std::string message(const CellSpec& cell);
+};
 
 }  // namespace memcap

@@ -19,7 +19,9 @@ std::string cell_text(const CellSpec& cell) {
     try {
         return cell_rows(run_cell(cell));
     } catch (const std::bad_alloc&) {
-        throw std::runtime_error("out of memory computing cell (" + cell_label(cell) + ")");
+        throw OutOfMemory(cell);  // while writing its rows
+    } catch (const UsageError&) {
+        throw;  // out of memory: one line for the user, as it is
     } catch (const std::exception& e) {
         throw std::runtime_error("cell (" + cell_label(cell) + "): " + e.what());
     }
