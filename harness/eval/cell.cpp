@@ -66,7 +66,24 @@ double cell_work(const CellSpec& c) {
     const auto task = make_task(c.task);
     const TaskCell tc{c.n, c.d, c.seed};
     const double state = static_cast<double>(c.budget_floats.value_or(std::int64_t{c.d} * c.d));
-    double work = static_cast<double>(c.n) * state * static_cast<double>(task->test_episodes(tc));
+    const double episodes = static_cast<double>(task->test_episodes(tc));
+    double work = static_cast<double>(c.n) * state * episodes;
+    // With a cost model: the FLOPs of the batched write and read per episode, the native
+    // read's cleanup (each query against the n values) and the parameters drawn — closer
+    // to the time a cell takes where the width changes the cost (maps, FFTs), so the
+    // progress estimate swings less.
+    const MemoryEntry& entry = find_memory(c.memory.name());
+    if (entry.cost) try {
+            const MemoryShape shape(task->inputs(tc), c.budget_floats);
+            const MemorySize size = memory_size(c.memory, shape);
+            const double queries = static_cast<double>(task->queries_per_episode(tc));
+            work = episodes * (entry.cost(c.memory, shape, Kernel::write_batch, 0, c.n).flops +
+                               entry.cost(c.memory, shape, Kernel::read_batch, c.n, task->queries_per_episode(tc)).flops +
+                               2.0 * queries * static_cast<double>(c.n) * shape.d_value + 5.0 * static_cast<double>(c.n) * (shape.d_key + shape.d_value)) +
+                   10.0 * static_cast<double>(size.param_floats + size.derived_floats);
+        } catch (const UsageError&) {
+            // keep the rough measure
+        }
     if (c.readout.name() == "probe") work += static_cast<double>(c.n) * state * static_cast<double>(c.readout.integer("train"));
     return std::max(work, 1.0);
 }

@@ -64,8 +64,10 @@ std::unique_ptr<Memory> build_memory(const CellSpec& cell, const Task& task);
 /// another readout: nothing to share (run_cells_unordered keeps it a work item of its own).
 std::string shared_episode_key(const CellSpec& c);
 
-/// A rough measure of the cell's work, for progress estimates only: n × state size × scored
-/// episodes (× training rows for the probe). Never affects results.
+/// A rough measure of the cell's work, for progress estimates only: the FLOPs the memory's
+/// cost model declares for an episode's write and read, plus the native read's cleanup,
+/// times the scored episodes (without a cost model: n × state size × scored episodes), plus
+/// n × state × training rows for the probe. Never affects results.
 double cell_work(const CellSpec& cell);
 
 /// Throws UsageError when the cell cannot run (see above); builds nothing: sizes and estimates only.

@@ -2,7 +2,9 @@
 #include "harness/exec/tuning.hpp"
 
 #include "core/error.hpp"
+#include "harness/exec/memory_gate.hpp"
 #include "harness/exec/progress.hpp"
+#include "harness/exec/runner.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -152,20 +154,44 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     double all_work = 0;
     for (const std::size_t j : mine)
         if (progress) all_work += work[j] = cell_work(jobs[j].cell);
+    // Jobs that read the same single test episode natively (the same task, n, d and tuning
+    // seed: candidates that differ only in a memory setting such as softmax's beta) run one
+    // after another on one thread, so the episode is drawn once (as in runner.cpp); each
+    // such work item holds its largest cell's estimated peak of the in-flight budget.
+    std::vector<std::vector<std::size_t>> items;
+    {
+        std::map<std::string, std::size_t> item_of;
+        for (const std::size_t j : mine) {
+            const std::string key = shared_episode_key(jobs[j].cell);
+            if (key.empty()) {
+                items.push_back({j});
+                continue;
+            }
+            const auto [it, fresh] = item_of.try_emplace(key, items.size());
+            if (fresh) items.emplace_back();
+            items[it->second].push_back(j);
+        }
+    }
+    std::vector<double> peak(items.size(), 0.0);
+    for (std::size_t i = 0; i < items.size(); ++i)
+        for (const std::size_t j : items[i]) peak[i] = std::max(peak[i], estimated_peak(jobs[j].cell));
+    MemoryGate gate;
     std::exception_ptr failure;
     Progress bar(static_cast<std::int64_t>(mine.size()), label, progress, all_work);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(mine.size()); ++i) {
-        const std::size_t j = mine[static_cast<std::size_t>(i)];
-        try {
-            score_cell(run_cell(jobs[j].cell), &score[kScoreWidth * j]);
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(items.size()); ++i) {
+        const MemoryGate::Hold hold(gate, peak[static_cast<std::size_t>(i)]);
+        for (const std::size_t j : items[static_cast<std::size_t>(i)]) {
+            try {
+                score_cell(run_cell(jobs[j].cell), &score[kScoreWidth * j]);
 #pragma omp critical(memcap_tuning_journal)
-            finished(j, &score[kScoreWidth * j]);
-        } catch (...) {
+                finished(j, &score[kScoreWidth * j]);
+            } catch (...) {
 #pragma omp critical(memcap_tuning_failure)
-            if (!failure) failure = std::current_exception();
+                if (!failure) failure = std::current_exception();
+            }
+            bar.tick(1, work.empty() ? 1.0 : work[j]);
         }
-        bar.tick(1, work.empty() ? 1.0 : work[j]);
     }
     bar.finish();
     if (share.size > 1) {
