@@ -283,6 +283,7 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
     }
     std::vector<std::size_t> level(groups, 0);  // index into levels[g] reached
     std::vector<bool> decided(groups, false);
+    for (std::size_t g = 0; g < groups; ++g) decided[g] = candidates[g].size() == 1;  // nothing to choose: no tuning cell
 
     // The candidates still in the race: not failed, and within kTuningSeparation standard
     // errors of the leader (the highest mean; ties: the earlier).

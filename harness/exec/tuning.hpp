@@ -11,7 +11,8 @@
 //
 // The race (a choice with power: candidates are told apart by enough tuning
 // data, and those that cannot be told apart go to the cheapest):
-//   1. every candidate runs on the first tuning seed;
+//   1. every candidate runs on the first tuning seed (a group with one candidate
+//      has nothing to choose: it runs no tuning cell);
 //   2. the candidates still in the race — those whose mean tuning accuracy is
 //      within kTuningSeparation standard errors of the leader's (the standard
 //      error of the difference of the two means) — run on more tuning seeds:
@@ -87,10 +88,10 @@ std::vector<int> tuning_seed_levels(int tuning_seeds);
 
 /// Tuning cells a group of `candidates` combinations runs on `seeds` tuning seeds: at
 /// least (every candidate once, then the race is decided) and at most (every candidate
-/// to the cap).
-inline std::size_t tuning_cell_min(std::size_t candidates, int seeds) { return seeds <= 0 ? 0 : candidates; }
+/// to the cap). A group with one candidate has nothing to choose and runs none.
+inline std::size_t tuning_cell_min(std::size_t candidates, int seeds) { return seeds <= 0 || candidates < 2 ? 0 : candidates; }
 inline std::size_t tuning_cell_max(std::size_t candidates, int seeds) {
-    return seeds <= 0 ? 0 : candidates * static_cast<std::size_t>(kTuningSeedCap) * static_cast<std::size_t>(seeds);
+    return seeds <= 0 || candidates < 2 ? 0 : candidates * static_cast<std::size_t>(kTuningSeedCap) * static_cast<std::size_t>(seeds);
 }
 
 /// Throws UsageError when no candidate of the cell can run (a cheap check: builds, no work).
