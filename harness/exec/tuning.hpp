@@ -62,9 +62,9 @@ constexpr std::uint64_t kTuningSeedBase = std::uint64_t{1} << 40;
 /// The largest estimated peak (bytes) of a default candidate: wider default widths are
 /// skipped, on every machine alike. (A width the user lists is checked against the
 /// machine's memory instead, and refused when it cannot run.) Half a GB keeps the main
-/// job's cells, two at a time, within about 1 GB; what it skips there are HRR's widest
-/// mapped codes (d ≥ B/4 at 16384 floats: dense D × d maps and their spectra), which read
-/// no better than its natural width d = D and cost a hundred times more.
+/// job's cells, two at a time, within about 1 GB; what it skips there is mostly HRR's
+/// widest mapped codes (dense D × d maps and their spectra), which read no better than
+/// its natural width d = D and cost over ten times more (docs/frontier.md).
 constexpr double kTuningMaxCellBytes = 5e8;
 /// A candidate stays in the race while its mean is within this many standard errors
 /// (of the difference) of the leader's.
