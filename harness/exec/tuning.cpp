@@ -300,10 +300,13 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
             const double se = std::sqrt(tally[g][lead].var_mean() + tally[g][k].var_mean());
             if (gap > kTuningSeparation * se) in[g][k] = false;
         }
-        // Dominated: a candidate that costs more than one still in and reads no better.
+        // Dominated: a candidate that costs more than one still in and reads no better, unless
+        // it shares the lead (a cheap candidate that ties the leader by luck on few seeds must
+        // not end the race for the others).
+        const double top = tally[g][lead].mean();
         std::vector<bool> dominated(candidates[g].size(), false);
         for (std::size_t k = 0; k < candidates[g].size(); ++k)
-            for (std::size_t c = 0; c < candidates[g].size() && in[g][k]; ++c)
+            for (std::size_t c = 0; c < candidates[g].size() && in[g][k] && tally[g][k].mean() < top; ++c)
                 if (c != k && in[g][c] && cost[g][c] < cost[g][k] && tally[g][c].mean() >= tally[g][k].mean())
                     dominated[k] = true;
         for (std::size_t k = 0; k < candidates[g].size(); ++k)

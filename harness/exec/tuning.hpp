@@ -18,9 +18,9 @@
 //      error of the difference of the two means) — run on more tuning seeds:
 //      up to `tuning_seeds` S, then 2S, 4S, ... up to the cap kTuningSeedCap × S;
 //      a candidate that falls out of the band is out for good, and so is one that
-//      is dominated: it costs more than another still in and reads no better (it
-//      could only be chosen if that cheaper one were shown worse than a leader,
-//      and it is no leader);
+//      is dominated: it costs more than another still in, reads no better, and
+//      does not share the lead (it could only be chosen if that cheaper one were
+//      shown worse than a leader, and it is no leader);
 //   3. the race ends when one candidate is left, or at the cap; the winner is the
 //      one left, or among those still in at the cap the **cheapest** by the
 //      registry's cost model (candidate_cost; ties: the earlier candidate, i.e. the
