@@ -113,7 +113,11 @@ void Hrr::add_spectrum(const std::complex<float>* sum) {
 }
 
 void Hrr::write_per_item(ConstMatRef keys, ConstMatRef values) {
-    const RowMat k = map_in(keys, key_map_), v = map_in(values, value_map_);
+    // Rows enter as they are where D = d (no copy: at D = 2^16 an episode's keys are GBs), else mapped in.
+    RowMat k_in, v_in;
+    if (key_map_.size()) k_in = map_in(keys, key_map_);
+    if (value_map_.size()) v_in = map_in(values, value_map_);
+    const ConstMatRef k = key_map_.size() ? ConstMatRef(k_in) : keys, v = value_map_.size() ? ConstMatRef(v_in) : values;
     const int bins = fft_.bins();
     Spectrum fk(static_cast<std::size_t>(bins)), fv(fk.size()), sum(fk.size(), {0.0f, 0.0f});
     for (Eigen::Index i = 0; i < k.rows(); ++i) {  // Σ_i F k_i · F v_i, then one inverse FFT
@@ -186,7 +190,9 @@ void Hrr::backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, Co
 }
 
 void Hrr::read_per_query(ConstMatRef queries, MatRef out) const {
-    const RowMat q = map_in(queries, key_map_);
+    RowMat q_in;
+    if (key_map_.size()) q_in = map_in(queries, key_map_);
+    const ConstMatRef q = key_map_.size() ? ConstMatRef(q_in) : queries;
     const int bins = fft_.bins();
     Spectrum ft(static_cast<std::size_t>(bins)), fq(ft.size());
     fft_.forward(trace_.data(), ft.data());

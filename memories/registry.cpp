@@ -165,9 +165,10 @@ KernelCost hrr_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch) {
             c.scratch_bytes = kFloat * (dk * dv + 2.0 * bins * dv + 2.0 * bins);
         else  // Z (Re, Im) and Wᵀ; or, without a value map, Y (d_k × D)
             c.scratch_bytes = kFloat * ((h.value_map ? 2.0 * bins * dk : dk * dim) + dk * dv);
-    } else {  // the rows mapped in (or copied): keys and values, or queries and the D-float reads
-        const double key_row = h.key_map ? dim : dk;
-        c.scratch_bytes = kFloat * b * (key_row + (k == Kernel::write_batch ? (h.value_map ? dim : dv) : dim));
+    } else {  // the rows mapped in (none where D = d: they enter as they are): keys and values, or
+              // queries and the D-float reads
+        const double key_row = h.key_map ? dim : 0.0;
+        c.scratch_bytes = kFloat * b * (key_row + (k == Kernel::write_batch ? (h.value_map ? dim : 0.0) : dim));
     }
     return c;
 }

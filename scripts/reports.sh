@@ -19,7 +19,7 @@ echo "reports: 1/3 memcap reproduce (the essays' experiments, under a second)" >
 "$memcap" reproduce --out reproduce
 
 # 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
-rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal
+rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal capacity.csv.tuning
 echo "reports: 2/3 the capacity sweep: the frontier (each memory's width chosen on tuning seeds first)" \
     "and the essays' d = 64 frame, about 5 min on 2 cores" >&2
 start=$(date +%s)

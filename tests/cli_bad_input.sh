@@ -341,6 +341,15 @@ else
     echo "note: not root (or no tmpfs): read-only and full file-system cases checked through /dev/full only"
 fi
 
+# Out of memory: a cell that cannot allocate (address space capped at 2.5 GB; HRR at d = 8192
+# needs about 2 GB per cell, two at once) stops the run with one line naming the cell, its
+# estimated peak and what to lower; exit 2, nothing written.
+if command -v prlimit >/dev/null && prlimit --as=2500000000 true 2>/dev/null; then
+    prefix=(prlimit --as=2500000000)
+    expect_bad "could not allocate it; lower --threads" run -m hrr -t assoc_recall --budget 16384 --d 8192 --n 4096 --seeds 2 --threads 2 --quiet --out "$work/out.csv"
+    prefix=()
+fi
+
 # Not bad input: a file name that is not UTF-8 (found by fuzzing: the JSON manifest threw, exit 1).
 "$memcap" run "${g[@]}" --n 4 --seeds 1 --quiet --out "$work/"$'r\xe9sultats.csv' 2>"$work/stderr" ||
     { echo "FAIL: a non-UTF-8 --out path: $(cat "$work/stderr")"; failures=$((failures + 1)); }

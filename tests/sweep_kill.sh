@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Crash safety of `memcap sweep`, on a real process: after SIGKILL (plus a torn
 # record appended to the journal), SIGINT and SIGTERM, `--resume` finishes the
-# sweep and the CSV is byte-identical to an uninterrupted run. Also: no
+# sweep and the CSV is byte-identical to an uninterrupted run, also for a d = best sweep
+# killed during its tuning or its scored cells (the tuning cells are journaled). Also: no
 # overwrite without --resume, exit statuses 130/143, a different config is refused.
 # usage: sweep_kill.sh path/to/memcap
 set -uo pipefail
@@ -85,6 +86,58 @@ for sig in INT TERM; do
     echo "ok   SIG$sig: exit $status with $kept cells kept; --resume gives the identical CSV"
 done
 
-# 3. --resume of a complete sweep changes nothing.
+# 3. A sweep that chooses widths (d = best): its tuning cells are journaled too
+#    (NAME.csv.tuning), so a kill during the tuning or during the scored cells resumes
+#    without computing again what was done, to the same CSV.
+cat >"$work/cfg/best.ini" <<INI
+[sweep]
+seeds = 6
+[block best]
+memories = hrr softmax:beta=best
+tasks = assoc_recall
+budgets = 4096
+d = best
+tuning_seeds = 2
+n = 256 1024
+[block big]
+memories = softmax
+tasks = assoc_recall
+n = ${MEMCAP_SWEEP_KILL_N:-32768}
+INI
+"$memcap" sweep "$work/cfg/best.ini" --out "$work/bref" --threads 2 --quiet || fail "reference d = best sweep"
+[[ ! -e "$work/bref/best.csv.tuning" ]] || fail "tuning journal left behind by a finished sweep"
+# kill_when DIR FILE K: starts the d = best sweep into DIR, SIGKILLs it once FILE holds K records
+kill_when() {
+    "$memcap" sweep "$work/cfg/best.ini" --out "$1" --threads 2 --quiet 2>"$1.stderr" &
+    pid=$!
+    for _ in $(seq 800); do
+        if (($(records "$1/$2") >= $3)); then
+            kill -9 $pid; wait $pid 2>/dev/null; pid=
+            return 0
+        fi
+        kill -0 $pid 2>/dev/null || fail "d = best sweep ended before it could be killed"
+        sleep 0.025
+    done
+    fail "no $2 records after 20 s"
+}
+kill_when "$work/tkill" best.csv.tuning 5
+((cells_done = $(records "$work/tkill/best.csv.journal"))) && fail "killed during tuning, yet $cells_done cells done"
+tuned=$(records "$work/tkill/best.csv.tuning")
+"$memcap" sweep "$work/cfg/best.ini" --out "$work/tkill" --threads 2 --resume 2>"$work/tkill.resume.stderr" ||
+    fail "--resume after a kill in the tuning: $(cat "$work/tkill.resume.stderr")"
+cmp "$work/bref/best.csv" "$work/tkill/best.csv" || fail "resumed d = best CSV (killed in the tuning) differs"
+grep -Eq "tuning cells computed and [0-9]+ kept from before" "$work/tkill.resume.stderr" ||
+    fail "the resume did not reuse the journaled tuning cells: $(grep tuning "$work/tkill.resume.stderr")"
+[[ ! -e "$work/tkill/best.csv.tuning" ]] || fail "tuning journal left behind after the resume"
+echo "ok   SIGKILL in the tuning ($tuned tuning cells journaled): --resume reuses them, identical CSV"
+kill_when "$work/ckill" best.csv.journal 2
+"$memcap" sweep "$work/cfg/best.ini" --out "$work/ckill" --threads 2 --resume 2>"$work/ckill.resume.stderr" ||
+    fail "--resume after a kill in the scored cells: $(cat "$work/ckill.resume.stderr")"
+cmp "$work/bref/best.csv" "$work/ckill/best.csv" || fail "resumed d = best CSV (killed in the scored cells) differs"
+grep -Eq "memcap: 0 tuning cells computed and [0-9]+ kept from before" "$work/ckill.resume.stderr" ||
+    fail "the resume computed tuning cells again: $(grep tuning "$work/ckill.resume.stderr")"
+echo "ok   SIGKILL in the scored cells of a d = best sweep: --resume computes no tuning cell, identical CSV"
+
+# 4. --resume of a complete sweep changes nothing.
 "$memcap" sweep "$work/cfg/slow.ini" --out "$work/ref" --resume --quiet 2>/dev/null || fail "--resume of a complete sweep"
 echo "all crash-safety checks passed"

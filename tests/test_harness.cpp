@@ -2,6 +2,7 @@
 #include "core/error.hpp"
 #include "harness/eval/readout.hpp"
 #include "harness/exec/grid.hpp"
+#include "harness/exec/memory_gate.hpp"
 #include "harness/exec/runner.hpp"
 #include "harness/results/aggregate.hpp"
 #include "harness/results/csv.hpp"
@@ -10,7 +11,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <fstream>
 
 using namespace memcap;
@@ -112,4 +116,34 @@ TEST_CASE("aggregation gives the mean and spread over seeds", "[harness][aggrega
     REQUIRE(g.ci_lo <= g.mean);
     REQUIRE(g.ci_hi >= g.mean);
     REQUIRE(g.sd > 0);
+}
+
+TEST_CASE("the memory gate: cells in flight hold at most its budget; a larger cell runs alone", "[harness][memory_gate]") {
+    MemoryGate gate(10.0);
+    std::atomic<int> inside{0}, most{0};
+    const auto cell = [&](double bytes) {
+        const MemoryGate::Hold hold(gate, bytes);
+        const int now = ++inside;
+        int seen = most.load();
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        --inside;
+    };
+    {
+        std::vector<std::thread> threads;
+        for (int i = 0; i < 4; ++i) threads.emplace_back(cell, 6.0);  // two never fit together
+        for (auto& t : threads) t.join();
+    }
+    REQUIRE(most.load() == 1);
+    REQUIRE(gate.high_water() == 6.0);
+    most = 0;
+    {
+        std::vector<std::thread> threads;
+        for (int i = 0; i < 4; ++i) threads.emplace_back(cell, 2.0);  // all four fit
+        threads.emplace_back(cell, 25.0);                             // above the budget: alone, no deadlock
+        for (auto& t : threads) t.join();
+    }
+    REQUIRE(gate.high_water() == 25.0);  // the large cell held the gate alone (25 + 2 would exceed it)
+    REQUIRE(MemoryGate().limit() > 0);
 }

@@ -41,6 +41,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <new>
 #include <optional>
 
 #ifndef MEMCAP_VERSION
@@ -136,8 +137,9 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
          "code width (key/value dimension); 'best' chooses it per memory, budget and n on tuning seeds\n"
          "(powers of two from 4 up to the budget that the memory can be built with), 'best:8..512*2' from a list")
         ("tuning-seeds", po::value<std::string>()->default_value("3"),
-         "seeds each choice (d=best, key=best) is made on, disjoint from the scored seeds: every candidate\n"
-         "on the first, the best three on the rest, the highest mean wins (ties: the smaller width)")
+         "seeds each choice (d=best, key=best) starts on, disjoint from the scored seeds: every candidate\n"
+         "on the first; those within 2 standard errors of the leader on more, up to 8x this many; those\n"
+         "still indistinguishable go to the cheapest by the cost model (docs/frontier.md)")
         ("readout", po::value<std::string>()->default_value("auto"),
          "auto (native, or the probe for memories without a native read), native, or probe[:train=2000,ridge=1e-06]")
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
@@ -399,6 +401,9 @@ int memcap_main(int argc, char** argv) {
         throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce, theory)");
     } catch (const UsageError& e) {
         std::cerr << "memcap: error: " << e.what() << "\n";
+        return 2;
+    } catch (const std::bad_alloc&) {  // outside a cell (a cell's own says which and how much)
+        std::cerr << "memcap: error: out of memory; lower --threads (cells run at once), the budget, n or d\n";
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "memcap: internal error: " << e.what() << "\n";

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 
 #include <unistd.h>
 
@@ -67,9 +68,26 @@ double cell_work(const CellSpec& c) {
     const auto task = make_task(c.task);
     const TaskCell tc{c.n, c.d, c.seed};
     const double state = static_cast<double>(c.budget_floats.value_or(std::int64_t{c.d} * c.d));
-    double work = static_cast<double>(c.n) * state * static_cast<double>(task->test_episodes(tc)) *
-                  (task->has_absent() ? 1.0 + kThresholdSeeds : 1.0) *  // the threshold's tuning seeds
-                  static_cast<double>(task->hops());                      // a chain reads hops rounds
+    const double episodes = static_cast<double>(task->test_episodes(tc));
+    double work = static_cast<double>(c.n) * state * episodes;
+    // With a cost model: the FLOPs of the batched write and read per episode, the native
+    // read's cleanup (each query against the n values) and the parameters drawn — closer
+    // to the time a cell takes where the width changes the cost (maps, FFTs), so the
+    // progress estimate swings less.
+    const MemoryEntry& entry = find_memory(c.memory.name());
+    if (entry.cost) try {
+            const MemoryShape shape(task->inputs(tc), c.budget_floats);
+            const MemorySize size = memory_size(c.memory, shape);
+            const double queries = static_cast<double>(task->queries_per_episode(tc));
+            work = episodes * (entry.cost(c.memory, shape, Kernel::write_batch, 0, c.n).flops +
+                               entry.cost(c.memory, shape, Kernel::read_batch, c.n, task->queries_per_episode(tc)).flops +
+                               2.0 * queries * static_cast<double>(c.n) * shape.d_value + 5.0 * static_cast<double>(c.n) * (shape.d_key + shape.d_value)) +
+                   10.0 * static_cast<double>(size.param_floats + size.derived_floats);
+        } catch (const UsageError&) {
+            // keep the rough measure
+        }
+    work *= (task->has_absent() ? 1.0 + kThresholdSeeds : 1.0) *  // the threshold's tuning seeds
+            static_cast<double>(task->hops());                      // a chain reads hops rounds
     if (const auto training = task->key_training())  // forward and backward of every training episode
         work += 3.0 * static_cast<double>(c.n) * state * static_cast<double>(training->steps);
     if (c.readout.name() == "probe") work += static_cast<double>(c.n) * state * static_cast<double>(c.readout.integer("train"));
@@ -147,23 +165,44 @@ void add_abstention(const CellSpec& c, const Task& task, CellResult& r) {
 }  // namespace
 
 CellResult run_cell(const CellSpec& c) {
-    const auto task = make_task(c.task);
-    const TaskCell tc{c.n, c.d, c.seed};
-    auto memory = build_memory(c, *task);
-    if (task->key_training()) {  // train the key table on training episodes, then score as any cell
-        const TrainedKeys keys = train_keys(*memory, *task, tc);
-        if (!keys.ok) {
-            CellOutcome failed;
-            failed.ok = false;
-            failed.message = keys.message;
-            failed.state_floats = memory->state_floats();
-            failed.param_floats = memory->param_floats();
-            return cell_result(c, std::move(failed), task->chance(tc));
+    try {
+        const auto task = make_task(c.task);
+        const TaskCell tc{c.n, c.d, c.seed};
+        auto memory = build_memory(c, *task);
+        if (task->key_training()) {  // train the key table on training episodes, then score as any cell
+            const TrainedKeys keys = train_keys(*memory, *task, tc);
+            if (!keys.ok) {
+                CellOutcome failed;
+                failed.ok = false;
+                failed.message = keys.message;
+                failed.state_floats = memory->state_floats();
+                failed.param_floats = memory->param_floats();
+                return cell_result(c, std::move(failed), task->chance(tc));
+            }
         }
+        CellResult r = cell_result(c, find_readout(c.readout.name()).score(*memory, *task, tc, c.readout), task->chance(tc));
+        if (r.ok && task->has_absent()) add_abstention(c, *task, r);
+        return r;
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemory(c);
     }
-    CellResult r = cell_result(c, find_readout(c.readout.name()).score(*memory, *task, tc, c.readout), task->chance(tc));
-    if (r.ok && task->has_absent()) add_abstention(c, *task, r);
-    return r;
+}
+
+OutOfMemory::OutOfMemory(const CellSpec& c) : UsageError(message(c)) {}
+
+std::string OutOfMemory::message(const CellSpec& c) {
+    double need = 0;
+    try {
+        need = check_cell_structure(c);
+    } catch (...) {
+        need = 0;  // no estimate: say so below
+    }
+    char buf[96];
+    if (need > 0) std::snprintf(buf, sizeof buf, "about %.3g GB", need / 1e9);
+    else std::snprintf(buf, sizeof buf, "more than it could get");
+    return "out of memory: cell (" + cell_label(c) + ") needs " + buf +
+           " (estimated peak, per cell in flight) and could not allocate it; lower --threads (cells run at once), "
+           "the budget, n or d";
 }
 
 CellResult cell_result(const CellSpec& c, CellOutcome outcome, double chance_frac) {

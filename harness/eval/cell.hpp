@@ -13,6 +13,7 @@
 // propagates as an exception.
 #pragma once
 
+#include "core/error.hpp"
 #include "core/spec.hpp"
 #include "harness/results/cell_result.hpp"
 #include "memories/memory.hpp"
@@ -63,8 +64,10 @@ std::unique_ptr<Memory> build_memory(const CellSpec& cell, const Task& task);
 /// another readout: nothing to share (run_cells_unordered keeps it a work item of its own).
 std::string shared_episode_key(const CellSpec& c);
 
-/// A rough measure of the cell's work, for progress estimates only: n × state size × scored
-/// episodes (× training rows for the probe). Never affects results.
+/// A rough measure of the cell's work, for progress estimates only: the FLOPs the memory's
+/// cost model declares for an episode's write and read, plus the native read's cleanup,
+/// times the scored episodes (without a cost model: n × state size × scored episodes), plus
+/// n × state × training rows for the probe. Never affects results.
 double cell_work(const CellSpec& cell);
 
 /// Throws UsageError when the cell cannot run (see above); builds nothing: sizes and estimates only.
@@ -78,7 +81,15 @@ CellResult cell_result(const CellSpec& cell, CellOutcome outcome, double chance_
 
 /// Computes one cell. A measured failure is an error outcome; a bug throws. A task with
 /// absent queries also runs the cell on the threshold's tuning seeds (eval/abstention.hpp)
-/// and fills CellResult::abstention.
+/// and fills CellResult::abstention. A cell that cannot get its memory (std::bad_alloc)
+/// throws OutOfMemory: the user's problem to solve.
 CellResult run_cell(const CellSpec& cell);
+
+/// A cell that could not allocate its memory: a UsageError (exit status 2) whose one line
+/// names the cell, its estimated peak and what to lower (--threads, the budget, n, d).
+struct OutOfMemory : UsageError {
+    explicit OutOfMemory(const CellSpec& cell);
+    static std::string message(const CellSpec& cell);
+};
 
 }  // namespace memcap

@@ -1,11 +1,13 @@
 // memcap/harness/exec/runner.cpp — see runner.hpp.
 #include "harness/exec/runner.hpp"
 
+#include "harness/exec/memory_gate.hpp"
 #include "harness/exec/progress.hpp"
 #include "harness/results/csv.hpp"
 
 #include <omp.h>
 
+#include <algorithm>
 #include <exception>
 #include <map>
 #include <new>
@@ -19,9 +21,19 @@ std::string cell_text(const CellSpec& cell) {
     try {
         return cell_rows(run_cell(cell));
     } catch (const std::bad_alloc&) {
-        throw std::runtime_error("out of memory computing cell (" + cell_label(cell) + ")");
+        throw OutOfMemory(cell);  // while writing its rows
+    } catch (const UsageError&) {
+        throw;  // out of memory: one line for the user, as it is
     } catch (const std::exception& e) {
         throw std::runtime_error("cell (" + cell_label(cell) + "): " + e.what());
+    }
+}
+
+double estimated_peak(const CellSpec& cell) {
+    try {
+        return check_cell_structure(cell);
+    } catch (const std::exception&) {
+        return 0.0;  // checked before any work: a cell that cannot be estimated is refused there
     }
 }
 
@@ -81,10 +93,17 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<s
         }
     }
     const auto count = static_cast<std::int64_t>(groups.size());
+    // Each work item holds its largest cell's estimated peak while it runs (memory_gate.hpp).
+    std::vector<double> peak(groups.size(), 0.0);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        for (const std::size_t idx : groups[g]) peak[g] = std::max(peak[g], estimated_peak(cells[idx]));
+    MemoryGate gate;
     std::exception_ptr failure;  // the first exception from a cell or from `done`, rethrown below
     std::atomic<bool> failed{false};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (std::int64_t g = 0; g < count; ++g) {
+        if (stop.load() || failed.load()) continue;
+        const MemoryGate::Hold hold(gate, peak[static_cast<std::size_t>(g)]);
         for (const std::size_t idx : groups[static_cast<std::size_t>(g)]) {
             if (stop.load() || failed.load()) break;
             std::string text;

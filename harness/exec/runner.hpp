@@ -3,7 +3,9 @@
 // Cells are computed in parallel (OpenMP, dynamic schedule; Eigen stays
 // single-threaded inside a cell) and each becomes its CSV rows
 // (results/csv.hpp). run_cells emits them in cell order, so the output is
-// byte-identical at any thread count. An exception from a cell (a bug, or
+// byte-identical at any thread count. The cells in flight hold at most
+// kInFlightShare of the machine's memory by their estimated peaks
+// (memory_gate.hpp): a thread waits rather than overcommit. An exception from a cell (a bug, or
 // memory exhausted) stops the run: no further cell starts, and it is rethrown
 // naming the cell.
 #pragma once
@@ -36,6 +38,10 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
 void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
                          const std::atomic<bool>& stop,
                          const std::function<void(std::size_t, const std::string&)>& done);
+
+/// The cell's estimated peak bytes (check_cell_structure), what it holds of the budget of
+/// cells in flight (memory_gate.hpp); 0 when it cannot be estimated.
+double estimated_peak(const CellSpec& cell);
 
 /// The CSV rows of one cell; an exception from it is rethrown as std::runtime_error naming the cell.
 std::string cell_text(const CellSpec& cell);

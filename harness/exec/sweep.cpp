@@ -42,7 +42,7 @@ struct SweepPlan {
     SweepConfig config;
     std::vector<CellSpec> cells;
     fs::path dir;
-    std::string csv_path, manifest_path, journal_path;
+    std::string csv_path, manifest_path, journal_path, tuning_path;  // tuning_path: the tuning cells' journal
     nlohmann::ordered_json manifest;
     std::string journal_header;
 };
@@ -172,6 +172,7 @@ SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
     p.csv_path = (p.dir / (p.config.name + ".csv")).string();
     p.manifest_path = p.csv_path + ".manifest.json";
     p.journal_path = p.csv_path + ".journal";
+    p.tuning_path = p.csv_path + ".tuning";
     p.manifest = make_manifest(o.command, p.config.canonical(), p.cells.size(),
                                ManifestRun{o.threads.value_or(omp_get_max_threads()), mpi_ranks},
                                {{"config_file", p.config.path}});
@@ -184,13 +185,14 @@ SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
 
 /// `--dry-run`: the cells, the output's state and an estimate of the work; reads and writes nothing.
 /// Cells whose choices are open are timed at their first candidate; the tuning is timed on a
-/// sample of its first-round cells (every candidate on the first tuning seed), and its second
-/// round (the finalists) is counted at their mean cost.
+/// sample of its first-round cells (every candidate on the first tuning seed), and its later
+/// rounds are counted as about three candidates per group on the other tuning seeds, at the
+/// first round's mean cost (the race decides how many really go on).
 void print_dry_run(const SweepPlan& p, int threads) {
     std::vector<std::size_t> todo(p.cells.size());
     for (std::size_t i = 0; i < p.cells.size(); ++i) todo[i] = i;
     std::vector<CellSpec> timed = p.cells;
-    std::size_t tuning_cells = 0, finalist_cells = 0;
+    std::size_t tuning_cells = 0, finalist_cells = 0, max_tuning_cells = 0;
     std::vector<CellSpec> first_round;       // every candidate of every group, on the first tuning seed
     std::map<std::string, CellSpec> first;  // per group: its first candidate
     for (auto& c : timed) {
@@ -198,9 +200,10 @@ void print_dry_run(const SweepPlan& p, int threads) {
         const std::string group = group_label(c);
         if (!first.count(group)) {
             auto candidates = tuning_candidates(c);
-            const std::size_t count = tuning_cell_count(candidates.size(), c.tuning_seeds);
-            tuning_cells += count;
-            finalist_cells += count - candidates.size();
+            tuning_cells += tuning_cell_min(candidates.size(), c.tuning_seeds);
+            // the race's later rounds, counted as about three candidates going on to the tuning seeds
+            finalist_cells += std::min<std::size_t>(candidates.size(), 3) * static_cast<std::size_t>(c.tuning_seeds - 1);
+            max_tuning_cells += tuning_cell_max(candidates.size(), c.tuning_seeds);
             first.emplace(group, candidates.front());
             for (auto& t : candidates) t.seed = kTuningSeedBase, first_round.push_back(std::move(t));
         }
@@ -224,7 +227,8 @@ void print_dry_run(const SweepPlan& p, int threads) {
         tuning_cpu = estimate_seconds(first_round, all, sampled_tuning);
         tuning_cpu += tuning_cpu / static_cast<double>(first_round.size()) * static_cast<double>(finalist_cells);
         std::cout << "\n  tuning: " << first.size() << " groups choose on " << tuning_cells
-                  << " tuning cells first (shared over the MPI ranks)";
+                  << " tuning cells first, then on more while candidates cannot be told apart (at most "
+                  << max_tuning_cells << " in all; shared over the MPI ranks)";
     }
     char buf[320];
     if (first.empty())
@@ -263,13 +267,13 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
         check_writable(p.csv_path);
         std::error_code ec;
         const bool have_csv = fs::exists(p.csv_path, ec), have_journal = fs::exists(p.journal_path, ec),
-                   have_manifest = fs::exists(p.manifest_path, ec);
-        if (!o.resume && !o.force && (have_csv || have_journal || have_manifest))
-            throw UsageError("'" + (have_csv ? p.csv_path : have_journal ? p.journal_path : p.manifest_path) +
+                   have_manifest = fs::exists(p.manifest_path, ec), have_tuning = fs::exists(p.tuning_path, ec);
+        if (!o.resume && !o.force && (have_csv || have_journal || have_manifest || have_tuning))
+            throw UsageError("'" + (have_csv ? p.csv_path : have_journal ? p.journal_path : have_manifest ? p.manifest_path : p.tuning_path) +
                              "' already exists; pass --resume to finish or keep that sweep, or --force to start it afresh");
-        if (o.force && (have_csv || have_journal || have_manifest)) {
+        if (o.force && (have_csv || have_journal || have_manifest || have_tuning)) {
             // Every check has passed: the old sweep's files go, and this one starts as new.
-            for (const auto* path : {&p.csv_path, &p.journal_path, &p.manifest_path})
+            for (const auto* path : {&p.csv_path, &p.journal_path, &p.manifest_path, &p.tuning_path})
                 if (fs::exists(*path, ec) && !fs::remove(*path, ec))
                     throw UsageError("--force: cannot remove '" + *path + "': " + ec.message());
         }
@@ -296,7 +300,7 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
         }
     } catch (const UsageError&) {
         std::error_code ec;
-        if (fresh) fs::remove(p.manifest_path, ec), fs::remove(p.journal_path, ec);
+        if (fresh) fs::remove(p.manifest_path, ec), fs::remove(p.journal_path, ec), fs::remove(p.tuning_path, ec);
         if (made_dir) fs::remove(p.dir, ec);  // only if empty
         throw;
     }
@@ -358,6 +362,7 @@ int assemble(const SweepOptions& o, const SweepPlan& p, SweepOutputs& out, const
     out.journal.reset();
     std::error_code ec;
     fs::remove(p.journal_path, ec);
+    fs::remove(p.tuning_path, ec);
     return 0;
 }
 
@@ -403,6 +408,7 @@ int run_sweep(const SweepOptions& o) {
         if (root) {
             std::error_code ec;
             fs::remove(plan.journal_path, ec);  // left over from a crash between writing the CSV and removing it
+            fs::remove(plan.tuning_path, ec);
             std::cerr << "memcap: sweep already complete: " << plan.csv_path << "\n";
         }
         return 0;
@@ -412,15 +418,45 @@ int run_sweep(const SweepOptions& o) {
     // existing output or an unwritable path costs no tuning. The tuning cells are shared out
     // over the ranks; every rank gets every score, so the same choices everywhere, and the
     // same as one process makes. The journal's header names the config, not the choices.
+    // Rank 0 journals the tuning cells as they finish (NAME.csv.tuning, the same record format
+    // and crash safety as the cells' journal), so a resume computes only those not yet done.
     TuningShare share{mpi.rank(), mpi.size(), [&](std::vector<double>& v) { mpi.sum(v); },
                       [&](int status) { return mpi.agree(status); }};
+    std::unique_ptr<Journal> tuning_journal;
+    TuningJournal keeper;
     try {
-        resolve_tuning(plan.cells, threads, o.progress && root, 0, share);
+        if (root) {
+            const std::size_t count = tuning_index_count(plan.cells);
+            std::error_code ec;
+            if (count > 0) {
+                std::string header = plan.journal_header.substr(plan.journal_header.find("config="));
+                header = "memcap-tuning-journal 1 " + header.substr(0, header.size() - 1) + " indices=" + std::to_string(count) + "\n";
+                std::string note;
+                if (fs::exists(plan.tuning_path, ec)) {
+                    tuning_journal = std::make_unique<Journal>(plan.tuning_path, header, count, note);
+                    if (!note.empty()) std::cerr << "memcap: " << note << "\n";
+                } else {
+                    tuning_journal = std::make_unique<Journal>(plan.tuning_path, header, count);
+                }
+                keeper.find = [&](std::size_t i, double& accuracy, double& reads) {
+                    if (!tuning_journal->done(i)) return false;
+                    return std::sscanf(tuning_journal->rows(i).c_str(), "%lf %lf", &accuracy, &reads) == 2;
+                };
+                keeper.keep = [&](std::size_t i, double accuracy, double reads) {
+                    char line[64];
+                    std::snprintf(line, sizeof line, "%.17g %.17g\n", accuracy, reads);
+                    tuning_journal->append(i, line);
+                };
+            }
+        }
+        resolve_tuning(plan.cells, threads, o.progress && root, 0, share, keeper);
+        if (tuning_journal) tuning_journal->sync();
     } catch (const std::exception& e) {
         if (root && out.fresh) {  // nothing computed yet: leave no files behind
             out.journal.reset();
+            tuning_journal.reset();
             std::error_code ec;
-            fs::remove(plan.journal_path, ec), fs::remove(plan.manifest_path, ec);
+            fs::remove(plan.journal_path, ec), fs::remove(plan.manifest_path, ec), fs::remove(plan.tuning_path, ec);
         }
         if (root) throw;
         std::cerr << "memcap: error on MPI rank " << mpi.rank() << ": " << e.what() << "\n";

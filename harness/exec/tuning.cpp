@@ -2,11 +2,16 @@
 #include "harness/exec/tuning.hpp"
 
 #include "core/error.hpp"
+#include "harness/exec/memory_gate.hpp"
 #include "harness/exec/progress.hpp"
+#include "harness/exec/runner.hpp"
 #include "memories/registry.hpp"
+#include "tasks/registry.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <map>
 
@@ -53,16 +58,6 @@ std::string tuned_label(const CellSpec& c) {
     return out;
 }
 
-/// Mean accuracy of one tuning cell (the mean over slots on tasks with slots; tasks with
-/// absent queries: the balanced accuracy of answering or abstaining); −1 when it failed.
-double accuracy(const CellResult& r) {
-    if (r.ok && r.abstention) return r.abstention->balanced;
-    if (!r.ok || r.slots.empty()) return -1.0;
-    double sum = 0;
-    for (const auto& s : r.slots) sum += static_cast<double>(s.correct) / static_cast<double>(s.queries);
-    return sum / static_cast<double>(r.slots.size());
-}
-
 }  // namespace
 
 std::vector<CellSpec> tuning_candidates(const CellSpec& cell) {
@@ -99,6 +94,30 @@ std::vector<CellSpec> tuning_candidates(const CellSpec& cell) {
 
 void check_candidates(const CellSpec& cell) { tuning_candidates(cell); }
 
+double candidate_cost(const CellSpec& c) {
+    const MemoryEntry& entry = find_memory(c.memory.name());
+    if (!entry.cost) return cell_work(c);
+    const auto task = make_task(c.task);
+    const TaskCell tc{c.n, c.d, c.seed};
+    const MemoryShape shape(task->inputs(tc), c.budget_floats);
+    const MemorySize size = memory_size(c.memory, shape);
+    const double per_episode = entry.cost(c.memory, shape, Kernel::write_batch, 0, c.n).flops +
+                               entry.cost(c.memory, shape, Kernel::read_batch, c.n, task->queries_per_episode(tc)).flops;
+    double episodes = static_cast<double>(task->test_episodes(tc));
+    if (c.readout.name() == "probe") episodes += static_cast<double>(c.readout.integer("train"));
+    return per_episode * episodes + 10.0 * static_cast<double>(size.param_floats + size.derived_floats);
+}
+
+std::vector<int> tuning_seed_levels(int tuning_seeds) {
+    std::vector<int> out;
+    if (tuning_seeds <= 0) return out;
+    out.push_back(1);
+    for (int s = tuning_seeds; s <= kTuningSeedCap * tuning_seeds; s *= 2)
+        if (s > out.back()) out.push_back(s);
+    if (out.back() < kTuningSeedCap * tuning_seeds) out.push_back(kTuningSeedCap * tuning_seeds);
+    return out;
+}
+
 namespace {
 
 struct Job {
@@ -106,29 +125,81 @@ struct Job {
     CellSpec cell;
 };
 
+/// One tuning cell's score: its accuracy (the mean over slots; with absent queries the
+/// balanced accuracy) and its reads; a failed cell
+/// has reads −1 (the sum over processes keeps it: the others hold 0).
+constexpr std::size_t kScoreWidth = 2;
+
+void score_cell(const CellResult& r, double* out) {
+    if (r.ok && r.abstention) {  // absent queries: the balanced accuracy of answering or abstaining
+        double reads = 0;
+        for (const auto& s : r.slots) reads += static_cast<double>(s.queries);
+        out[0] = r.abstention->balanced, out[1] = reads;
+        return;
+    }
+    if (!r.ok || r.slots.empty()) {
+        out[0] = 0.0, out[1] = -1.0;
+        return;
+    }
+    double sum = 0, reads = 0;
+    for (const auto& s : r.slots) {
+        sum += static_cast<double>(s.correct) / static_cast<double>(s.queries);
+        reads += static_cast<double>(s.queries);
+    }
+    out[0] = sum / static_cast<double>(r.slots.size());
+    out[1] = reads;
+}
+
 /// Runs this process's share of the jobs on `threads` threads (any order; each writes its
-/// own score), combines the shares, and returns each job's tuning accuracy, in job order.
+/// own score; `finished` is told of each, one at a time), combines the shares, and returns
+/// each job's score (kScoreWidth numbers), in job order.
 std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool progress, const std::string& label,
-                             const TuningShare& share) {
+                             const TuningShare& share, const std::function<void(std::size_t, const double*)>& finished) {
     std::vector<std::size_t> mine;
     for (std::size_t j = static_cast<std::size_t>(share.rank); j < jobs.size(); j += static_cast<std::size_t>(share.size))
         mine.push_back(j);
-    std::vector<double> score(jobs.size(), 0.0), work(progress ? jobs.size() : 0);
+    std::vector<double> score(kScoreWidth * jobs.size(), 0.0), work(progress ? jobs.size() : 0);
     double all_work = 0;
     for (const std::size_t j : mine)
         if (progress) all_work += work[j] = cell_work(jobs[j].cell);
+    // Jobs that read the same single test episode natively (the same task, n, d and tuning
+    // seed: candidates that differ only in a memory setting such as softmax's beta) run one
+    // after another on one thread, so the episode is drawn once (as in runner.cpp); each
+    // such work item holds its largest cell's estimated peak of the in-flight budget.
+    std::vector<std::vector<std::size_t>> items;
+    {
+        std::map<std::string, std::size_t> item_of;
+        for (const std::size_t j : mine) {
+            const std::string key = shared_episode_key(jobs[j].cell);
+            if (key.empty()) {
+                items.push_back({j});
+                continue;
+            }
+            const auto [it, fresh] = item_of.try_emplace(key, items.size());
+            if (fresh) items.emplace_back();
+            items[it->second].push_back(j);
+        }
+    }
+    std::vector<double> peak(items.size(), 0.0);
+    for (std::size_t i = 0; i < items.size(); ++i)
+        for (const std::size_t j : items[i]) peak[i] = std::max(peak[i], estimated_peak(jobs[j].cell));
+    MemoryGate gate;
     std::exception_ptr failure;
     Progress bar(static_cast<std::int64_t>(mine.size()), label, progress, all_work);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(mine.size()); ++i) {
-        const std::size_t j = mine[static_cast<std::size_t>(i)];
-        try {
-            score[j] = accuracy(run_cell(jobs[j].cell));
-        } catch (...) {
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(items.size()); ++i) {
+        const MemoryGate::Hold hold(gate, peak[static_cast<std::size_t>(i)]);
+        for (const std::size_t j : items[static_cast<std::size_t>(i)]) {
+            try {
+                score_cell(run_cell(jobs[j].cell), &score[kScoreWidth * j]);
+#pragma omp critical(memcap_tuning_journal)
+                finished(j, &score[kScoreWidth * j]);
+            } catch (...) {
 #pragma omp critical(memcap_tuning_failure)
-            if (!failure) failure = std::current_exception();
+                if (!failure) failure = std::current_exception();
+            }
+            bar.tick(1, work.empty() ? 1.0 : work[j]);
         }
-        bar.tick(1, work.empty() ? 1.0 : work[j]);
     }
     bar.finish();
     if (share.size > 1) {
@@ -142,66 +213,186 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     return score;
 }
 
+/// One candidate's tuning so far: seeds run, the sums of its accuracies and of their
+/// squares (in seed order), its reads and correct reads, and whether a cell failed.
+struct Tally {
+    int seeds = 0;
+    double sum = 0, sum_sq = 0, reads = 0, correct = 0;
+    bool failed = false;
+
+    void add(const double* score) {
+        if (score[1] < 0) {
+            failed = true;
+            return;
+        }
+        ++seeds;
+        sum += score[0], sum_sq += score[0] * score[0];
+        reads += score[1], correct += score[0] * score[1];
+    }
+    double mean() const { return seeds > 0 ? sum / seeds : 0.0; }
+    /// Variance of the mean: the larger of the spread between seeds and the binomial error.
+    double var_mean() const {
+        const double p = (correct + 1.0) / (reads + 2.0);
+        double v = reads > 0 ? p * (1.0 - p) / reads : 0.25;
+        if (seeds >= 2) {
+            const double m = mean(), between = std::max(0.0, (sum_sq - seeds * m * m) / (seeds - 1));
+            v = std::max(v, between / seeds);
+        }
+        return v;
+    }
+};
+
 }  // namespace
 
-void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset,
-                    const TuningShare& share) {
-    // Groups in order of first appearance, each with its candidates.
-    std::map<std::string, std::size_t> group_of;
+namespace {
+
+/// Every group's candidates and seed levels, in order of first appearance.
+struct Groups {
+    std::map<std::string, std::size_t> of;
     std::vector<std::vector<CellSpec>> candidates;
-    std::vector<int> seeds;
-    for (const auto& c : cells)
-        if (c.needs_tuning() && group_of.emplace(group_label(c), candidates.size()).second) {
-            candidates.push_back(tuning_candidates(c));
-            seeds.push_back(c.tuning_seeds);
-        }
-    if (candidates.empty()) return;
-    const auto job = [&](std::size_t g, std::size_t k, int s) {
-        CellSpec c = candidates[g][k];
-        c.seed = kTuningSeedBase + tuning_seed_offset + static_cast<std::uint64_t>(s);
-        return Job{g, k, std::move(c)};
-    };
-    // total[g][k]: the sum of candidate k's accuracies over the tuning seeds it ran, summed
-    // in job order (fixed) so the choice is the same at any thread count.
-    std::vector<std::vector<double>> total(candidates.size());
-    for (std::size_t g = 0; g < candidates.size(); ++g) total[g].assign(candidates[g].size(), 0.0);
-    const auto add = [&](const std::vector<Job>& jobs, const std::vector<double>& score) {
-        for (std::size_t j = 0; j < jobs.size(); ++j) total[jobs[j].group][jobs[j].candidate] += score[j];
-    };
-    // Ranks candidates by total, higher first; ties keep candidate order (smaller width first).
-    const auto ranked = [&](std::size_t g, const std::vector<std::size_t>& among) {
-        std::vector<std::size_t> order = among;
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return total[g][a] > total[g][b]; });
-        return order;
-    };
+    std::vector<std::vector<int>> levels;
+    std::size_t max_candidates = 0;
+    int max_seeds = 0;
 
-    // Round 1: every candidate on the first tuning seed.
-    std::vector<Job> first;
-    for (std::size_t g = 0; g < candidates.size(); ++g)
-        for (std::size_t k = 0; k < candidates[g].size(); ++k) first.push_back(job(g, k, 0));
-    if (progress)
-        std::cerr << "memcap: choosing widths and settings for " << candidates.size() << " group"
-                  << (candidates.size() == 1 ? "" : "s") << " on tuning seeds: every candidate on the first ("
-                  << first.size() << " cells), then the best " << kTuningFinalists << " of each on the others\n";
-    add(first, run_jobs(first, threads, progress, "tuning", share));
-
-    // Round 2: the kTuningFinalists best go on to the other tuning seeds.
-    std::vector<std::vector<std::size_t>> finalists(candidates.size());
-    std::vector<Job> rest;
-    for (std::size_t g = 0; g < candidates.size(); ++g) {
-        std::vector<std::size_t> all(candidates[g].size());
-        for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
-        auto order = ranked(g, all);
-        if (order.size() > kTuningFinalists) order.resize(kTuningFinalists);
-        std::sort(order.begin(), order.end());  // back to candidate order, for ties
-        finalists[g] = order;
-        for (const std::size_t k : finalists[g])
-            for (int s = 1; s < seeds[g]; ++s) rest.push_back(job(g, k, s));
+    explicit Groups(const std::vector<CellSpec>& cells) {
+        for (const auto& c : cells)
+            if (c.needs_tuning() && of.emplace(group_label(c), candidates.size()).second) {
+                candidates.push_back(tuning_candidates(c));
+                levels.push_back(tuning_seed_levels(c.tuning_seeds));
+                max_candidates = std::max(max_candidates, candidates.back().size());
+                max_seeds = std::max(max_seeds, levels.back().back());
+            }
     }
-    if (!rest.empty()) add(rest, run_jobs(rest, threads, progress, "tuning (finalists)", share));
+    std::size_t index(std::size_t g, std::size_t k, int seed) const {
+        return (g * max_candidates + k) * static_cast<std::size_t>(max_seeds) + static_cast<std::size_t>(seed);
+    }
+    std::size_t index_count() const { return candidates.size() * max_candidates * static_cast<std::size_t>(max_seeds); }
+};
 
-    std::vector<std::size_t> winner(candidates.size());
-    for (std::size_t g = 0; g < candidates.size(); ++g) winner[g] = ranked(g, finalists[g]).front();
+}  // namespace
+
+std::size_t tuning_index_count(const std::vector<CellSpec>& cells) { return Groups(cells).index_count(); }
+
+void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset,
+                    const TuningShare& share, const TuningJournal& journal) {
+    const Groups grouped(cells);
+    const auto& group_of = grouped.of;
+    const auto& candidates = grouped.candidates;
+    const auto& levels = grouped.levels;
+    if (candidates.empty()) return;
+    const std::size_t groups = candidates.size();
+    std::vector<std::vector<Tally>> tally(groups);
+    std::vector<std::vector<bool>> in(groups);  // still in the race
+    std::vector<std::vector<double>> cost(groups);
+    for (std::size_t g = 0; g < groups; ++g) {
+        tally[g].assign(candidates[g].size(), Tally{});
+        in[g].assign(candidates[g].size(), true);
+        for (const auto& c : candidates[g]) cost[g].push_back(candidate_cost(c));
+    }
+    std::vector<std::size_t> level(groups, 0);  // index into levels[g] reached
+    std::vector<bool> decided(groups, false);
+    for (std::size_t g = 0; g < groups; ++g) decided[g] = candidates[g].size() == 1;  // nothing to choose: no tuning cell
+
+    // The candidates still in the race: not failed, and within kTuningSeparation standard
+    // errors of the leader (the highest mean; ties: the earlier).
+    const auto narrow = [&](std::size_t g) {
+        std::size_t lead = candidates[g].size();
+        for (std::size_t k = 0; k < candidates[g].size(); ++k) {
+            if (tally[g][k].failed) in[g][k] = false;
+            if (in[g][k] && (lead == candidates[g].size() || tally[g][k].mean() > tally[g][lead].mean())) lead = k;
+        }
+        if (lead == candidates[g].size()) return;  // every candidate failed
+        for (std::size_t k = 0; k < candidates[g].size(); ++k) {
+            if (!in[g][k] || k == lead) continue;
+            const double gap = tally[g][lead].mean() - tally[g][k].mean();
+            const double se = std::sqrt(tally[g][lead].var_mean() + tally[g][k].var_mean());
+            if (gap > kTuningSeparation * se) in[g][k] = false;
+        }
+        // Dominated: a candidate that costs more than one still in and reads no better, unless
+        // it shares the lead (a cheap candidate that ties the leader by luck on few seeds must
+        // not end the race for the others).
+        const double top = tally[g][lead].mean();
+        std::vector<bool> dominated(candidates[g].size(), false);
+        for (std::size_t k = 0; k < candidates[g].size(); ++k)
+            for (std::size_t c = 0; c < candidates[g].size() && in[g][k] && tally[g][k].mean() < top; ++c)
+                if (c != k && in[g][c] && cost[g][c] < cost[g][k] && tally[g][c].mean() >= tally[g][k].mean())
+                    dominated[k] = true;
+        for (std::size_t k = 0; k < candidates[g].size(); ++k)
+            if (dominated[k]) in[g][k] = false;
+    };
+
+    std::size_t round = 0, computed = 0, kept = 0;
+    if (progress)
+        std::cerr << "memcap: choosing widths and settings for " << groups << " group" << (groups == 1 ? "" : "s")
+                  << " on tuning seeds: every candidate on the first, then those not yet told apart from the leader "
+                     "on more (up to "
+                  << kTuningSeedCap << " x tuning_seeds)\n";
+    for (;;) {
+        std::vector<Job> jobs;
+        std::vector<std::size_t> index;  // each job's index in the journal
+        for (std::size_t g = 0; g < groups; ++g) {
+            if (decided[g]) continue;
+            const int from = level[g] == 0 ? 0 : levels[g][level[g] - 1], to = levels[g][level[g]];
+            for (std::size_t k = 0; k < candidates[g].size(); ++k) {
+                if (!in[g][k]) continue;
+                for (int s = from; s < to; ++s) {
+                    CellSpec c = candidates[g][k];
+                    c.seed = kTuningSeedBase + tuning_seed_offset + static_cast<std::uint64_t>(s);
+                    jobs.push_back(Job{g, k, std::move(c)});
+                    index.push_back(grouped.index(g, k, s));
+                }
+            }
+        }
+        if (jobs.empty()) break;
+        // The jobs the journal keeps (rank 0 looks; every rank learns): (found, accuracy, reads).
+        std::vector<double> known(3 * jobs.size(), 0.0);
+        if (journal.find)
+            for (std::size_t j = 0; j < jobs.size(); ++j)
+                if (journal.find(index[j], known[3 * j + 1], known[3 * j + 2])) known[3 * j] = 1.0;
+        if (share.size > 1) share.combine(known);
+        std::vector<Job> todo;
+        std::vector<std::size_t> todo_job;
+        for (std::size_t j = 0; j < jobs.size(); ++j)
+            if (known[3 * j] == 0.0) todo.push_back(jobs[j]), todo_job.push_back(j);
+        const bool root = share.rank == 0;
+        const auto done = todo.empty() ? std::vector<double>{} : run_jobs(todo, threads, progress, round == 0 ? "tuning" : "tuning (round " + std::to_string(round + 1) + ")",
+                                   share, [&](std::size_t t, const double* sc) {
+                                       if (root && journal.keep) journal.keep(index[todo_job[t]], sc[0], sc[1]);
+                                   });
+        // Rank 0 keeps the other ranks' cells once their scores have arrived.
+        if (root && journal.keep && share.size > 1)
+            for (std::size_t t = 0; t < todo.size(); ++t)
+                if (t % static_cast<std::size_t>(share.size) != 0) journal.keep(index[todo_job[t]], done[kScoreWidth * t], done[kScoreWidth * t + 1]);
+        std::vector<double> score(kScoreWidth * jobs.size(), 0.0);
+        for (std::size_t j = 0; j < jobs.size(); ++j) score[kScoreWidth * j] = known[3 * j + 1], score[kScoreWidth * j + 1] = known[3 * j + 2];
+        for (std::size_t t = 0; t < todo.size(); ++t)
+            for (std::size_t w = 0; w < kScoreWidth; ++w) score[kScoreWidth * todo_job[t] + w] = done[kScoreWidth * t + w];
+        computed += todo.size(), kept += jobs.size() - todo.size();
+        for (std::size_t j = 0; j < jobs.size(); ++j) tally[jobs[j].group][jobs[j].candidate].add(&score[kScoreWidth * j]);
+        for (std::size_t g = 0; g < groups; ++g) {
+            if (decided[g]) continue;
+            narrow(g);
+            ++level[g];
+            const auto left = std::count(in[g].begin(), in[g].end(), true);
+            if (left <= 1 || level[g] >= levels[g].size()) decided[g] = true;
+        }
+        ++round;
+    }
+    if (progress)
+        std::cerr << "memcap: " << computed << " tuning cells computed" << (kept ? " and " + std::to_string(kept) + " kept from before" : std::string())
+                  << ", in " << round << " round" << (round == 1 ? "" : "s") << "\n";
+
+    // The winner: the one left, or the cheapest of those still in (every candidate if all failed).
+    std::vector<std::size_t> winner(groups);
+    for (std::size_t g = 0; g < groups; ++g) {
+        const bool any = std::find(in[g].begin(), in[g].end(), true) != in[g].end();
+        double best = 0;
+        bool first = true;
+        for (std::size_t k = 0; k < candidates[g].size(); ++k) {
+            if (any && !in[g][k]) continue;
+            if (first || cost[g][k] < best) best = cost[g][k], winner[g] = k, first = false;
+        }
+    }
     for (auto& c : cells) {
         if (!c.needs_tuning()) continue;
         const std::size_t g = group_of.at(group_label(c));

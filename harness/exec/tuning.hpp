@@ -4,26 +4,47 @@
 // declares candidates (`softmax:beta=best`; `memcap list` shows each
 // parameter's candidates). For each group of such cells — one (memory, task,
 // readout, budget, n), every seed — the candidate combinations race on
-// `tuning_seeds` **tuning seeds**, kTuningSeedBase + 0, 1, ...: seed numbers no
-// scored seed can have (scored seeds are below 1,000,000), so their episodes
-// and memory parameters come from streams the scored cells never draw from, and
-// the reported accuracy carries no selection bias. Every combination runs on the
-// first tuning seed; the kTuningFinalists with the highest accuracy there (ties:
-// the smaller width, then the earlier candidate in the parameter's list) run on
-// the others, and the finalist with the highest mean accuracy over all tuning
-// seeds (tasks with slots: the mean over slots) wins, ties broken the same way.
-// (A race, not every combination on every seed: the wide codes that lose on the
-// first seed are the costly cells, and are not run again.) Every cell of the
-// group is then rewritten with the choice (d, memory spec) and its `tuned`
-// column names what was chosen ("d", "beta", "d,beta").
+// **tuning seeds** kTuningSeedBase + 0, 1, ...: seed numbers no scored seed can
+// have (scored seeds are below 1,000,000), so their episodes and memory
+// parameters come from streams the scored cells never draw from, and the
+// reported accuracy carries no selection bias.
+//
+// The race (a choice with power: candidates are told apart by enough tuning
+// data, and those that cannot be told apart go to the cheapest):
+//   1. every candidate runs on the first tuning seed (a group with one candidate
+//      has nothing to choose: it runs no tuning cell);
+//   2. the candidates still in the race — those whose mean tuning accuracy is
+//      within kTuningSeparation standard errors of the leader's (the standard
+//      error of the difference of the two means) — run on more tuning seeds:
+//      up to `tuning_seeds` S, then 2S, 4S, ... up to the cap kTuningSeedCap × S;
+//      a candidate that falls out of the band is out for good, and so is one that
+//      is dominated: it costs more than another still in, reads no better, and
+//      does not share the lead (it could only be chosen if that cheaper one were
+//      shown worse than a leader, and it is no leader);
+//   3. the race ends when one candidate is left, or at the cap; the winner is the
+//      one left, or among those still in at the cap the **cheapest** by the
+//      registry's cost model (candidate_cost; ties: the earlier candidate, i.e. the
+//      smaller width, then the earlier value in the parameter's list).
+// A candidate's accuracy on one tuning seed is its fraction of correct reads (the
+// mean over slots on tasks with slots). The standard error of its mean over m seeds
+// is the larger of the spread between seeds (sd / √m, m ≥ 2: episodes differ, and
+// the reads of one episode are not independent) and the binomial error of all its
+// Q reads, √(p̃(1 − p̃)/Q) with p̃ = (correct + 1)/(Q + 2), which is not 0 at 0% or
+// 100%, so a perfect score on a few reads does not separate. A candidate whose
+// cell fails (a non-finite read) is out; when every candidate fails, the cheapest
+// is taken (its cells then report the failure).
+// Every cell of the group is then rewritten with the choice (d, memory spec) and
+// its `tuned` column names what was chosen ("d", "beta", "d,beta").
 //
 // Default widths for `d = best`: 4, 8, 16, ... up to the cell's budget B (a code
 // wider than the whole state cannot be held; HRR's natural width is D = B), each
 // one the memory can be built with at that budget (and the task can be posed at)
 // whose cell needs at most kTuningMaxCellBytes — rules that do not depend on the
 // machine, so the candidates, hence the choice, are the same everywhere. The
-// choice depends only on the group and the tuning seeds, so it is the same at
-// any thread or rank count and on every resume.
+// choice depends only on the group and the tuning seeds (accuracies are summed in
+// a fixed order, costs come from a model, not a clock), so it is the same at any
+// thread or rank count and on every resume. A sweep journals its tuning cells
+// (TuningJournal), so a resumed sweep computes only those not yet done.
 #pragma once
 
 #include "harness/eval/cell.hpp"
@@ -40,20 +61,40 @@ namespace memcap {
 constexpr std::uint64_t kTuningSeedBase = std::uint64_t{1} << 40;
 /// The largest estimated peak (bytes) of a default candidate: wider default widths are
 /// skipped, on every machine alike. (A width the user lists is checked against the
-/// machine's memory instead, and refused when it cannot run.)
-constexpr double kTuningMaxCellBytes = 4e9;
-/// How many candidates of a group go on from the first tuning seed to the others.
-constexpr std::size_t kTuningFinalists = 3;
+/// machine's memory instead, and refused when it cannot run.) Half a GB keeps the main
+/// job's cells, two at a time, within about 1 GB; what it skips there is mostly HRR's
+/// widest mapped codes (dense D × d maps and their spectra), which read no better than
+/// its natural width d = D and cost over ten times more (docs/frontier.md).
+constexpr double kTuningMaxCellBytes = 5e8;
+/// A candidate stays in the race while its mean is within this many standard errors
+/// (of the difference) of the leader's.
+constexpr double kTuningSeparation = 2.0;
+/// The race adds tuning seeds up to this many times `tuning_seeds`.
+constexpr int kTuningSeedCap = 8;
 
 /// Every combination a cell that needs tuning tries, in tie order (smaller width first,
 /// then candidate order), as cells with seed 0 and nothing left to tune; only those
 /// check_cell accepts. UsageError naming the cell when none can run.
 std::vector<CellSpec> tuning_candidates(const CellSpec& cell);
 
-/// Tuning cells a group of `candidates` combinations runs on `seeds` tuning seeds (the race).
-inline std::size_t tuning_cell_count(std::size_t candidates, int seeds) {
-    if (seeds <= 0) return 0;
-    return candidates + std::min(candidates, kTuningFinalists) * static_cast<std::size_t>(seeds - 1);
+/// The machine-independent cost of a candidate cell that breaks ties in the race: the
+/// FLOPs its memory's batched write and read declare (the registry's cost model) per
+/// episode, times the episodes it writes (scored, plus the probe's training episodes),
+/// plus 10 FLOPs per float of fixed parameters and derived tables it draws or derives
+/// (a Gaussian entry, a spectrum's share of an FFT). A backend without a cost model: the
+/// cell's rough work (cell_work).
+double candidate_cost(const CellSpec& cell);
+
+/// The tuning seeds a group of `tuning_seeds` S runs a candidate on, in the order the
+/// race reaches them: 1, S, 2S, 4S, ... up to kTuningSeedCap × S.
+std::vector<int> tuning_seed_levels(int tuning_seeds);
+
+/// Tuning cells a group of `candidates` combinations runs on `seeds` tuning seeds: at
+/// least (every candidate once, then the race is decided) and at most (every candidate
+/// to the cap). A group with one candidate has nothing to choose and runs none.
+inline std::size_t tuning_cell_min(std::size_t candidates, int seeds) { return seeds <= 0 || candidates < 2 ? 0 : candidates; }
+inline std::size_t tuning_cell_max(std::size_t candidates, int seeds) {
+    return seeds <= 0 || candidates < 2 ? 0 : candidates * static_cast<std::size_t>(kTuningSeedCap) * static_cast<std::size_t>(seeds);
 }
 
 /// Throws UsageError when no candidate of the cell can run (a cheap check: builds, no work).
@@ -70,10 +111,26 @@ struct TuningShare {
     std::function<int(int)> agree;
 };
 
+/// Where finished tuning cells are kept across a crash (a sweep's tuning journal). A
+/// tuning cell is named by one index (`index`: its group in order of first appearance,
+/// its candidate and its tuning seed); its score is two numbers (its accuracy and its
+/// reads; reads −1: it failed). `find` returns true and fills the score when the cell is
+/// kept; `keep` keeps one (called from one thread at a time). Only the first process
+/// (rank 0) holds one; what it finds is shared with the others. Empty functions: nothing
+/// is kept, everything is computed.
+struct TuningJournal {
+    std::function<bool(std::size_t index, double& accuracy, double& reads)> find;
+    std::function<void(std::size_t index, double accuracy, double reads)> keep;
+};
+
+/// How many indices the tuning cells of `cells` can take (every index is below it); 0 when
+/// nothing is left to choose.
+std::size_t tuning_index_count(const std::vector<CellSpec>& cells);
+
 /// Makes every choice the cells ask for (see above), computing the tuning cells on
 /// `threads` threads, and rewrites the cells. `tuning_seed_offset` shifts the tuning
 /// seeds (tests use it to show that the choice depends on them); 0 otherwise.
 void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset = 0,
-                    const TuningShare& share = {});
+                    const TuningShare& share = {}, const TuningJournal& journal = {});
 
 }  // namespace memcap
