@@ -315,7 +315,7 @@ def _abstention(rows, figures):
                 (": " + pts(verdict["worse"])) if verdict["worse"] else "", len(verdict["same"])))
     if verdict["worse"] and all(k[2] == "chosen" and null[k]["d"] != plain[k]["d"] for k in verdict["worse"]):
         text += (" Where it is lower, the race on tuning seeds gave the two caches different widths (candidates "
-                 "that tie there go to the smallest width)")
+                 "that stay tied there go to the cheapest)")
         text += "; at a fixed width it is never lower." if not fixed["worse"] else "."
     if verdict["better"]:
         k = max(verdict["better"], key=lambda k: _f(null[k]["balanced_accuracy_mean_frac"]) -
