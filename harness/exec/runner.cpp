@@ -37,6 +37,26 @@ double estimated_peak(const CellSpec& cell) {
     }
 }
 
+WorkItems group_by_shared_episode(const std::vector<std::size_t>& indices,
+                                  const std::function<const CellSpec&(std::size_t)>& cell_of) {
+    WorkItems items;
+    std::map<std::string, std::size_t> item_of;
+    for (const std::size_t idx : indices) {
+        const std::string key = shared_episode_key(cell_of(idx));
+        if (key.empty()) {
+            items.cells.push_back({idx});
+            continue;
+        }
+        const auto [it, fresh] = item_of.try_emplace(key, items.cells.size());
+        if (fresh) items.cells.emplace_back();
+        items.cells[it->second].push_back(idx);
+    }
+    items.peak.assign(items.cells.size(), 0.0);
+    for (std::size_t i = 0; i < items.cells.size(); ++i)
+        for (const std::size_t idx : items.cells[i]) items.peak[i] = std::max(items.peak[i], estimated_peak(cell_of(idx)));
+    return items;
+}
+
 void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
                const std::function<void(std::size_t, const std::string&)>& emit, const std::atomic<bool>* stop) {
     std::vector<std::string> rows(cells.size());
@@ -72,31 +92,13 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
 void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
                          const std::atomic<bool>& stop,
                          const std::function<void(std::size_t, const std::string&)>& done) {
-    // Cells that read the same single test episode natively (shared_episode_key: the
-    // same task spec, n, d and seed, another memory or budget) form one work item, run
-    // one after the other on one thread in `order`, so the native readout draws their
-    // episode once (readout.cpp). Every other cell is a work item of its own, so long
-    // cells (many episodes, the probe) are balanced across threads as before. Work
-    // items are taken in the order of their first cell.
-    std::vector<std::vector<std::size_t>> groups;
-    {
-        std::map<std::string, std::size_t> group_of;
-        for (const std::size_t idx : order) {
-            const std::string key = shared_episode_key(cells[idx]);
-            if (key.empty()) {
-                groups.push_back({idx});
-                continue;
-            }
-            const auto [it, fresh] = group_of.try_emplace(key, groups.size());
-            if (fresh) groups.emplace_back();
-            groups[it->second].push_back(idx);
-        }
-    }
+    // Cells that read the same single test episode natively are one work item (so the
+    // native readout draws their episode once, readout.cpp); every other cell, long ones
+    // included (many episodes, the probe), is balanced across threads on its own.
+    const WorkItems items = group_by_shared_episode(order, [&](std::size_t idx) -> const CellSpec& { return cells[idx]; });
+    const auto& groups = items.cells;
+    const auto& peak = items.peak;
     const auto count = static_cast<std::int64_t>(groups.size());
-    // Each work item holds its largest cell's estimated peak while it runs (memory_gate.hpp).
-    std::vector<double> peak(groups.size(), 0.0);
-    for (std::size_t g = 0; g < groups.size(); ++g)
-        for (const std::size_t idx : groups[g]) peak[g] = std::max(peak[g], estimated_peak(cells[idx]));
     MemoryGate gate;
     std::exception_ptr failure;  // the first exception from a cell or from `done`, rethrown below
     std::atomic<bool> failed{false};

@@ -43,6 +43,19 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<s
 /// cells in flight (memory_gate.hpp); 0 when it cannot be estimated.
 double estimated_peak(const CellSpec& cell);
 
+/// Work items of a run: `indices` grouped so that cells with the same non-empty
+/// shared_episode_key (eval/cell.hpp) form one item, run one after another on one thread
+/// so their episode is drawn once; every other cell is an item of its own. Items are in
+/// the order of their first cell, and cells keep their order within an item. `peak[i]`
+/// is the largest estimated_peak of item i's cells: what the item holds of the budget of
+/// cells in flight (memory_gate.hpp) while it runs.
+struct WorkItems {
+    std::vector<std::vector<std::size_t>> cells;
+    std::vector<double> peak;
+};
+WorkItems group_by_shared_episode(const std::vector<std::size_t>& indices,
+                                  const std::function<const CellSpec&(std::size_t)>& cell_of);
+
 /// The CSV rows of one cell; an exception from it is rethrown as std::runtime_error naming the cell.
 std::string cell_text(const CellSpec& cell);
 

@@ -163,26 +163,12 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     for (const std::size_t j : mine)
         if (progress) all_work += work[j] = cell_work(jobs[j].cell);
     // Jobs that read the same single test episode natively (the same task, n, d and tuning
-    // seed: candidates that differ only in a memory setting such as softmax's beta) run one
-    // after another on one thread, so the episode is drawn once (as in runner.cpp); each
-    // such work item holds its largest cell's estimated peak of the in-flight budget.
-    std::vector<std::vector<std::size_t>> items;
-    {
-        std::map<std::string, std::size_t> item_of;
-        for (const std::size_t j : mine) {
-            const std::string key = shared_episode_key(jobs[j].cell);
-            if (key.empty()) {
-                items.push_back({j});
-                continue;
-            }
-            const auto [it, fresh] = item_of.try_emplace(key, items.size());
-            if (fresh) items.emplace_back();
-            items[it->second].push_back(j);
-        }
-    }
-    std::vector<double> peak(items.size(), 0.0);
-    for (std::size_t i = 0; i < items.size(); ++i)
-        for (const std::size_t j : items[i]) peak[i] = std::max(peak[i], estimated_peak(jobs[j].cell));
+    // seed: candidates that differ only in a memory setting such as softmax's beta) are one
+    // work item, run one after another on one thread, so the episode is drawn once (as in
+    // runner.cpp).
+    const WorkItems grouped = group_by_shared_episode(mine, [&](std::size_t j) -> const CellSpec& { return jobs[j].cell; });
+    const auto& items = grouped.cells;
+    const auto& peak = grouped.peak;
     MemoryGate gate;
     std::exception_ptr failure;
     Progress bar(static_cast<std::int64_t>(mine.size()), label, progress, all_work);
