@@ -30,7 +30,7 @@
 #pragma once
 
 #include "core/rng.hpp"
-#include "memories/fft.hpp"
+#include "core/fft.hpp"
 #include "memories/memory.hpp"
 
 #include <complex>

@@ -1,4 +1,4 @@
-// memcap/memories/fft.hpp — real FFTs of one size through FFTW (single precision).
+// memcap/core/fft.hpp — real FFTs of one size through FFTW (single precision).
 //
 // Plans are made once per size and shared (FFTW's planner is not thread-safe,
 // so plan creation takes a lock; executing a plan on new arrays is safe from

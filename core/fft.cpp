@@ -1,5 +1,5 @@
-// memcap/memories/fft.cpp — see fft.hpp.
-#include "memories/fft.hpp"
+// memcap/core/fft.cpp — see fft.hpp.
+#include "core/fft.hpp"
 
 #include <fftw3.h>
 
