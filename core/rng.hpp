@@ -175,6 +175,10 @@ public:
         fill_position_ += n;
     }
 
+    /// The key of this stream's normals (normal_stream_fill), for drawing any position of
+    /// it directly (codes drawn where they are used: tasks/spectral_codes.hpp).
+    std::uint64_t key() const { return key_; }
+
     /// Normals the fill stream has handed out so far (the next fill starts here).
     std::uint64_t fill_position() const { return fill_position_; }
 

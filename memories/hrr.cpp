@@ -3,8 +3,10 @@
 
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace memcap {
 namespace {
@@ -23,6 +25,16 @@ void column_spectra(const RealFft& fft, const RowMat& map, int d, Eigen::MatrixX
         fft.forward(column.data(), spectrum.data());
         for (int b = 0; b < bins; ++b) re(b, j) = spectrum[static_cast<std::size_t>(b)].real(), im(b, j) = spectrum[static_cast<std::size_t>(b)].imag();
     }
+}
+
+// sum += F k · F v over the bins: binding, in the Fourier domain
+void bind_into(const std::complex<float>* fk, const std::complex<float>* fv, std::complex<float>* sum, int bins) {
+    for (int b = 0; b < bins; ++b) sum[b] += fk[b] * fv[b];
+}
+
+// out = conj(F q) · F T: unbinding (circular correlation), before the inverse and 1/D
+void unbind(const std::complex<float>* fq, const std::complex<float>* ft, std::complex<float>* out, int bins) {
+    for (int b = 0; b < bins; ++b) out[b] = std::conj(fq[b]) * ft[b];
 }
 
 }  // namespace
@@ -123,9 +135,34 @@ void Hrr::write_per_item(ConstMatRef keys, ConstMatRef values) {
     for (Eigen::Index i = 0; i < k.rows(); ++i) {  // Σ_i F k_i · F v_i, then one inverse FFT
         fft_.forward(k.row(i).data(), fk.data());
         fft_.forward(v.row(i).data(), fv.data());
-        for (int b = 0; b < bins; ++b) sum[static_cast<std::size_t>(b)] += fk[static_cast<std::size_t>(b)] * fv[static_cast<std::size_t>(b)];
+        bind_into(fk.data(), fv.data(), sum.data(), bins);
     }
     add_spectrum(sum.data());
+}
+
+void Hrr::write_spectra(std::int64_t count, const SpectraSource& draw) {
+    if (key_map_.size() || value_map_.size())
+        throw std::logic_error("hrr: write_spectra needs D = d (no maps)");
+    const int bins = fft_.bins();
+    const auto block = static_cast<std::size_t>(kSpectraBlock) * static_cast<std::size_t>(bins);
+    Spectrum keys(block), values(block), sum(static_cast<std::size_t>(bins), {0.0f, 0.0f});
+    for (std::int64_t first = 0; first < count; first += kSpectraBlock) {
+        const std::int64_t rows = std::min(kSpectraBlock, count - first);
+        draw(first, rows, keys.data(), values.data());
+        for (std::int64_t i = 0; i < rows; ++i)
+            bind_into(keys.data() + i * bins, values.data() + i * bins, sum.data(), bins);
+    }
+    add_spectrum(sum.data());
+}
+
+void Hrr::read_spectra(const std::complex<float>* queries, std::int64_t count, std::complex<float>* reads) const {
+    if (key_map_.size() || value_map_.size())
+        throw std::logic_error("hrr: read_spectra needs D = d (no maps)");
+    const int bins = fft_.bins();
+    Spectrum ft(static_cast<std::size_t>(bins));
+    fft_.forward(trace_.data(), ft.data());
+    // read(q) = irfft(conj(F q) · F T) / D, and FFTW's inverse is D times the true one: its spectrum is conj(F q) · F T
+    for (std::int64_t i = 0; i < count; ++i) unbind(queries + i * bins, ft.data(), reads + i * bins, bins);
 }
 
 void Hrr::write_factored(ConstMatRef keys, ConstMatRef values) {
@@ -199,7 +236,7 @@ void Hrr::read_per_query(ConstMatRef queries, MatRef out) const {
     RowMat r(q.rows(), dim_);
     for (Eigen::Index i = 0; i < q.rows(); ++i) {
         fft_.forward(q.row(i).data(), fq.data());
-        for (int b = 0; b < bins; ++b) fq[static_cast<std::size_t>(b)] = std::conj(fq[static_cast<std::size_t>(b)]) * ft[static_cast<std::size_t>(b)];
+        unbind(fq.data(), ft.data(), fq.data(), bins);
         fft_.inverse(fq.data(), r.row(i).data());
     }
     r /= static_cast<float>(dim_);

@@ -29,16 +29,40 @@
 //          GEMMs. (Without a value map, D = d_v: d_k inverse FFTs give W directly.)
 #pragma once
 
-#include "core/rng.hpp"
 #include "core/fft.hpp"
+#include "core/rng.hpp"
 #include "memories/memory.hpp"
 
 #include <complex>
+#include <functional>
 #include <vector>
 
 namespace memcap {
 
-class Hrr final : public Memory {
+/// A memory that takes codes as spectra (FFTW's real DFT of a width-d code: d/2 + 1 bins),
+/// so a task that draws its codes in the Fourier domain (tasks/spectral_codes.hpp) never
+/// materialises them. The registry's takes_spectra trait says, before a memory is built,
+/// whether it will at a shape; the native readout then streams the episode through these.
+class SpectralMemory {
+public:
+    /// Fills `rows` pairs' spectra, keys and values (rows × bins each, row-major), starting at
+    /// pair `first`.
+    using SpectraSource = std::function<void(std::int64_t first, std::int64_t rows, std::complex<float>* keys,
+                                             std::complex<float>* values)>;
+    /// True when this memory, as built, takes spectra (the registry's takes_spectra at its shape).
+    virtual bool takes_spectra() const = 0;
+    /// Pairs pulled from `draw` a block at a time; the same writes as write_batch of their rows.
+    virtual void write_spectra(std::int64_t count, const SpectraSource& draw) = 0;
+    /// The spectra of the reads of `count` queries given as spectra (count × bins each).
+    virtual void read_spectra(const std::complex<float>* queries, std::int64_t count, std::complex<float>* reads) const = 0;
+    /// Pairs write_spectra pulls per block (what the caller's block holds).
+    static constexpr std::int64_t kSpectraBlock = 8;
+
+protected:
+    ~SpectralMemory() = default;
+};
+
+class Hrr final : public Memory, public SpectralMemory {
 public:
     /// The trace's dimensions at a shape: its one sizing function, used by the
     /// constructor, the table's cost model and minimum budget, and `memcap list`.
@@ -78,6 +102,13 @@ public:
     /// the trace T is the state write_batch left.
     void backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
                   MatRef d_queries) const override;
+
+    /// At D = d (no maps; Dims: neither key_map nor value_map): T += irfft(Σ K_i · V_i) / D (FFTW's inverse)
+    /// over the pairs' spectra, the sum write_batch forms after its FFTs (one inverse FFT).
+    bool takes_spectra() const override { return key_map_.size() == 0 && value_map_.size() == 0; }
+    void write_spectra(std::int64_t count, const SpectraSource& draw) override;
+    /// At D = d: R_i = conj(Q_i) · F T, the spectrum of read(q_i) = irfft(conj(F q_i) · F T) / D.
+    void read_spectra(const std::complex<float>* queries, std::int64_t count, std::complex<float>* reads) const override;
 
     /// FLOPs of a batched write / read of n items of D = dim, per item (factored = false)
     /// or through the factored form (true). The batch takes the cheaper one; the

@@ -264,6 +264,10 @@ std::vector<MemoryEntry> build_registry() {
         e.cost = hrr_cost;
         e.order_free = true;  // T = sum of k (*) v
         e.backward = true;    // through the FFTs (Hrr::backward)
+        e.takes_spectra = [](const Spec&, const MemoryShape& s) {  // no maps: D = d (Hrr::takes_spectra)
+            const Hrr::Dims h = Hrr::size(s);
+            return !h.key_map && !h.value_map;
+        };
         table.push_back(std::move(e));
     }
     {

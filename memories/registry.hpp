@@ -106,6 +106,10 @@ struct MemoryEntry {
     /// respect to keys and queries), checked against finite differences by the tests:
     /// assoc_recall:keys=learned trains a key table through it; others are refused.
     bool backward = false;
+    /// True at shapes where the built memory takes codes as spectra (SpectralMemory,
+    /// memories/hrr.hpp): a task that draws its codes in the Fourier domain is then read a
+    /// code at a time, never materialised (HRR at D = d). Empty: never.
+    std::function<bool(const Spec&, const MemoryShape&)> takes_spectra;
 
     Schema schema() const { return {"memory", name, params}; }
     /// Smallest budget (floats) the backend `spec` can be built with for this shape.

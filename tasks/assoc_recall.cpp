@@ -1,7 +1,9 @@
 // memcap/tasks/assoc_recall.cpp — see assoc_recall.hpp.
 #include "tasks/assoc_recall.hpp"
 
+#include "core/fft.hpp"
 #include "core/rng.hpp"
+#include "tasks/spectral_codes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -130,6 +132,23 @@ std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
     return bytes_of(floats, ints);
 }
 
+bool AssocRecall::spectral_codes(const TaskCell& c) const { return c.d >= kSpectralWidth && vocab_ == 0; }
+
+std::optional<SpectralEpisode> AssocRecall::spectral_episode(const TaskCell& c, Split split, std::int64_t index) const {
+    if (!spectral_codes(c) || control_ != "none" || absent_ > 0.0) return std::nullopt;
+    check(c);
+    const int sp = static_cast<int>(split);
+    SpectralEpisode e;
+    e.d = c.d, e.n = c.n;
+    e.pairs_key = Rng::stream("assoc_recall/pairs", c.n, c.d, c.seed, sp, index).key();
+    e.noise_key = Rng::stream("assoc_recall/noise", c.n, c.d, c.seed, sp, index).key();
+    e.noise_sd = sigma(c);
+    e.target.resize(static_cast<std::size_t>(queries_));
+    Rng targets = Rng::stream("assoc_recall/targets", c.n, c.d, c.seed, sp, index);  // as fill draws them
+    targets.below(c.n, e.target.data(), e.target.size());
+    return e;
+}
+
 void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {
     const int sp = static_cast<int>(split);
     Rng pairs = Rng::stream("assoc_recall/pairs", c.n, c.d, c.seed, sp, index);
@@ -137,7 +156,18 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
     e.values.resize(c.n, c.d);
     e.key_symbol.clear();
     e.query_norm.clear();
-    if (vocab_ == 0) {
+    const bool spectral = spectral_codes(c);
+    if (spectral) {  // keys and values drawn as spectra (spectral_codes.hpp), at the same stream positions
+        const RealFft fft(c.d);
+        std::vector<std::complex<float>> spectrum(static_cast<std::size_t>(fft.bins()));
+        const float inv = 1.0f / static_cast<float>(c.d);
+        for (std::int64_t i = 0; i < 2 * c.n; ++i) {
+            unit_spectrum(pairs.key(), static_cast<std::uint64_t>(i) * static_cast<std::uint64_t>(c.d), c.d, spectrum.data());
+            float* row = i < c.n ? e.keys.row(i).data() : e.values.row(i - c.n).data();
+            fft.inverse(spectrum.data(), row);
+            for (int t = 0; t < c.d; ++t) row[t] *= inv;
+        }
+    } else if (vocab_ == 0) {
         pairs.fill_normal(e.keys);
         normalise_rows(e.keys);
     } else {  // n distinct symbols: the first n of a partial Fisher–Yates shuffle of 0..V-1
@@ -153,8 +183,10 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
             e.keys.row(i) = table.row(order_[static_cast<std::size_t>(i)]);
         }
     }
-    pairs.fill_normal(e.values);
-    normalise_rows(e.values);
+    if (!spectral) {
+        pairs.fill_normal(e.values);
+        normalise_rows(e.values);
+    }
     if (control_ == "key_collision")
         for (std::int64_t i = 1; i < c.n; i += 2) e.keys.row(i) = e.keys.row(i - 1);
     e.candidates = e.values;
@@ -184,7 +216,16 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
         if (const double s = sigma(c); s > 0.0) {
             Rng noise = Rng::stream("assoc_recall/noise", c.n, c.d, c.seed, sp, index);
             RowMat z(m, c.d);
-            noise.fill_normal(z, s);
+            if (spectral) {  // query q's noise: positions q·d … of the stream, as a spectrum
+                const int bins = c.d / 2 + 1;
+                std::vector<std::complex<float>> spectra(static_cast<std::size_t>(m) * static_cast<std::size_t>(bins));
+                for (std::int64_t q = 0; q < m; ++q)
+                    gaussian_spectrum(noise.key(), static_cast<std::uint64_t>(q) * static_cast<std::uint64_t>(c.d), c.d, s, 0,
+                                      bins, spectra.data() + q * bins);
+                spectra_to_rows(spectra.data(), m, c.d, z);
+            } else {
+                noise.fill_normal(z, s);
+            }
             e.queries += z;
         }
     }

@@ -68,6 +68,13 @@
 //     symbols 3, 0:  write  E3 → v0,  E0 → v1      (E = the table's rows, unit length)
 //     query  unit(E0 + σ z) → read r; correct if |r − v1| < |r − v0|
 //
+// Wide codes (d >= 65536, kSpectralWidth) with fresh Gaussian keys (vocab=0): keys, values
+// and query noise are drawn as their spectra (tasks/spectral_codes.hpp) — the same
+// distribution, other draws than below that width — so a memory that works in the
+// Fourier domain (HRR at D = d) reads the plain task (control=none, no absent queries) a
+// code at a time without materialising the episode (spectral_episode; at d = 2^20 an
+// episode of 16384 pairs would hold 137 GB).
+//
 // The pairs, the targets, the noise and the random queries come from separate
 // streams, so changing `queries`, `noise` or `control` leaves the rest of the
 // episode unchanged (paired comparisons across those options).
@@ -88,6 +95,7 @@ public:
     std::int64_t queries_per_episode(const TaskCell&) const override { return queries_; }
     std::optional<KeyTraining> key_training() const override;
     RowMat initial_key_table(const TaskCell& cell) const override;
+    std::optional<SpectralEpisode> spectral_episode(const TaskCell& cell, Split split, std::int64_t index) const override;
     void set_key_table(const TaskCell& cell, const RowMat& table) override;
 
 protected:
@@ -105,6 +113,8 @@ private:
     double absent_;
     /// Queries that ask for a key never written: round(absent · queries).
     std::int64_t absent_count() const;
+    /// Codes drawn in the Fourier domain: d >= kSpectralWidth with fresh Gaussian keys (vocab=0).
+    bool spectral_codes(const TaskCell& c) const;
     std::int64_t vocab_;
     std::string keys_;
     std::int64_t steps_;

@@ -26,6 +26,7 @@
 #include "core/inputs.hpp"
 #include "core/spec.hpp"
 #include "core/types.hpp"
+#include "tasks/spectral_codes.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -112,6 +113,13 @@ public:
     bool needs_native_read() const { return hops() > 1 || has_absent(); }
     /// Accuracy of guessing uniformly among the candidates.
     virtual double chance(const TaskCell& cell) const = 0;
+
+    /// Episode `index` of `split` described by its code streams rather than materialised, for
+    /// a cell whose codes are drawn in the Fourier domain and whose episode is a plain
+    /// associative recall (tasks/spectral_codes.hpp): the native readout hands a memory that
+    /// takes spectra (the registry's takes_spectra) its codes a block at a time. The
+    /// materialised episode of the same cell holds the same codes. Empty for every other cell.
+    virtual std::optional<SpectralEpisode> spectral_episode(const TaskCell&, Split, std::int64_t) const { return std::nullopt; }
 
     /// The settings of training this task's key table, for a task whose keys are learned
     /// (assoc_recall:keys=learned); empty otherwise. Such a task's episodes depend on the

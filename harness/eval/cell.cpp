@@ -47,8 +47,14 @@ double physical_bytes() {
 double peak_bytes(const CellSpec& c, const Task& task) {
     const TaskCell tc{c.n, c.d, c.seed};
     const MemoryShape shape(task.inputs(tc), c.budget_floats);
-    return static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, task.queries_per_episode(tc))) +
-           static_cast<double>(task.peak_bytes(tc));
+    const double memory = static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, task.queries_per_episode(tc)));
+    // A streamed cell (readout.hpp: codes drawn in the Fourier domain, a memory that takes
+    // spectra) never holds its episode: only the readout's buffers.
+    const auto& takes_spectra = find_memory(c.memory.name()).takes_spectra;
+    if (takes_spectra && find_readout(c.readout.name()).uses_native_read && task.hops() == 1 && !task.has_absent() &&
+        takes_spectra(c.memory, shape) && task.spectral_episode(tc, Split::Test, 0))
+        return memory + spectral_episode_peak_bytes(c.n, c.d, task.queries_per_episode(tc));
+    return memory + static_cast<double>(task.peak_bytes(tc));
 }
 
 /// UsageError when the cell's estimated peak `need` (its memory's and its task's) exceeds 80%

@@ -93,6 +93,80 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
 
 namespace {
 
+constexpr int kBinChunk = 1024;               // bins of a candidate range compared at once
+constexpr std::int64_t kCandidateBlock = 256;  // candidates drawn per range
+
+}  // namespace
+
+double spectral_episode_peak_bytes(std::int64_t n, int d, std::int64_t queries) {
+    const double bins = d / 2 + 1, m = static_cast<double>(queries), c = sizeof(std::complex<float>);
+    // the pair blocks; queries and reads (the weighted reads reuse the queries'); one
+    // candidate range; the dot products and the candidates' norms
+    return c * bins * (2.0 * SpectralMemory::kSpectraBlock + 2.0 * m + 1.0) + c * kBinChunk * kCandidateBlock +
+           8.0 * (m + 1.0) * static_cast<double>(n);
+}
+
+bool score_spectral_episode(SpectralMemory& memory, const SpectralEpisode& e, std::vector<SlotScore>& by_slot) {
+    const int d = e.d, bins = d / 2 + 1;
+    const auto m = static_cast<std::int64_t>(e.target.size());
+    using Spectrum = std::vector<std::complex<float>>;
+    // Write: the pairs as drawn; each value's norm before normalising is kept for the scoring.
+    std::vector<double> value_norm(static_cast<std::size_t>(e.n));
+    memory.write_spectra(e.n, [&](std::int64_t first, std::int64_t rows, std::complex<float>* keys, std::complex<float>* values) {
+        for (std::int64_t i = 0; i < rows; ++i) {
+            key_spectrum(e, first + i, keys + i * bins);
+            value_norm[static_cast<std::size_t>(first + i)] = value_spectrum(e, first + i, values + i * bins);
+        }
+    });
+    // Read every query.
+    Spectrum queries(static_cast<std::size_t>(m) * static_cast<std::size_t>(bins)), reads(queries.size()),
+        scratch(static_cast<std::size_t>(bins));
+    for (std::int64_t q = 0; q < m; ++q) query_spectrum(e, q, queries.data() + q * bins, scratch.data());
+    memory.read_spectra(queries.data(), m, reads.data());
+    std::vector<double> read_sq(static_cast<std::size_t>(m), 0.0);  // |r|², by Parseval
+    for (std::int64_t q = 0; q < m; ++q)
+        for (int b = 0; b < bins; ++b) {
+            const std::complex<float> r = reads[static_cast<std::size_t>(q * bins + b)];
+            if (!std::isfinite(r.real()) || !std::isfinite(r.imag())) return false;
+            read_sq[static_cast<std::size_t>(q)] += parseval_weight(d, b) * std::norm(std::complex<double>(r));
+        }
+    // The reads weighted by w_b/d, as m × 2·bins floats (Re, Im interleaved), in the queries' buffer.
+    for (std::int64_t q = 0; q < m; ++q)
+        for (int b = 0; b < bins; ++b)
+            queries[static_cast<std::size_t>(q * bins + b)] =
+                reads[static_cast<std::size_t>(q * bins + b)] * static_cast<float>(parseval_weight(d, b));
+    const Eigen::Map<const RowMat> weighted(reinterpret_cast<const float*>(queries.data()), m, 2 * Eigen::Index{bins});
+    // r_q·v_j = Σ over bin ranges of (weighted range) · (v_j's range before normalising), / |v_j|
+    Eigen::MatrixXd dots = Eigen::MatrixXd::Zero(m, e.n);
+    Spectrum range(static_cast<std::size_t>(kCandidateBlock) * kBinChunk);
+    for (int b0 = 0; b0 < bins; b0 += kBinChunk) {
+        const int width = std::min(kBinChunk, bins - b0);
+        for (std::int64_t j0 = 0; j0 < e.n; j0 += kCandidateBlock) {
+            const std::int64_t count = std::min(kCandidateBlock, e.n - j0);
+            for (std::int64_t j = 0; j < count; ++j) value_bins(e, j0 + j, b0, b0 + width, range.data() + j * width);
+            const Eigen::Map<const RowMat> block(reinterpret_cast<const float*>(range.data()), count, 2 * Eigen::Index{width});
+            const RowMat part = weighted.middleCols(2 * Eigen::Index{b0}, 2 * Eigen::Index{width}) * block.transpose();
+            dots.middleCols(j0, count) += part.cast<double>();
+        }
+    }
+    for (std::int64_t j = 0; j < e.n; ++j) dots.col(j) /= value_norm[static_cast<std::size_t>(j)];
+    SlotScore& s = by_slot.empty() ? by_slot.emplace_back() : by_slot.front();  // slot −1: entry 0
+    s.slot = -1;
+    for (std::int64_t q = 0; q < m; ++q) {
+        Eigen::Index best = 0;
+        dots.row(q).maxCoeff(&best);  // the first of equal maxima
+        const int target = e.target[static_cast<std::size_t>(q)];
+        const double dot = dots(q, target), r_sq = read_sq[static_cast<std::size_t>(q)];
+        s.queries += 1;
+        s.correct += (best == target);
+        s.target_dist_sum += std::sqrt(std::max(0.0, r_sq - 2.0 * dot + 1.0));  // |v| = 1
+        s.target_cos_sum += r_sq > 0.0 ? dot / std::sqrt(r_sq) : 0.0;
+    }
+    return true;
+}
+
+namespace {
+
 /// The last test episode this thread filled, and what names it. Episodes depend only
 /// on (task spec, n, d, seed, split, index), never on the memory (tasks/task.hpp), so
 /// the next cell of a group of cells that differ only in the memory (run_cells_unordered
@@ -136,7 +210,19 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
     RowMat reads, next;
     const int hops = task.hops();
     std::vector<Decision>* decisions = task.has_absent() ? &out.decisions : nullptr;
+    auto* spectral = dynamic_cast<SpectralMemory*>(&memory);
     for (std::int64_t index = 0; index < task.test_episodes(cell); ++index) {
+        if (spectral && spectral->takes_spectra() && hops == 1 && !decisions)
+            if (const auto se = task.spectral_episode(cell, Split::Test, index)) {  // streamed, never materialised
+                memory.reset();
+                if (!score_spectral_episode(*spectral, *se, by_slot)) {
+                    out.ok = false;
+                    out.message = "non-finite read in episode " + std::to_string(index);
+                    return out;
+                }
+                out.state_floats = std::max(out.state_floats, memory.state_floats());
+                continue;
+            }
         const Episode& e = last_episode.get(task, cell, index);
         memory.reset();
         memory.write_batch(e.keys, e.values);

@@ -6,7 +6,10 @@
 //                                answer every query with read_batch; a query is
 //                                correct when the read's nearest candidate is its target
 //                                (a chained task reads again with what each read gives,
-//                                Task::next_queries, scoring every round);
+//                                Task::next_queries, scoring every round). An episode
+//                                whose codes are drawn in the Fourier domain, read by a
+//                                memory that takes spectra (HRR at D = d), is streamed
+//                                instead of materialised (score_spectral_episode);
 //   probe:train=2000,ridge=1e-06 a least-squares map from the state (probe.hpp);
 //   auto (default)               native where the backend has a meaningful read
 //                                (its table entry's `native_read`), the probe otherwise.
@@ -17,6 +20,7 @@
 
 #include "core/spec.hpp"
 #include "harness/results/cell_result.hpp"
+#include "memories/hrr.hpp"
 #include "memories/memory.hpp"
 #include "tasks/task.hpp"
 
@@ -50,6 +54,18 @@ Spec resolve_readout(const Spec& readout, const std::string& memory_name);
 /// Scores `memory` on the task's test episodes for `cell` by its own read.
 /// A non-finite read makes the outcome an error (never a silent NaN).
 CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell);
+
+/// Scores one episode given by its code streams (Task::spectral_episode) through a memory
+/// that takes spectra, a code at a time: the pairs are written as drawn; the reads'
+/// spectra are compared with every candidate a range of bins at a time by Parseval,
+/// r·v = (1/d) Σ_b w_b Re(R_b conj(V_b)), so neither the episode nor a time-domain code
+/// is ever held. The nearest candidate is the one with the largest r·v (candidates are
+/// unit codes; ties to the lower index), as score_reads decides. False (and `by_slot`
+/// untouched) when a read is not finite.
+bool score_spectral_episode(SpectralMemory& memory, const SpectralEpisode& episode, std::vector<SlotScore>& by_slot);
+/// Estimated peak bytes of score_spectral_episode's buffers for `queries` reads of n pairs of
+/// width d (the task's side of a streamed cell; the memory's is memory_peak_bytes).
+double spectral_episode_peak_bytes(std::int64_t n, int d, std::int64_t queries);
 
 /// Adds one episode's reads into per-slot scores (index = slot + 1): read i answers the
 /// query whose target and slot are entry `first + i` of the episode's (a chained task's
