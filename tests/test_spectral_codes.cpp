@@ -11,6 +11,7 @@
 #include "core/rng.hpp"
 #include "harness/eval/readout.hpp"
 #include "memories/hrr.hpp"
+#include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 #include "tasks/spectral_codes.hpp"
 
@@ -111,5 +112,18 @@ TEST_CASE("spectral codes: HRR streamed scores as the materialised episode of th
         REQUIRE(std::abs(a[0].correct - b[0].correct) <= 1);
         REQUIRE(b[0].target_dist_sum == Approx(a[0].target_dist_sum).epsilon(1e-4));
         REQUIRE(b[0].target_cos_sum == Approx(a[0].target_cos_sum).epsilon(1e-3));
+    }
+}
+
+TEST_CASE("spectral codes: the registry's takes_spectra agrees with the built memory", "[spectral][hrr]") {
+    const MemoryEntry& entry = find_memory("hrr");
+    REQUIRE(entry.takes_spectra);
+    for (const auto& [d, budget] : std::vector<std::pair<int, std::int64_t>>{{64, 64}, {64, 1024}, {1024, 64}, {63, 63}}) {
+        const MemoryShape shape{d, d, budget};
+        Rng rng = Rng::stream("takes_spectra", d, budget);
+        const Hrr built(shape, rng);
+        CAPTURE(d, budget);
+        REQUIRE(entry.takes_spectra(parse_memory_spec("hrr"), shape) == built.takes_spectra());
+        REQUIRE(built.takes_spectra() == (d == budget));
     }
 }

@@ -20,8 +20,8 @@
 
 #include "core/spec.hpp"
 #include "harness/results/cell_result.hpp"
-#include "memories/hrr.hpp"
 #include "memories/memory.hpp"
+#include "memories/spectral_memory.hpp"
 #include "tasks/task.hpp"
 
 #include <functional>

@@ -200,11 +200,17 @@ void print_dry_run(const SweepPlan& p, int threads) {
         const std::string group = group_label(c);
         if (!first.count(group)) {
             auto candidates = tuning_candidates(c);
+            first.emplace(group, candidates.front());
+            if (candidates.size() < 2) {  // one candidate: chosen without a race, nothing to time
+                const std::uint64_t seed = c.seed;
+                c = first.at(group);
+                c.seed = seed;
+                continue;
+            }
             tuning_cells += tuning_cell_min(candidates.size(), c.tuning_seeds);
             // the race's later rounds, counted as about three candidates going on to the tuning seeds
             finalist_cells += std::min<std::size_t>(candidates.size(), 3) * static_cast<std::size_t>(c.tuning_seeds - 1);
             max_tuning_cells += tuning_cell_max(candidates.size(), c.tuning_seeds);
-            first.emplace(group, candidates.front());
             for (auto& t : candidates) t.seed = kTuningSeedBase, first_round.push_back(std::move(t));
         }
         const std::uint64_t seed = c.seed;
@@ -221,7 +227,7 @@ void print_dry_run(const SweepPlan& p, int threads) {
     std::size_t sampled = 0, sampled_tuning = 0;
     const double cpu = estimate_seconds(timed, todo, sampled);
     double tuning_cpu = 0;
-    if (!first.empty()) {
+    if (!first_round.empty()) {
         std::vector<std::size_t> all(first_round.size());
         for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
         tuning_cpu = estimate_seconds(first_round, all, sampled_tuning);
@@ -231,7 +237,7 @@ void print_dry_run(const SweepPlan& p, int threads) {
                   << max_tuning_cells << " in all; shared over the MPI ranks)";
     }
     char buf[320];
-    if (first.empty())
+    if (first_round.empty())
         std::snprintf(buf, sizeof buf, "about %.3g s of CPU time, %.3g s wall at %d thread%s (timed %zu sample cells)", cpu,
                       cpu / threads, threads, threads == 1 ? "" : "s", sampled);
     else
