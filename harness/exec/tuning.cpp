@@ -158,17 +158,27 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     std::vector<std::size_t> mine;
     for (std::size_t j = static_cast<std::size_t>(share.rank); j < jobs.size(); j += static_cast<std::size_t>(share.size))
         mine.push_back(j);
-    std::vector<double> score(kScoreWidth * jobs.size(), 0.0), work(progress ? jobs.size() : 0);
+    std::vector<double> score(kScoreWidth * jobs.size(), 0.0), work(jobs.size(), 0.0);
     double all_work = 0;
-    for (const std::size_t j : mine)
-        if (progress) all_work += work[j] = cell_work(jobs[j].cell);
+    for (const std::size_t j : mine) all_work += work[j] = cell_work(jobs[j].cell);
     // Jobs that read the same single test episode natively (the same task, n, d and tuning
     // seed: candidates that differ only in a memory setting such as softmax's beta) are one
     // work item, run one after another on one thread, so the episode is drawn once (as in
     // runner.cpp).
     const WorkItems grouped = group_by_shared_episode(mine, [&](std::size_t j) -> const CellSpec& { return jobs[j].cell; });
-    const auto& items = grouped.cells;
-    const auto& peak = grouped.peak;
+    // Biggest items first (by the cost model): the long ones start early, so a round does not
+    // end on one straggler, and the progress estimate sees their cost from the start instead
+    // of at the end. The order changes no result: each job writes its own score.
+    std::vector<std::size_t> by_work(grouped.cells.size());
+    std::vector<double> item_work(by_work.size(), 0.0);
+    for (std::size_t i = 0; i < by_work.size(); ++i) {
+        by_work[i] = i;
+        for (const std::size_t j : grouped.cells[i]) item_work[i] += work[j];
+    }
+    std::stable_sort(by_work.begin(), by_work.end(), [&](std::size_t a, std::size_t b) { return item_work[a] > item_work[b]; });
+    std::vector<std::vector<std::size_t>> items;
+    std::vector<double> peak;
+    for (const std::size_t i : by_work) items.push_back(grouped.cells[i]), peak.push_back(grouped.peak[i]);
     MemoryGate gate;
     std::exception_ptr failure;
     Progress bar(static_cast<std::int64_t>(mine.size()), label, progress, all_work);
@@ -184,7 +194,7 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
 #pragma omp critical(memcap_tuning_failure)
                 if (!failure) failure = std::current_exception();
             }
-            bar.tick(1, work.empty() ? 1.0 : work[j]);
+            bar.tick(1, work[j]);
         }
     }
     bar.finish();
