@@ -247,6 +247,12 @@ def tuning_words(manifest, frontier_rows):
         per[" and ".join(names.get(k, k) for k in sorted(keys, key=lambda k: (k != "d", k)))].append(m)
     text = "; ".join("%s chosen for %s" % (what, ", ".join(ms)) for what, ms in per.items())
     blocks = [b for b in manifest.get("config", {}).get("blocks", []) if str(b.get("d", "")).startswith("best")]
+
+    def natural(b):  # d = best:B in a block of the one budget B: the memory at its natural width, no race
+        return str(b["d"]) == "best:%s" % (b.get("budgets_floats") or [None])[0] and len(b.get("budgets_floats", [])) == 1
+
+    natural_memories = sorted({base(m) for b in blocks if natural(b) for m in b.get("memories", [])})
+    blocks = [b for b in blocks if not natural(b)]
     tseeds = sorted({b.get("tuning_seeds") for b in blocks if b.get("tuning_seeds") is not None})
     widths = sorted({str(b["d"]) for b in blocks})
     if tseeds:
@@ -255,6 +261,8 @@ def tuning_words(manifest, frontier_rows):
                  "%s scored seeds (widths: %s)" % (" or ".join(map(str, tseeds)), "" if tseeds == [1] else "s", seeds_text(frontier_rows),
                                    ", ".join("every power of two from 4 up to the budget that the memory can be built with" if w == "best" else w
                                              for w in widths)))
+        if natural_memories:
+            text += "; %s at its natural width d = B, without a race" % ", ".join(natural_memories)
     else:
         text += " — on tuning seeds disjoint from the %s scored seeds (the sweep's manifest was not found, so " \
                 "their number is not stated here)" % seeds_text(frontier_rows)

@@ -192,7 +192,7 @@ void print_dry_run(const SweepPlan& p, int threads) {
     std::vector<std::size_t> todo(p.cells.size());
     for (std::size_t i = 0; i < p.cells.size(); ++i) todo[i] = i;
     std::vector<CellSpec> timed = p.cells;
-    std::size_t tuning_cells = 0, finalist_cells = 0, max_tuning_cells = 0;
+    std::size_t tuning_cells = 0, finalist_cells = 0, max_tuning_cells = 0, raced = 0;
     std::vector<CellSpec> first_round;       // every candidate of every group, on the first tuning seed
     std::map<std::string, CellSpec> first;  // per group: its first candidate
     for (auto& c : timed) {
@@ -207,6 +207,7 @@ void print_dry_run(const SweepPlan& p, int threads) {
                 c.seed = seed;
                 continue;
             }
+            ++raced;
             tuning_cells += tuning_cell_min(candidates.size(), c.tuning_seeds);
             // the race's later rounds, counted as about three candidates going on to the tuning seeds
             finalist_cells += std::min<std::size_t>(candidates.size(), 3) * static_cast<std::size_t>(c.tuning_seeds - 1);
@@ -232,7 +233,7 @@ void print_dry_run(const SweepPlan& p, int threads) {
         for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
         tuning_cpu = estimate_seconds(first_round, all, sampled_tuning);
         tuning_cpu += tuning_cpu / static_cast<double>(first_round.size()) * static_cast<double>(finalist_cells);
-        std::cout << "\n  tuning: " << first.size() << " groups choose on " << tuning_cells
+        std::cout << "\n  tuning: " << raced << " groups choose on " << tuning_cells
                   << " tuning cells first, then on more while candidates cannot be told apart (at most "
                   << max_tuning_cells << " in all; shared over the MPI ranks)";
     }
