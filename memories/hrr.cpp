@@ -27,14 +27,30 @@ void column_spectra(const RealFft& fft, const RowMat& map, int d, Eigen::MatrixX
     }
 }
 
-// sum += F k · F v over the bins: binding, in the Fourier domain
+// sum += F k · F v over the bins: binding, in the Fourier domain. Written out on the
+// interleaved floats (Re, Im) as the textbook product (ac − bd, ad + bc), which is what
+// std::complex's operator* computes for finite values, but without its NaN-recovery
+// branch (a call to __mulsc3), so the loop vectorises.
 void bind_into(const std::complex<float>* fk, const std::complex<float>* fv, std::complex<float>* sum, int bins) {
-    for (int b = 0; b < bins; ++b) sum[b] += fk[b] * fv[b];
+    const auto* k = reinterpret_cast<const float*>(fk);
+    const auto* v = reinterpret_cast<const float*>(fv);
+    auto* s = reinterpret_cast<float*>(sum);
+    for (int b = 0; b < 2 * bins; b += 2) {
+        const float re = k[b] * v[b] - k[b + 1] * v[b + 1], im = k[b] * v[b + 1] + k[b + 1] * v[b];
+        s[b] += re, s[b + 1] += im;
+    }
 }
 
-// out = conj(F q) · F T: unbinding (circular correlation), before the inverse and 1/D
+// out = conj(F q) · F T: unbinding (circular correlation), before the inverse and 1/D;
+// (a − bi)(c + di) = (ac + bd) + (ad − bc)i, written out as above
 void unbind(const std::complex<float>* fq, const std::complex<float>* ft, std::complex<float>* out, int bins) {
-    for (int b = 0; b < bins; ++b) out[b] = std::conj(fq[b]) * ft[b];
+    const auto* q = reinterpret_cast<const float*>(fq);
+    const auto* t = reinterpret_cast<const float*>(ft);
+    auto* o = reinterpret_cast<float*>(out);
+    for (int b = 0; b < 2 * bins; b += 2) {
+        const float re = q[b] * t[b] + q[b + 1] * t[b + 1], im = q[b] * t[b + 1] - q[b + 1] * t[b];
+        o[b] = re, o[b + 1] = im;
+    }
 }
 
 }  // namespace

@@ -23,8 +23,9 @@ public:
     virtual void write_spectra(std::int64_t count, const SpectraSource& draw) = 0;
     /// The spectra of the reads of `count` queries given as spectra (count × bins each).
     virtual void read_spectra(const std::complex<float>* queries, std::int64_t count, std::complex<float>* reads) const = 0;
-    /// Pairs write_spectra pulls per block (what the caller's block holds).
-    static constexpr std::int64_t kSpectraBlock = 8;
+    /// Pairs write_spectra pulls per block (what the caller's block holds): one, so a wide pair and the
+    /// running sum stay in the last-level cache (at D = 2^20, 4 MB each).
+    static constexpr std::int64_t kSpectraBlock = 1;
 
 protected:
     ~SpectralMemory() = default;

@@ -11,8 +11,11 @@
 
 namespace memcap {
 
-double gaussian_spectrum(std::uint64_t key, std::uint64_t position, int d, double sd, int bin_begin, int bin_end,
-                         std::complex<float>* out) {
+namespace {
+
+template <bool kSquares>
+double draw_spectrum(std::uint64_t key, std::uint64_t position, int d, double sd, int bin_begin, int bin_end,
+                     std::complex<float>* out) {
     const int bins = d / 2 + 1;
     if (d < 1 || bin_begin < 0 || bin_end > bins || bin_begin > bin_end)
         throw std::invalid_argument("gaussian_spectrum: bins [" + std::to_string(bin_begin) + ", " + std::to_string(bin_end) +
@@ -28,6 +31,10 @@ double gaussian_spectrum(std::uint64_t key, std::uint64_t position, int d, doubl
         double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         const auto s = static_cast<float>(scale * sd);
         std::size_t i = 0;
+        if constexpr (!kSquares) {  // only the scale
+            for (; i < count; ++i) dst[i] *= s;
+            return;
+        }
         for (; i + 8 <= count; i += 8)
             for (std::size_t k = 0; k < 8; ++k) {
                 const double z = dst[i + k];
@@ -57,6 +64,13 @@ double gaussian_spectrum(std::uint64_t key, std::uint64_t position, int d, doubl
     return squares * sd * sd;
 }
 
+}  // namespace
+
+double gaussian_spectrum(std::uint64_t key, std::uint64_t position, int d, double sd, int bin_begin, int bin_end,
+                         std::complex<float>* out) {
+    return draw_spectrum<true>(key, position, d, sd, bin_begin, bin_end, out);
+}
+
 double unit_spectrum(std::uint64_t key, std::uint64_t position, int d, std::complex<float>* out) {
     const int bins = d / 2 + 1;
     const double norm = std::sqrt(gaussian_spectrum(key, position, d, 1.0, 0, bins, out));
@@ -74,8 +88,8 @@ double value_spectrum(const SpectralEpisode& e, std::int64_t i, std::complex<flo
 }
 
 void value_bins(const SpectralEpisode& e, std::int64_t i, int bin_begin, int bin_end, std::complex<float>* out) {
-    gaussian_spectrum(e.pairs_key, static_cast<std::uint64_t>(e.n + i) * static_cast<std::uint64_t>(e.d), e.d, 1.0,
-                      bin_begin, bin_end, out);
+    draw_spectrum<false>(e.pairs_key, static_cast<std::uint64_t>(e.n + i) * static_cast<std::uint64_t>(e.d), e.d, 1.0,
+                         bin_begin, bin_end, out);  // the norm is value_spectrum's
 }
 
 void query_spectrum(const SpectralEpisode& e, std::int64_t q, std::complex<float>* out, std::complex<float>* scratch) {

@@ -93,8 +93,8 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
 
 namespace {
 
-constexpr int kBinChunk = 1024;               // bins of a candidate range compared at once
-constexpr std::int64_t kCandidateBlock = 256;  // candidates drawn per range
+constexpr int kBinChunk = 512;                // bins of a candidate range compared at once
+constexpr std::int64_t kCandidateBlock = 1024; // candidates drawn per range
 
 }  // namespace
 
