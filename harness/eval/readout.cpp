@@ -56,18 +56,52 @@ Spec resolve_readout(const Spec& readout, const std::string& memory_name) {
                      RawSpec{"probe", {{"train", readout.text("train")}, {"ridge", readout.text("ridge")}}});
 }
 
+namespace {
+
+/// The index of the smallest of `scores` (ties: the lowest index), as the loop
+/// `if (s[j] < best) best = j` finds it. Without NaNs that is the first index holding the
+/// minimum, found with two vectorised passes instead of one compare-and-move chain per
+/// candidate; with a NaN (a huge read can overflow its dots) it runs that loop itself.
+Eigen::Index first_min(const Eigen::Ref<const Eigen::ArrayXf>& scores) {
+    if (scores.isNaN().any()) {
+        Eigen::Index best = 0;
+        for (Eigen::Index j = 1; j < scores.size(); ++j)
+            if (scores(j) < scores(best)) best = j;
+        return best;
+    }
+    const float low = scores.minCoeff();
+    Eigen::Index j = 0;
+    while (!(scores(j) == low)) ++j;  // -0 == +0, as `<` treats them
+    return j;
+}
+
+/// Σ x_j² in double, in index order from the first term: what Eigen's
+/// x.cast<double>().squaredNorm() of a non-vectorised row computes; and the same for
+/// Σ r_j c_j and Σ c_j². One pass, three independent sums (the same bits, no chain
+/// waiting on another).
+struct TargetSums {
+    double rr, cc, rc;
+};
+TargetSums target_sums(const float* r, const float* c, Eigen::Index d) {
+    TargetSums s{double(r[0]) * double(r[0]), double(c[0]) * double(c[0]), double(r[0]) * double(c[0])};
+    for (Eigen::Index j = 1; j < d; ++j) {
+        const double x = r[j], y = c[j];
+        s.rr += x * x, s.cc += y * y, s.rc += x * y;
+    }
+    return s;
+}
+
+}  // namespace
+
 void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first,
                  std::vector<Decision>* decisions) {
     // argmin_j ‖r − c_j‖² = argmin_j (‖c_j‖² − 2 r·c_j); ties go to the lower index.
     const RowMat dots = reads * e.candidates.transpose();
     const Vec sq = e.candidates.rowwise().squaredNorm();
+    Eigen::ArrayXf scores(dots.cols());
     for (Eigen::Index i = 0; i < reads.rows(); ++i) {
-        Eigen::Index best = 0;
-        float best_score = sq(0) - 2.0f * dots(i, 0);
-        for (Eigen::Index j = 1; j < dots.cols(); ++j) {
-            const float s = sq(j) - 2.0f * dots(i, j);
-            if (s < best_score) best_score = s, best = j;
-        }
+        scores = sq.array() - 2.0f * dots.row(i).transpose().array();
+        const Eigen::Index best = first_min(scores);
         const std::size_t q = first + static_cast<std::size_t>(i);
         const int target = e.target[q];
         if (target < 0) {  // a key never written: only its decision statistic counts
@@ -86,8 +120,9 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         const float dist = (reads.row(i) - e.candidates.row(target)).norm();
         s.target_dist_sum += std::isfinite(dist) ? static_cast<double>(dist)
                                                  : (reads.row(i).cast<double>() - e.candidates.row(target).cast<double>()).norm();
-        const double norms = reads.row(i).cast<double>().norm() * e.candidates.row(target).cast<double>().norm();
-        s.target_cos_sum += norms > 0.0 ? reads.row(i).cast<double>().dot(e.candidates.row(target).cast<double>()) / norms : 0.0;
+        const TargetSums t = target_sums(reads.row(i).data(), e.candidates.row(target).data(), reads.cols());
+        const double norms = std::sqrt(t.rr) * std::sqrt(t.cc);
+        s.target_cos_sum += norms > 0.0 ? t.rc / norms : 0.0;
     }
 }
 
