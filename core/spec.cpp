@@ -120,9 +120,30 @@ bool Spec::has(const std::string& key) const {
     return false;
 }
 
-double Spec::real(const std::string& key) const { return parse_real(text(key), name_ + ":" + key); }
+Spec::Spec(std::string name, std::vector<std::pair<std::string, std::string>> values)
+    : name_(std::move(name)), values_(std::move(values)), canonical_(name_) {
+    for (std::size_t i = 0; i < values_.size(); ++i)
+        canonical_.append(i ? "," : ":").append(values_[i].first).append("=").append(values_[i].second);
+}
 
-std::int64_t Spec::integer(const std::string& key) const { return parse_int(text(key), name_ + ":" + key); }
+// A bound spec's values parse (bind_spec checked them): the message naming the key is
+// built only when one does not.
+double Spec::real(const std::string& key) const {
+    const std::string& t = text(key);
+    double value = 0.0;
+    const auto res = std::from_chars(t.data(), t.data() + t.size(), value);
+    if (!t.empty() && t[0] != '+' && res.ec == std::errc() && res.ptr == t.data() + t.size() && std::isfinite(value))
+        return value;
+    return parse_real(t, name_ + ":" + key);
+}
+
+std::int64_t Spec::integer(const std::string& key) const {
+    const std::string& t = text(key);
+    std::int64_t value = 0;
+    const auto res = std::from_chars(t.data(), t.data() + t.size(), value);
+    if (!t.empty() && t[0] != '+' && res.ec == std::errc() && res.ptr == t.data() + t.size()) return value;
+    return parse_int(t, name_ + ":" + key);
+}
 
 std::vector<std::string> Spec::best_keys() const {
     std::vector<std::string> out;
@@ -135,12 +156,6 @@ const std::string& Spec::text(const std::string& key) const {
     for (const auto& kv : values_)
         if (kv.first == key) return kv.second;
     throw std::logic_error("spec " + name_ + " has no parameter '" + key + "'");  // a bug, not bad input
-}
-
-std::string Spec::canonical() const {
-    std::string out = name_;
-    for (std::size_t i = 0; i < values_.size(); ++i) out += (i ? "," : ":") + values_[i].first + "=" + values_[i].second;
-    return out;
 }
 
 RawSpec split_spec(const std::string& text, const std::string& kind) {

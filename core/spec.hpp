@@ -70,8 +70,7 @@ struct Schema {
 class Spec {
 public:
     Spec() = default;
-    Spec(std::string name, std::vector<std::pair<std::string, std::string>> values)
-        : name_(std::move(name)), values_(std::move(values)) {}
+    Spec(std::string name, std::vector<std::pair<std::string, std::string>> values);
 
     const std::string& name() const { return name_; }
     double real(const std::string& key) const;
@@ -82,13 +81,15 @@ public:
     /// Keys whose value is `best`: to be chosen on tuning seeds before the spec is used.
     std::vector<std::string> best_keys() const;
     /// The canonical spec string: `name:k1=v1,k2=v2` (just `name` without parameters).
-    std::string canonical() const;
+    /// Built once, when the spec is (a cell asks for it several times).
+    std::string canonical() const { return canonical_; }
 
     bool operator==(const Spec& other) const { return name_ == other.name_ && values_ == other.values_; }
 
 private:
     std::string name_;
     std::vector<std::pair<std::string, std::string>> values_;
+    std::string canonical_;
 };
 
 /// The syntactic parts of a spec string, before binding to a schema.
