@@ -75,20 +75,45 @@ Eigen::Index first_min(const Eigen::Ref<const Eigen::ArrayXf>& scores) {
     return j;
 }
 
-/// Σ x_j² in double, in index order from the first term: what Eigen's
-/// x.cast<double>().squaredNorm() of a non-vectorised row computes; and the same for
-/// Σ r_j c_j and Σ c_j². One pass, three independent sums (the same bits, no chain
-/// waiting on another).
+/// For each read i: Σ_j r_ij², Σ_j c_j² and Σ_j r_ij c_j in double over its target's
+/// candidate c, each summed in index order from its first term — what Eigen's
+/// x.cast<double>().squaredNorm() and .dot() of a row compute (they do not vectorise the
+/// cast, so they add one term after another). The order fixes the bits, so each sum stays
+/// one chain of additions; eight reads' chains run side by side instead (a lane each, the
+/// rows transposed into `lanes` first), so no addition waits on the one before.
+/// Reads whose target is −1 get no sums.
 struct TargetSums {
-    double rr, cc, rc;
+    double rr = 0.0, cc = 0.0, rc = 0.0;
 };
-TargetSums target_sums(const float* r, const float* c, Eigen::Index d) {
-    TargetSums s{double(r[0]) * double(r[0]), double(c[0]) * double(c[0]), double(r[0]) * double(c[0])};
-    for (Eigen::Index j = 1; j < d; ++j) {
-        const double x = r[j], y = c[j];
-        s.rr += x * x, s.cc += y * y, s.rc += x * y;
+void target_sums(const Episode& e, ConstMatRef reads, std::size_t first, std::vector<TargetSums>& out) {
+    constexpr Eigen::Index L = 8;
+    const Eigen::Index m = reads.rows(), d = reads.cols();
+    out.assign(static_cast<std::size_t>(m), TargetSums{});
+    thread_local std::vector<float> r_t, c_t;  // d × L: element j of lane l at j · L + l
+    r_t.resize(static_cast<std::size_t>(d * L)), c_t.resize(r_t.size());
+    for (Eigen::Index i0 = 0; i0 < m; i0 += L) {
+        for (Eigen::Index l = 0; l < L; ++l) {  // lanes past the last read repeat it
+            const Eigen::Index i = std::min(i0 + l, m - 1);
+            const int target = std::max(e.target[first + static_cast<std::size_t>(i)], 0);
+            const float* r = reads.row(i).data();
+            const float* c = e.candidates.row(target).data();
+            for (Eigen::Index j = 0; j < d; ++j) r_t[static_cast<std::size_t>(j * L + l)] = r[j], c_t[static_cast<std::size_t>(j * L + l)] = c[j];
+        }
+        double rr[L], cc[L], rc[L];
+        for (Eigen::Index l = 0; l < L; ++l) {
+            const double x = r_t[static_cast<std::size_t>(l)], y = c_t[static_cast<std::size_t>(l)];
+            rr[l] = x * x, cc[l] = y * y, rc[l] = x * y;
+        }
+        for (Eigen::Index j = 1; j < d; ++j) {
+            const float* x = r_t.data() + j * L;
+            const float* y = c_t.data() + j * L;
+            for (Eigen::Index l = 0; l < L; ++l) {
+                const double a = x[l], b = y[l];
+                rr[l] += a * a, cc[l] += b * b, rc[l] += a * b;
+            }
+        }
+        for (Eigen::Index l = 0; l < L && i0 + l < m; ++l) out[static_cast<std::size_t>(i0 + l)] = {rr[l], cc[l], rc[l]};
     }
-    return s;
 }
 
 }  // namespace
@@ -99,6 +124,8 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
     const RowMat dots = reads * e.candidates.transpose();
     const Vec sq = e.candidates.rowwise().squaredNorm();
     Eigen::ArrayXf scores(dots.cols());
+    thread_local std::vector<TargetSums> sums;
+    target_sums(e, reads, first, sums);
     for (Eigen::Index i = 0; i < reads.rows(); ++i) {
         scores = sq.array() - 2.0f * dots.row(i).transpose().array();
         const Eigen::Index best = first_min(scores);
@@ -120,7 +147,7 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         const float dist = (reads.row(i) - e.candidates.row(target)).norm();
         s.target_dist_sum += std::isfinite(dist) ? static_cast<double>(dist)
                                                  : (reads.row(i).cast<double>() - e.candidates.row(target).cast<double>()).norm();
-        const TargetSums t = target_sums(reads.row(i).data(), e.candidates.row(target).data(), reads.cols());
+        const TargetSums& t = sums[static_cast<std::size_t>(i)];
         const double norms = std::sqrt(t.rr) * std::sqrt(t.cc);
         s.target_cos_sum += norms > 0.0 ? t.rc / norms : 0.0;
     }
