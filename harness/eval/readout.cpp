@@ -59,13 +59,15 @@ Spec resolve_readout(const Spec& readout, const std::string& memory_name) {
 namespace {
 
 /// The index of the smallest of `scores` (ties: the lowest index), as the loop
-/// `if (s[j] < best) best = j` finds it. Without NaNs that is the first index holding the
-/// minimum, found with two vectorised passes instead of one compare-and-move chain per
-/// candidate; with a NaN (a huge read can overflow its dots) it runs that loop itself.
-Eigen::Index first_min(const Eigen::Ref<const Eigen::ArrayXf>& scores) {
-    if (scores.isNaN().any()) {
+/// `if (s[j] < best) best = j` finds it. When all are finite that is the first index
+/// holding the minimum, found with a vectorised pass (the minimum) and a scan that stops
+/// at it, instead of one compare-and-move chain over every candidate; otherwise (a
+/// huge read can overflow its dots to ±inf or NaN) it runs that loop itself.
+Eigen::Index first_min(const Eigen::ArrayXf& scores) {
+    const Eigen::Index n = scores.size();
+    if (!std::isfinite(scores.sum())) {
         Eigen::Index best = 0;
-        for (Eigen::Index j = 1; j < scores.size(); ++j)
+        for (Eigen::Index j = 1; j < n; ++j)
             if (scores(j) < scores(best)) best = j;
         return best;
     }
