@@ -109,10 +109,15 @@ std::vector<CellSpec> GridBlock::cells() const {
             for (const auto& task : tasks)
                 for (const auto& memory : memories)
                     for (const auto& budget : budgets)
-                        for (const auto n : ns)
-                            for (std::int64_t seed = 0; seed < seeds; ++seed)
-                                out.push_back(tuned_cell(make_cell(memory, task, readout, budget, d, n,
-                                                                   static_cast<std::uint64_t>(seed))));
+                        for (const auto n : ns) {
+                            if (seeds < 1) continue;
+                            // the seeds' cells differ in the seed only: made (and their readout resolved) once
+                            CellSpec c = tuned_cell(make_cell(memory, task, readout, budget, d, n, 0));
+                            for (std::int64_t seed = 0; seed < seeds; ++seed) {
+                                c.seed = static_cast<std::uint64_t>(seed);
+                                out.push_back(c);
+                            }
+                        }
     return out;
 }
 

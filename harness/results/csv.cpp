@@ -98,9 +98,16 @@ CsvRecord& CsvRecord::set(std::string_view column, std::string value) {
 }
 
 std::string CsvRecord::line() const {
+    std::size_t size = fields_.size() + 1;
+    for (const auto& f : fields_) size += f.size();
     std::string out;
-    for (std::size_t i = 0; i < fields_.size(); ++i) out += (i ? "," : "") + fields_[i];
-    return out + "\n";
+    out.reserve(size);
+    for (std::size_t i = 0; i < fields_.size(); ++i) {
+        if (i) out += ',';
+        out += fields_[i];
+    }
+    out += '\n';
+    return out;
 }
 
 CsvColumns::CsvColumns(const std::string& header, const std::vector<Column>& required, const std::string& file)
