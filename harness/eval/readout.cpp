@@ -109,6 +109,7 @@ void target_sums(const Episode& e, ConstMatRef reads, std::size_t first, std::ve
         for (Eigen::Index j = 1; j < d; ++j) {
             const float* x = r_t.data() + j * L;
             const float* y = c_t.data() + j * L;
+#pragma omp simd
             for (Eigen::Index l = 0; l < L; ++l) {
                 const double a = x[l], b = y[l];
                 rr[l] += a * a, cc[l] += b * b, rc[l] += a * b;
