@@ -164,7 +164,7 @@ namespace {
 /// runs such a group on one thread, one cell after the other) reads it as it is
 /// instead of drawing it again: the same bytes, without the work.
 struct LastEpisode {
-    std::string task;
+    Spec task;
     TaskCell cell;
     std::int64_t index = -1;  // -1: names nothing (not yet filled, or a fill failed)
     Episode episode;           // reused: fill_episode keeps its buffers
@@ -175,11 +175,10 @@ struct LastEpisode {
             t.fill_episode(c, Split::Test, i, episode);
             return episode;
         }
-        if (index == i && cell.n == c.n && cell.d == c.d && cell.seed == c.seed && task == t.spec().canonical())
-            return episode;
+        if (index == i && cell.n == c.n && cell.d == c.d && cell.seed == c.seed && task == t.spec()) return episode;
         index = -1;
         t.fill_episode(c, Split::Test, i, episode);
-        task = t.spec().canonical(), cell = c, index = i;
+        task = t.spec(), cell = c, index = i;
         return episode;
     }
     /// Lets go of an episode too large to keep between cells (its memory is not counted in

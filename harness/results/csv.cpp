@@ -91,7 +91,8 @@ const std::string& cell_header() {
 CsvRecord& CsvRecord::set(std::string_view column, std::string value) {
     for (std::size_t i = 0; i < columns_->size(); ++i)
         if ((*columns_)[i].name == column) {
-            fields_[i] = csv_field(value);
+            if (value.find_first_of(",\"\n\r") == std::string::npos) fields_[i] = std::move(value);  // as csv_field leaves it
+            else fields_[i] = csv_field(value);
             return *this;
         }
     throw std::logic_error("CsvRecord: no column '" + std::string(column) + "'");
@@ -159,12 +160,15 @@ std::string cell_rows(const CellResult& r) {
 
 std::string csv_field(const std::string& text) {
     if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string out = "\"";
+    std::string out;
+    out.reserve(text.size() + 2);
+    out += '"';
     for (char ch : text) {
         if (ch == '"') out += '"';
         out += (ch == '\n' || ch == '\r') ? ' ' : ch;
     }
-    return out + "\"";
+    out += '"';
+    return out;
 }
 
 std::vector<std::string> split_csv_line(const std::string& line) {
