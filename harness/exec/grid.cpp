@@ -123,8 +123,11 @@ std::vector<CellSpec> GridBlock::cells() const {
 
 void check_cells(const std::vector<CellSpec>& cells) {
     std::set<std::string> checked;
-    for (const auto& c : cells)
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const CellSpec& c = cells[i];
+        if (i > 0 && same_but_seed(c, cells[i - 1])) continue;  // a block's seeds follow each other: no label to build
         if (checked.insert(group_label(c)).second) c.needs_tuning() ? check_candidates(c) : check_cell(c);
+    }
 }
 
 }  // namespace memcap
