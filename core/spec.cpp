@@ -115,15 +115,23 @@ ParamInfo optional_param(ParamInfo p) {
 }
 
 bool Spec::has(const std::string& key) const {
-    for (const auto& kv : values_)
+    for (const auto& kv : data().values)
         if (kv.first == key) return true;
     return false;
 }
 
-Spec::Spec(std::string name, std::vector<std::pair<std::string, std::string>> values)
-    : name_(std::move(name)), values_(std::move(values)), canonical_(name_) {
-    for (std::size_t i = 0; i < values_.size(); ++i)
-        canonical_.append(i ? "," : ":").append(values_[i].first).append("=").append(values_[i].second);
+Spec::Spec(std::string name, std::vector<std::pair<std::string, std::string>> values) {
+    auto d = std::make_shared<Data>();
+    d->canonical = name;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        d->canonical.append(i ? "," : ":").append(values[i].first).append("=").append(values[i].second);
+    d->name = std::move(name), d->values = std::move(values);
+    d_ = std::move(d);
+}
+
+const Spec::Data& Spec::data() const {
+    static const Data empty;
+    return d_ ? *d_ : empty;
 }
 
 // A bound spec's values parse (bind_spec checked them): the message naming the key is
@@ -134,7 +142,7 @@ double Spec::real(const std::string& key) const {
     const auto res = std::from_chars(t.data(), t.data() + t.size(), value);
     if (!t.empty() && t[0] != '+' && res.ec == std::errc() && res.ptr == t.data() + t.size() && std::isfinite(value))
         return value;
-    return parse_real(t, name_ + ":" + key);
+    return parse_real(t, data().name + ":" + key);
 }
 
 std::int64_t Spec::integer(const std::string& key) const {
@@ -142,20 +150,20 @@ std::int64_t Spec::integer(const std::string& key) const {
     std::int64_t value = 0;
     const auto res = std::from_chars(t.data(), t.data() + t.size(), value);
     if (!t.empty() && t[0] != '+' && res.ec == std::errc() && res.ptr == t.data() + t.size()) return value;
-    return parse_int(t, name_ + ":" + key);
+    return parse_int(t, data().name + ":" + key);
 }
 
 std::vector<std::string> Spec::best_keys() const {
     std::vector<std::string> out;
-    for (const auto& kv : values_)
+    for (const auto& kv : data().values)
         if (kv.second == "best") out.push_back(kv.first);
     return out;
 }
 
 const std::string& Spec::text(const std::string& key) const {
-    for (const auto& kv : values_)
+    for (const auto& kv : data().values)
         if (kv.first == key) return kv.second;
-    throw std::logic_error("spec " + name_ + " has no parameter '" + key + "'");  // a bug, not bad input
+    throw std::logic_error("spec " + data().name + " has no parameter '" + key + "'");  // a bug, not bad input
 }
 
 RawSpec split_spec(const std::string& text, const std::string& kind) {
