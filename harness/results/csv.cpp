@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 namespace memcap {
@@ -89,12 +90,14 @@ const std::string& cell_header() {
 }
 
 CsvRecord& CsvRecord::set(std::string_view column, std::string value) {
-    for (std::size_t i = 0; i < columns_->size(); ++i)
-        if ((*columns_)[i].name == column) {
-            if (value.find_first_of(",\"\n\r") == std::string::npos) fields_[i] = std::move(value);  // as csv_field leaves it
-            else fields_[i] = csv_field(value);
-            return *this;
-        }
+    for (std::size_t i = 0; i < columns_->size(); ++i) {
+        // name == column, without measuring every name (strncmp stops at the first difference)
+        const char* name = (*columns_)[i].name;
+        if (std::strncmp(name, column.data(), column.size()) != 0 || name[column.size()] != '\0') continue;
+        if (value.find_first_of(",\"\n\r") == std::string::npos) fields_[i] = std::move(value);  // as csv_field leaves it
+        else fields_[i] = csv_field(value);
+        return *this;
+    }
     throw std::logic_error("CsvRecord: no column '" + std::string(column) + "'");
 }
 
