@@ -58,8 +58,9 @@
 # torch.set_num_threads, and OpenBLAS with OPENBLAS_NUM_THREADS, all the same count.
 # Times are wall-clock of the whole process (the number a user waits for, so the
 # interpreter's start and its imports count) and, beside them, CPU time (user + sys)
-# of each run, which is less disturbed by other jobs on a shared machine; the peers'
-# own totals (their work without start-up and imports) are summarised too.
+# of each run (bash's time, to the ms), which is less disturbed by other jobs on a shared
+# machine; the peers' own totals (their work without start-up and imports) are
+# summarised too.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs=${1:-${MEMCAP_BASELINE_RUNS:-5}}
@@ -148,9 +149,9 @@ echo "runs   : $runs of each, interleaved, after one untimed warm-up of each"
 # last number the command printed on stdout (a peer's own total), 0 if none
 time_run() {
     local label=$1; shift
-    local t0 t1
+    local t0 t1 TIMEFORMAT='%3U %3S'  # bash's time: user and sys of the command to the ms
     t0=$EPOCHREALTIME
-    /usr/bin/time -f "%U %S" -o "$tmp/cpu" "$@" >"$tmp/out.txt" 2>"$tmp/err" || {
+    { time "$@" >"$tmp/out.txt" 2>"$tmp/err"; } 2>"$tmp/cpu" || {
         echo "compare-baseline: $label failed:" >&2; cat "$tmp/err" >&2; exit 1; }
     t1=$EPOCHREALTIME
     read -r user sys <"$tmp/cpu"
@@ -172,13 +173,13 @@ compare() {
     echo
     echo "== $title"
     for side in memcap numpy torch; do "run_${w}_$side" "$w.warmup.$side"; done
-    printf "%4s  %18s  %18s  %18s  %12s  %12s\n" run "memcap wall (cpu)" "numpy wall (cpu)" "torch wall (cpu)" \
+    printf "%4s  %19s  %19s  %19s  %12s  %12s\n" run "memcap wall (cpu)" "numpy wall (cpu)" "torch wall (cpu)" \
         "numpy/memcap" "torch/memcap"
     for ((i = 1; i <= runs; ++i)); do
         for side in memcap numpy torch; do "run_${w}_$side" "$w.$side"; done
         awk -v i="$i" -v m="$(tail -1 "$tmp/$w.memcap.times")" -v n="$(tail -1 "$tmp/$w.numpy.times")" \
             -v t="$(tail -1 "$tmp/$w.torch.times")" 'BEGIN { split(m, a, " "); split(n, b, " "); split(t, c, " ");
-            printf "%4d  %8.3f s (%5.2f)  %8.3f s (%5.2f)  %8.3f s (%5.2f)  %11.2fx  %11.2fx\n",
+            printf "%4d  %8.3f s (%6.3f)  %8.3f s (%6.3f)  %8.3f s (%6.3f)  %11.2fx  %11.2fx\n",
                 i, a[1], a[2], b[1], b[2], c[1], c[2], b[1] / a[1], c[1] / a[1] }'
     done
     "$python" - "$tmp/$w.memcap.times" "$tmp/$w.numpy.times" "$tmp/$w.torch.times" "${bound_cpu:-}" "${bound_wall:-}" <<'EOF'
