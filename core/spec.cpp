@@ -115,32 +115,55 @@ ParamInfo optional_param(ParamInfo p) {
 }
 
 bool Spec::has(const std::string& key) const {
-    for (const auto& kv : values_)
+    for (const auto& kv : data().values)
         if (kv.first == key) return true;
     return false;
 }
 
-double Spec::real(const std::string& key) const { return parse_real(text(key), name_ + ":" + key); }
+Spec::Spec(std::string name, std::vector<std::pair<std::string, std::string>> values) {
+    auto d = std::make_shared<Data>();
+    d->canonical = name;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        d->canonical.append(i ? "," : ":").append(values[i].first).append("=").append(values[i].second);
+    d->name = std::move(name), d->values = std::move(values);
+    d_ = std::move(d);
+}
 
-std::int64_t Spec::integer(const std::string& key) const { return parse_int(text(key), name_ + ":" + key); }
+const Spec::Data& Spec::data() const {
+    static const Data empty;
+    return d_ ? *d_ : empty;
+}
+
+// A bound spec's values parse (bind_spec checked them): the message naming the key is
+// built only when one does not.
+double Spec::real(const std::string& key) const {
+    const std::string& t = text(key);
+    double value = 0.0;
+    const auto res = std::from_chars(t.data(), t.data() + t.size(), value);
+    if (!t.empty() && t[0] != '+' && res.ec == std::errc() && res.ptr == t.data() + t.size() && std::isfinite(value))
+        return value;
+    return parse_real(t, data().name + ":" + key);
+}
+
+std::int64_t Spec::integer(const std::string& key) const {
+    const std::string& t = text(key);
+    std::int64_t value = 0;
+    const auto res = std::from_chars(t.data(), t.data() + t.size(), value);
+    if (!t.empty() && t[0] != '+' && res.ec == std::errc() && res.ptr == t.data() + t.size()) return value;
+    return parse_int(t, data().name + ":" + key);
+}
 
 std::vector<std::string> Spec::best_keys() const {
     std::vector<std::string> out;
-    for (const auto& kv : values_)
+    for (const auto& kv : data().values)
         if (kv.second == "best") out.push_back(kv.first);
     return out;
 }
 
 const std::string& Spec::text(const std::string& key) const {
-    for (const auto& kv : values_)
+    for (const auto& kv : data().values)
         if (kv.first == key) return kv.second;
-    throw std::logic_error("spec " + name_ + " has no parameter '" + key + "'");  // a bug, not bad input
-}
-
-std::string Spec::canonical() const {
-    std::string out = name_;
-    for (std::size_t i = 0; i < values_.size(); ++i) out += (i ? "," : ":") + values_[i].first + "=" + values_[i].second;
-    return out;
+    throw std::logic_error("spec " + data().name + " has no parameter '" + key + "'");  // a bug, not bad input
 }
 
 RawSpec split_spec(const std::string& text, const std::string& kind) {

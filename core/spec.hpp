@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,10 +71,9 @@ struct Schema {
 class Spec {
 public:
     Spec() = default;
-    Spec(std::string name, std::vector<std::pair<std::string, std::string>> values)
-        : name_(std::move(name)), values_(std::move(values)) {}
+    Spec(std::string name, std::vector<std::pair<std::string, std::string>> values);
 
-    const std::string& name() const { return name_; }
+    const std::string& name() const { return data().name; }
     double real(const std::string& key) const;
     std::int64_t integer(const std::string& key) const;
     /// False for an optional parameter left out (ParamInfo::optional); true for every other.
@@ -82,13 +82,23 @@ public:
     /// Keys whose value is `best`: to be chosen on tuning seeds before the spec is used.
     std::vector<std::string> best_keys() const;
     /// The canonical spec string: `name:k1=v1,k2=v2` (just `name` without parameters).
-    std::string canonical() const;
+    /// Built once, when the spec is (a cell asks for it several times).
+    std::string canonical() const { return data().canonical; }
 
-    bool operator==(const Spec& other) const { return name_ == other.name_ && values_ == other.values_; }
+    bool operator==(const Spec& other) const {
+        return d_ == other.d_ || (data().name == other.data().name && data().values == other.data().values);
+    }
 
 private:
-    std::string name_;
-    std::vector<std::pair<std::string, std::string>> values_;
+    /// Never changed once built, so copies of a spec share it (a cell's specs are copied
+    /// from the grid to the runner to each cell's task and result).
+    struct Data {
+        std::string name;
+        std::vector<std::pair<std::string, std::string>> values;
+        std::string canonical;
+    };
+    std::shared_ptr<const Data> d_;  // null: the empty spec
+    const Data& data() const;
 };
 
 /// The syntactic parts of a spec string, before binding to a schema.

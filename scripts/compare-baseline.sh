@@ -11,6 +11,25 @@
 #
 #   scripts/compare-baseline.sh [RUNS]        # default 5 runs of each
 #
+# For (b) it also prints the block's arithmetic lower bound and memcap's time over it
+# (memcap / bound), measured in the same run by build/bench/memcap_block_bound
+# (bench/block_bound.cpp; built here when missing), given the block's own arguments:
+#   work   the FLOPs of every cell from each memory's declared cost model (write_batch of
+#          the n pairs, read_batch of the queries; memories/registry.cpp), plus the
+#          scoring of each read against the n candidates (2 · queries · n · d per memory
+#          and seed), and the normals the episodes draw (keys and values, 2 · n · d per
+#          n and seed; the four memories read one shared episode);
+#   rates  SGEMM (Eigen, 1024³) and Rng::fill_normal, one thread, median of 5 by thread
+#          CPU time, measured just before the block's runs;
+#   bound  CPU = FLOPs / SGEMM rate + normals / normal rate on one core — a sum, not a
+#          max: both are work of the same core's vector units, one after the other, not
+#          two resources that overlap as compute and memory traffic do in a roofline —
+#          and wall = CPU / threads (a perfect split).
+# memcap / bound is given for wall time (against the wall bound on the run's threads) and
+# for CPU time (user + sys against the one-core bound), which moves less on a shared
+# machine. The SGEMM rate is what a large GEMM reaches, so the bound is a floor that the
+# block's small GEMMs, FFTs and softmax cannot quite reach; it is not a prediction.
+#
 # Then one more run of each `reproduce` on one thread with --timings, printed side by
 # side per experiment (numpy and torch wall = their CPU at one thread; memcap CPU per
 # experiment).
@@ -39,8 +58,9 @@
 # torch.set_num_threads, and OpenBLAS with OPENBLAS_NUM_THREADS, all the same count.
 # Times are wall-clock of the whole process (the number a user waits for, so the
 # interpreter's start and its imports count) and, beside them, CPU time (user + sys)
-# of each run, which is less disturbed by other jobs on a shared machine; the peers'
-# own totals (their work without start-up and imports) are summarised too.
+# of each run (bash's time, to the ms), which is less disturbed by other jobs on a shared
+# machine; the peers' own totals (their work without start-up and imports) are
+# summarised too.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs=${1:-${MEMCAP_BASELINE_RUNS:-5}}
@@ -55,6 +75,14 @@ memcap=${MEMCAP:-${MEMCAP_BUILD_DIR:-$root/build}/memcap}
 if [[ ! -x $memcap ]]; then
     echo "compare-baseline: $memcap not found; building with scripts/setup.sh" >&2
     bash "$root/scripts/setup.sh" >&2
+fi
+
+# ---- the block's arithmetic bound (bench/block_bound.cpp)
+bound_bin=${MEMCAP_BUILD_DIR:-$root/build}/bench/memcap_block_bound
+if [[ ! -x $bound_bin ]]; then
+    echo "compare-baseline: $bound_bin not found; building it" >&2
+    cmake --build "${MEMCAP_BUILD_DIR:-$root/build}" -j "${MEMCAP_JOBS:-$(nproc)}" --target memcap_block_bound >&2 ||
+        echo "compare-baseline: could not build it (a build without bench/?); the bound is left out" >&2
 fi
 
 # ---- numpy and torch on OpenBLAS
@@ -122,9 +150,9 @@ echo "runs   : $runs of each, interleaved, after one untimed warm-up of each"
 # last number the command printed on stdout (a peer's own total), 0 if none
 time_run() {
     local label=$1; shift
-    local t0 t1
+    local t0 t1 TIMEFORMAT='%3U %3S'  # bash's time: user and sys of the command to the ms
     t0=$EPOCHREALTIME
-    /usr/bin/time -f "%U %S" -o "$tmp/cpu" "$@" >"$tmp/out.txt" 2>"$tmp/err" || {
+    { time "$@" >"$tmp/out.txt" 2>"$tmp/err"; } 2>"$tmp/cpu" || {
         echo "compare-baseline: $label failed:" >&2; cat "$tmp/err" >&2; exit 1; }
     t1=$EPOCHREALTIME
     read -r user sys <"$tmp/cpu"
@@ -146,18 +174,19 @@ compare() {
     echo
     echo "== $title"
     for side in memcap numpy torch; do "run_${w}_$side" "$w.warmup.$side"; done
-    printf "%4s  %18s  %18s  %18s  %12s  %12s\n" run "memcap wall (cpu)" "numpy wall (cpu)" "torch wall (cpu)" \
+    printf "%4s  %19s  %19s  %19s  %12s  %12s\n" run "memcap wall (cpu)" "numpy wall (cpu)" "torch wall (cpu)" \
         "numpy/memcap" "torch/memcap"
     for ((i = 1; i <= runs; ++i)); do
         for side in memcap numpy torch; do "run_${w}_$side" "$w.$side"; done
         awk -v i="$i" -v m="$(tail -1 "$tmp/$w.memcap.times")" -v n="$(tail -1 "$tmp/$w.numpy.times")" \
             -v t="$(tail -1 "$tmp/$w.torch.times")" 'BEGIN { split(m, a, " "); split(n, b, " "); split(t, c, " ");
-            printf "%4d  %8.3f s (%5.2f)  %8.3f s (%5.2f)  %8.3f s (%5.2f)  %11.2fx  %11.2fx\n",
+            printf "%4d  %8.3f s (%6.3f)  %8.3f s (%6.3f)  %8.3f s (%6.3f)  %11.2fx  %11.2fx\n",
                 i, a[1], a[2], b[1], b[2], c[1], c[2], b[1] / a[1], c[1] / a[1] }'
     done
-    "$python" - "$tmp/$w.memcap.times" "$tmp/$w.numpy.times" "$tmp/$w.torch.times" <<'EOF'
+    "$python" - "$tmp/$w.memcap.times" "$tmp/$w.numpy.times" "$tmp/$w.torch.times" "${bound_cpu:-}" "${bound_wall:-}" <<'EOF'
 import statistics as st, sys
 m, n, t = ([tuple(map(float, l.split())) for l in open(p)] for p in sys.argv[1:4])
+bound_cpu, bound_wall = (float(x) if x else None for x in sys.argv[4:6])
 med = lambda xs, k: st.median(x[k] for x in xs)
 print()
 print(f"median wall time: memcap {med(m, 0):.3f} s, numpy {med(n, 0):.3f} s, torch {med(t, 0):.3f} s")
@@ -169,12 +198,28 @@ for name, p in (("numpy", n), ("torch", t)):
     cpu = [b[1] / a[1] for a, b in zip(m, p)]
     print(f"median ratio {name}/memcap (wall, paired runs): {st.median(wall):.2f}x  (range {min(wall):.2f}-{max(wall):.2f})")
     print(f"median ratio {name}/memcap (CPU time)         : {st.median(cpu):.2f}x  (range {min(cpu):.2f}-{max(cpu):.2f})")
+if bound_cpu:
+    print(f"arithmetic bound (this run): {bound_wall:.4f} s wall on the run's threads, {bound_cpu:.4f} s CPU on one core")
+    for name, p in (("memcap", m), ("numpy", n), ("torch", t)):
+        wall = [x[0] / bound_wall for x in p]
+        cpu = [x[1] / bound_cpu for x in p]
+        print(f"median ratio {name}/bound: wall {st.median(wall):.2f}x (range {min(wall):.2f}-{max(wall):.2f}), "
+              f"CPU time {st.median(cpu):.2f}x (range {min(cpu):.2f}-{max(cpu):.2f})")
 EOF
 }
 
 compare reproduce "memcap reproduce  vs  reproduce_numpy.py  vs  reproduce_torch.py"
 echo "target: memcap >= 50x faster than numpy on reproduce, i.e. a numpy/memcap ratio >= 50"
+bound_cpu="" bound_wall=""
+if [[ -x $bound_bin ]]; then
+    echo
+    echo "== the block's arithmetic bound: $bound_bin ${assoc_args[*]} --threads $threads"
+    "$bound_bin" "${assoc_args[@]}" --threads "$threads" | tee "$tmp/bound.txt"
+    bound_cpu=$(grep -oE 'bound_cpu_s=[0-9.]+' "$tmp/bound.txt" | cut -d= -f2)
+    bound_wall=$(grep -oE 'bound_wall_s=[0-9.]+' "$tmp/bound.txt" | cut -d= -f2)
+fi
 compare assoc "memcap run ${assoc_args[*]}  vs  assoc_block_numpy.py  vs  assoc_block_torch.py"
+echo "target: memcap within 2x of the arithmetic bound, i.e. memcap/bound <= 2 (wall; CPU time beside it)"
 
 # Where the time goes: one more run of each reproduce on ONE thread (OpenBLAS too), so
 # that numpy's and torch's wall time per experiment and memcap's CPU time per experiment

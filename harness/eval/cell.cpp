@@ -30,6 +30,12 @@ std::string group_label(const CellSpec& c) {
            " d=" + (c.needs_tuning() && c.d == 0 ? std::string("best") : std::to_string(c.d)) + " n=" + std::to_string(c.n);
 }
 
+bool same_but_seed(const CellSpec& a, const CellSpec& b) {
+    return a.n == b.n && a.d == b.d && a.budget_floats == b.budget_floats && a.tuning_seeds == b.tuning_seeds &&
+           a.memory == b.memory && a.task == b.task && a.readout == b.readout && a.d_candidates == b.d_candidates &&
+           a.tuned == b.tuned;
+}
+
 std::string cell_label(const CellSpec& c) { return group_label(c) + " seed=" + std::to_string(c.seed); }
 
 std::unique_ptr<Memory> build_memory(const CellSpec& c, const Task& task) {

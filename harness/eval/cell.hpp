@@ -53,6 +53,9 @@ CellSpec make_cell(const Spec& memory, const Spec& task, const Spec& readout, st
 std::string cell_label(const CellSpec& cell);
 /// The cell's group: its label without the seed (cells that share a tuning choice).
 std::string group_label(const CellSpec& cell);
+/// True when the two cells differ in the seed only (equal group_label), without building
+/// the labels: what the checks and estimates that hold for every seed of a group reuse.
+bool same_but_seed(const CellSpec& a, const CellSpec& b);
 
 /// Builds the cell's memory for its task (shape from the task, budget from the cell).
 std::unique_ptr<Memory> build_memory(const CellSpec& cell, const Task& task);

@@ -56,18 +56,82 @@ Spec resolve_readout(const Spec& readout, const std::string& memory_name) {
                      RawSpec{"probe", {{"train", readout.text("train")}, {"ridge", readout.text("ridge")}}});
 }
 
+namespace {
+
+/// The index of the smallest of `scores` (ties: the lowest index), as the loop
+/// `if (s[j] < best) best = j` finds it. When all are finite that is the first index
+/// holding the minimum, found with a vectorised pass (the minimum) and a scan that stops
+/// at it, instead of one compare-and-move chain over every candidate; otherwise (a
+/// huge read can overflow its dots to ±inf or NaN) it runs that loop itself.
+Eigen::Index first_min(const Eigen::ArrayXf& scores) {
+    const Eigen::Index n = scores.size();
+    if (!std::isfinite(scores.sum())) {
+        Eigen::Index best = 0;
+        for (Eigen::Index j = 1; j < n; ++j)
+            if (scores(j) < scores(best)) best = j;
+        return best;
+    }
+    const float low = scores.minCoeff();
+    Eigen::Index j = 0;
+    while (!(scores(j) == low)) ++j;  // -0 == +0, as `<` treats them
+    return j;
+}
+
+/// For each read i: Σ_j r_ij², Σ_j c_j² and Σ_j r_ij c_j in double over its target's
+/// candidate c, each summed in index order from its first term — what Eigen's
+/// x.cast<double>().squaredNorm() and .dot() of a row compute (they do not vectorise the
+/// cast, so they add one term after another). The order fixes the bits, so each sum stays
+/// one chain of additions; eight reads' chains run side by side instead (a lane each, the
+/// rows transposed into `lanes` first), so no addition waits on the one before.
+/// Reads whose target is −1 get no sums.
+struct TargetSums {
+    double rr = 0.0, cc = 0.0, rc = 0.0;
+};
+void target_sums(const Episode& e, ConstMatRef reads, std::size_t first, std::vector<TargetSums>& out) {
+    constexpr Eigen::Index L = 8;
+    const Eigen::Index m = reads.rows(), d = reads.cols();
+    out.assign(static_cast<std::size_t>(m), TargetSums{});
+    thread_local std::vector<float> r_t, c_t;  // d × L: element j of lane l at j · L + l
+    r_t.resize(static_cast<std::size_t>(d * L)), c_t.resize(r_t.size());
+    for (Eigen::Index i0 = 0; i0 < m; i0 += L) {
+        for (Eigen::Index l = 0; l < L; ++l) {  // lanes past the last read repeat it
+            const Eigen::Index i = std::min(i0 + l, m - 1);
+            const int target = std::max(e.target[first + static_cast<std::size_t>(i)], 0);
+            const float* r = reads.row(i).data();
+            const float* c = e.candidates.row(target).data();
+            for (Eigen::Index j = 0; j < d; ++j) r_t[static_cast<std::size_t>(j * L + l)] = r[j], c_t[static_cast<std::size_t>(j * L + l)] = c[j];
+        }
+        double rr[L], cc[L], rc[L];
+        for (Eigen::Index l = 0; l < L; ++l) {
+            const double x = r_t[static_cast<std::size_t>(l)], y = c_t[static_cast<std::size_t>(l)];
+            rr[l] = x * x, cc[l] = y * y, rc[l] = x * y;
+        }
+        for (Eigen::Index j = 1; j < d; ++j) {
+            const float* x = r_t.data() + j * L;
+            const float* y = c_t.data() + j * L;
+#pragma omp simd
+            for (Eigen::Index l = 0; l < L; ++l) {
+                const double a = x[l], b = y[l];
+                rr[l] += a * a, cc[l] += b * b, rc[l] += a * b;
+            }
+        }
+        for (Eigen::Index l = 0; l < L && i0 + l < m; ++l) out[static_cast<std::size_t>(i0 + l)] = {rr[l], cc[l], rc[l]};
+    }
+}
+
+}  // namespace
+
 void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first,
                  std::vector<Decision>* decisions) {
     // argmin_j ‖r − c_j‖² = argmin_j (‖c_j‖² − 2 r·c_j); ties go to the lower index.
     const RowMat dots = reads * e.candidates.transpose();
     const Vec sq = e.candidates.rowwise().squaredNorm();
+    Eigen::ArrayXf scores(dots.cols());
+    thread_local std::vector<TargetSums> sums;
+    target_sums(e, reads, first, sums);
     for (Eigen::Index i = 0; i < reads.rows(); ++i) {
-        Eigen::Index best = 0;
-        float best_score = sq(0) - 2.0f * dots(i, 0);
-        for (Eigen::Index j = 1; j < dots.cols(); ++j) {
-            const float s = sq(j) - 2.0f * dots(i, j);
-            if (s < best_score) best_score = s, best = j;
-        }
+        scores = sq.array() - 2.0f * dots.row(i).transpose().array();
+        const Eigen::Index best = first_min(scores);
         const std::size_t q = first + static_cast<std::size_t>(i);
         const int target = e.target[q];
         if (target < 0) {  // a key never written: only its decision statistic counts
@@ -86,8 +150,9 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         const float dist = (reads.row(i) - e.candidates.row(target)).norm();
         s.target_dist_sum += std::isfinite(dist) ? static_cast<double>(dist)
                                                  : (reads.row(i).cast<double>() - e.candidates.row(target).cast<double>()).norm();
-        const double norms = reads.row(i).cast<double>().norm() * e.candidates.row(target).cast<double>().norm();
-        s.target_cos_sum += norms > 0.0 ? reads.row(i).cast<double>().dot(e.candidates.row(target).cast<double>()) / norms : 0.0;
+        const TargetSums& t = sums[static_cast<std::size_t>(i)];
+        const double norms = std::sqrt(t.rr) * std::sqrt(t.cc);
+        s.target_cos_sum += norms > 0.0 ? t.rc / norms : 0.0;
     }
 }
 
@@ -173,7 +238,7 @@ namespace {
 /// runs such a group on one thread, one cell after the other) reads it as it is
 /// instead of drawing it again: the same bytes, without the work.
 struct LastEpisode {
-    std::string task;
+    Spec task;
     TaskCell cell;
     std::int64_t index = -1;  // -1: names nothing (not yet filled, or a fill failed)
     Episode episode;           // reused: fill_episode keeps its buffers
@@ -184,11 +249,10 @@ struct LastEpisode {
             t.fill_episode(c, Split::Test, i, episode);
             return episode;
         }
-        if (index == i && cell.n == c.n && cell.d == c.d && cell.seed == c.seed && task == t.spec().canonical())
-            return episode;
+        if (index == i && cell.n == c.n && cell.d == c.d && cell.seed == c.seed && task == t.spec()) return episode;
         index = -1;
         t.fill_episode(c, Split::Test, i, episode);
-        task = t.spec().canonical(), cell = c, index = i;
+        task = t.spec(), cell = c, index = i;
         return episode;
     }
     /// Lets go of an episode too large to keep between cells (its memory is not counted in

@@ -109,17 +109,25 @@ std::vector<CellSpec> GridBlock::cells() const {
             for (const auto& task : tasks)
                 for (const auto& memory : memories)
                     for (const auto& budget : budgets)
-                        for (const auto n : ns)
-                            for (std::int64_t seed = 0; seed < seeds; ++seed)
-                                out.push_back(tuned_cell(make_cell(memory, task, readout, budget, d, n,
-                                                                   static_cast<std::uint64_t>(seed))));
+                        for (const auto n : ns) {
+                            if (seeds < 1) continue;
+                            // the seeds' cells differ in the seed only: made (and their readout resolved) once
+                            CellSpec c = tuned_cell(make_cell(memory, task, readout, budget, d, n, 0));
+                            for (std::int64_t seed = 0; seed < seeds; ++seed) {
+                                c.seed = static_cast<std::uint64_t>(seed);
+                                out.push_back(c);
+                            }
+                        }
     return out;
 }
 
 void check_cells(const std::vector<CellSpec>& cells) {
     std::set<std::string> checked;
-    for (const auto& c : cells)
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const CellSpec& c = cells[i];
+        if (i > 0 && same_but_seed(c, cells[i - 1])) continue;  // a block's seeds follow each other: no label to build
         if (checked.insert(group_label(c)).second) c.needs_tuning() ? check_candidates(c) : check_cell(c);
+    }
 }
 
 }  // namespace memcap

@@ -51,9 +51,16 @@ WorkItems group_by_shared_episode(const std::vector<std::size_t>& indices,
         if (fresh) items.cells.emplace_back();
         items.cells[it->second].push_back(idx);
     }
+    // A cell's estimate holds for every seed of its group (as check_cells assumes), so the
+    // estimate of the cell before it in `indices` is reused when the two differ in the seed only.
+    std::map<std::size_t, double> peak_of;
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+        const CellSpec& c = cell_of(indices[k]);
+        peak_of[indices[k]] = k > 0 && same_but_seed(c, cell_of(indices[k - 1])) ? peak_of[indices[k - 1]] : estimated_peak(c);
+    }
     items.peak.assign(items.cells.size(), 0.0);
     for (std::size_t i = 0; i < items.cells.size(); ++i)
-        for (const std::size_t idx : items.cells[i]) items.peak[i] = std::max(items.peak[i], estimated_peak(cell_of(idx)));
+        for (const std::size_t idx : items.cells[i]) items.peak[i] = std::max(items.peak[i], peak_of[idx]);
     return items;
 }
 

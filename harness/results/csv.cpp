@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 namespace memcap {
@@ -89,18 +90,28 @@ const std::string& cell_header() {
 }
 
 CsvRecord& CsvRecord::set(std::string_view column, std::string value) {
-    for (std::size_t i = 0; i < columns_->size(); ++i)
-        if ((*columns_)[i].name == column) {
-            fields_[i] = csv_field(value);
-            return *this;
-        }
+    for (std::size_t i = 0; i < columns_->size(); ++i) {
+        // name == column, without measuring every name (strncmp stops at the first difference)
+        const char* name = (*columns_)[i].name;
+        if (std::strncmp(name, column.data(), column.size()) != 0 || name[column.size()] != '\0') continue;
+        if (value.find_first_of(",\"\n\r") == std::string::npos) fields_[i] = std::move(value);  // as csv_field leaves it
+        else fields_[i] = csv_field(value);
+        return *this;
+    }
     throw std::logic_error("CsvRecord: no column '" + std::string(column) + "'");
 }
 
 std::string CsvRecord::line() const {
+    std::size_t size = fields_.size() + 1;
+    for (const auto& f : fields_) size += f.size();
     std::string out;
-    for (std::size_t i = 0; i < fields_.size(); ++i) out += (i ? "," : "") + fields_[i];
-    return out + "\n";
+    out.reserve(size);
+    for (std::size_t i = 0; i < fields_.size(); ++i) {
+        if (i) out += ',';
+        out += fields_[i];
+    }
+    out += '\n';
+    return out;
 }
 
 CsvColumns::CsvColumns(const std::string& header, const std::vector<Column>& required, const std::string& file)
@@ -152,12 +163,15 @@ std::string cell_rows(const CellResult& r) {
 
 std::string csv_field(const std::string& text) {
     if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-    std::string out = "\"";
+    std::string out;
+    out.reserve(text.size() + 2);
+    out += '"';
     for (char ch : text) {
         if (ch == '"') out += '"';
         out += (ch == '\n' || ch == '\r') ? ' ' : ch;
     }
-    return out + "\"";
+    out += '"';
+    return out;
 }
 
 std::vector<std::string> split_csv_line(const std::string& line) {

@@ -1,0 +1,120 @@
+// score_reads (harness/eval/readout.cpp) against the plain formulas it replaces, bit for
+// bit: the nearest candidate by a scan `if (s_j < best) best = j` over
+// s_j = ‖c_j‖² − 2 r·c_j, and the target's distance and cosine through Eigen's
+// float/double norms and dot. score_reads finds the same index with vectorised passes
+// and the cosine's three double sums in one pass; every CSV byte depends on it giving
+// the same numbers, so these are compared with ==, not a tolerance.
+#include "core/rng.hpp"
+#include "harness/eval/readout.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+using namespace memcap;
+
+namespace {
+
+/// The reference: score_reads as a scalar loop with Eigen's reductions.
+std::vector<SlotScore> reference(const Episode& e, const RowMat& reads, std::vector<int>& best_of) {
+    const RowMat dots = reads * e.candidates.transpose();
+    const Vec sq = e.candidates.rowwise().squaredNorm();
+    std::vector<SlotScore> by_slot;
+    best_of.clear();
+    for (Eigen::Index i = 0; i < reads.rows(); ++i) {
+        Eigen::Index best = 0;
+        float best_score = sq(0) - 2.0f * dots(i, 0);
+        for (Eigen::Index j = 1; j < dots.cols(); ++j) {
+            const float s = sq(j) - 2.0f * dots(i, j);
+            if (s < best_score) best_score = s, best = j;
+        }
+        best_of.push_back(static_cast<int>(best));
+        const int target = e.target[static_cast<std::size_t>(i)], slot = e.slot[static_cast<std::size_t>(i)];
+        if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
+        SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
+        s.slot = slot, s.queries += 1, s.correct += (best == target);
+        const float dist = (reads.row(i) - e.candidates.row(target)).norm();
+        s.target_dist_sum += std::isfinite(dist) ? double(dist)
+                                                 : (reads.row(i).cast<double>() - e.candidates.row(target).cast<double>()).norm();
+        const double norms = reads.row(i).cast<double>().norm() * e.candidates.row(target).cast<double>().norm();
+        s.target_cos_sum += norms > 0.0 ? reads.row(i).cast<double>().dot(e.candidates.row(target).cast<double>()) / norms : 0.0;
+    }
+    return by_slot;
+}
+
+Episode episode(Rng& rng, Eigen::Index n, Eigen::Index queries, int d) {
+    Episode e;
+    e.candidates.resize(n, d);
+    rng.fill_normal(e.candidates);
+    e.target.resize(static_cast<std::size_t>(queries));
+    rng.below(n, e.target.data(), e.target.size());
+    e.slot.assign(e.target.size(), -1);
+    return e;
+}
+
+void require_same(const Episode& e, const RowMat& reads) {
+    std::vector<int> best;
+    const std::vector<SlotScore> want = reference(e, reads, best);
+    std::vector<SlotScore> got;
+    std::vector<Decision> decisions;
+    score_reads(e, reads, got, 0, &decisions);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+        CHECK(got[k].queries == want[k].queries);
+        CHECK(got[k].correct == want[k].correct);
+        CHECK(got[k].target_dist_sum == want[k].target_dist_sum);  // bit for bit
+        CHECK(got[k].target_cos_sum == want[k].target_cos_sum);
+    }
+    for (std::size_t i = 0; i < best.size(); ++i)
+        CHECK((decisions[i].kind == Decision::PresentRight) == (best[i] == e.target[i]));
+}
+
+}  // namespace
+
+TEST_CASE("score_reads gives the bits of the scalar scan and Eigen's reductions", "[readout][score]") {
+    Rng rng = Rng::stream("test/score_reads");
+    for (const int d : {1, 7, 64, 100}) {
+        for (const Eigen::Index n : {1, 2, 5, 64, 513}) {
+            CAPTURE(d, n);
+            const Episode e = episode(rng, n, 40, d);
+            RowMat reads(40, d);
+            rng.fill_normal(reads, 0.3);
+            for (Eigen::Index i = 0; i < reads.rows(); i += 3)  // some reads near their target
+                reads.row(i) += e.candidates.row(e.target[static_cast<std::size_t>(i)]);
+            require_same(e, reads);
+        }
+    }
+}
+
+TEST_CASE("score_reads breaks ties toward the lower index, as the scan does", "[readout][score]") {
+    Episode e;
+    e.candidates = RowMat::Zero(6, 4);
+    e.candidates.row(1) << 1, 0, 0, 0;
+    e.candidates.row(3) << 1, 0, 0, 0;  // the same as row 1
+    e.candidates.row(4) << -1, 0, 0, 0;
+    e.target = {3, 1, 0, 4};
+    e.slot.assign(4, -1);
+    RowMat reads = RowMat::Zero(4, 4);
+    reads.row(0) << 2, 0, 0, 0;  // nearest: rows 1 and 3 tie → 1 (target 3: wrong)
+    reads.row(1) << 1, 0, 0, 0;  // → 1 (right)
+    reads.row(2) << 0, 0, 0, 0;  // every zero row ties with it: rows 0, 2, 5 → 0 (right)
+    reads.row(3) << -0.0f, 0, 0, 0;  // -0: the same as 0 → 0 (target 4: wrong)
+    require_same(e, reads);
+    std::vector<SlotScore> got;
+    score_reads(e, reads, got);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].correct == 2);
+}
+
+TEST_CASE("score_reads with reads whose dots overflow (inf, NaN scores) picks as the scan does", "[readout][score]") {
+    Rng rng = Rng::stream("test/score_reads/huge");
+    Episode e = episode(rng, 9, 12, 8);
+    RowMat reads(12, 8);
+    rng.fill_normal(reads);
+    reads *= 1e37f;  // finite reads; their dots with the candidates can reach ±inf
+    reads.row(0).setConstant(std::numeric_limits<float>::max());
+    reads(0, 1) = -std::numeric_limits<float>::max();  // +inf and −inf in one dot: NaN
+    e.candidates.row(0).setConstant(2.0f);
+    require_same(e, reads);
+}
