@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """How far memcap's progress estimate swings: reads memcap's stderr on stdin (pipe it:
-`memcap sweep ... 2>&1 >/dev/null | scripts/progress_swing.py`), passes it through to
+`memcap sweep ... 2>&1 >/dev/null | scripts/progress_swing.py [-v]`; -v prints each
+prediction as it comes), passes it through to
 stderr, stamps each progress line with the time it arrived, and at the end prints, for every
 bar (one per label: "sweep NAME", "tuning", "tuning (round 2)", ...), the total time the
 bar's ETA predicted (time since the bar's first line + ETA) from 10% done on, its smallest
@@ -39,6 +40,8 @@ def main():
             finished[label] = now - start[label]
         elif m.group("eta") and m.group("eta") != "?" and int(m.group("pct")) >= 10:
             predictions.setdefault(label, []).append(now - start[label] + float(m.group("eta")[:-1]))
+            if "-v" in sys.argv[1:]:
+                print(f"{label}: {m.group('pct')}% at {now - start[label]:.1f} s, ETA {m.group('eta')}", file=sys.stderr)
     print("bar | predictions from 10% | smallest s | largest s | ratio | took s")
     for label in start:
         p = predictions.get(label, [])

@@ -68,7 +68,7 @@
 //     symbols 3, 0:  write  E3 → v0,  E0 → v1      (E = the table's rows, unit length)
 //     query  unit(E0 + σ z) → read r; correct if |r − v1| < |r − v0|
 //
-// Wide codes (d >= 65536, kSpectralWidth) with fresh Gaussian keys (vocab=0): keys, values
+// Wide codes (d >= 16384, kSpectralWidth) with fresh Gaussian keys (vocab=0): keys, values
 // and query noise are drawn as their spectra (tasks/spectral_codes.hpp) — the same
 // distribution, other draws than below that width — so a memory that works in the
 // Fourier domain (HRR at D = d) reads the plain task (control=none, no absent queries) a

@@ -34,8 +34,10 @@
 namespace memcap {
 
 /// Codes at least this wide are drawn in the Fourier domain (assoc_recall's keys, values and
-/// query noise; tasks/assoc_recall.hpp). Below it, every result stays as it was.
-inline constexpr int kSpectralWidth = 65536;
+/// query noise; tasks/assoc_recall.hpp); narrower ones in the time domain. 16384 is the main
+/// job's largest budget: HRR there at d = D streams its episodes (at n = 4096 a materialised
+/// one holds 0.8 GB) and never transforms a code.
+inline constexpr int kSpectralWidth = 16384;
 
 /// Writes bins [bin_begin, bin_end) of the spectrum of z ~ N(0, sd² I_d) whose normals are
 /// positions `position` … `position` + d − 1 of `key`'s normal stream (the layout above) to

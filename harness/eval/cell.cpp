@@ -50,16 +50,21 @@ double physical_bytes() {
     return static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
 }
 
+/// True when the cell's episodes are streamed as spectra through its memory (readout.cpp's
+/// native readout: codes drawn in the Fourier domain, a memory that takes spectra).
+bool streams(const CellSpec& c, const Task& task, const MemoryShape& shape) {
+    const auto& takes_spectra = find_memory(c.memory.name()).takes_spectra;
+    return takes_spectra && find_readout(c.readout.name()).uses_native_read && task.hops() == 1 && !task.has_absent() &&
+           takes_spectra(c.memory, shape) && task.spectral_episode(TaskCell{c.n, c.d, c.seed}, Split::Test, 0);
+}
+
 double peak_bytes(const CellSpec& c, const Task& task) {
     const TaskCell tc{c.n, c.d, c.seed};
     const MemoryShape shape(task.inputs(tc), c.budget_floats);
     const double memory = static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, task.queries_per_episode(tc)));
     // A streamed cell (readout.hpp: codes drawn in the Fourier domain, a memory that takes
     // spectra) never holds its episode: only the readout's buffers.
-    const auto& takes_spectra = find_memory(c.memory.name()).takes_spectra;
-    if (takes_spectra && find_readout(c.readout.name()).uses_native_read && task.hops() == 1 && !task.has_absent() &&
-        takes_spectra(c.memory, shape) && task.spectral_episode(tc, Split::Test, 0))
-        return memory + spectral_episode_peak_bytes(c.n, c.d, task.queries_per_episode(tc));
+    if (streams(c, task, shape)) return memory + spectral_episode_peak_bytes(c.n, c.d, task.queries_per_episode(tc));
     return memory + static_cast<double>(task.peak_bytes(tc));
 }
 
@@ -91,6 +96,12 @@ double cell_work(const CellSpec& c) {
             const MemoryShape shape(task->inputs(tc), c.budget_floats);
             const MemorySize size = memory_size(c.memory, shape);
             const double queries = static_cast<double>(task->queries_per_episode(tc));
+            if (streams(c, *task, shape)) {
+                // 3 n d normals (keys, values, and the candidates drawn again), each about as long
+                // as 60 FLOPs of the kernels, and the reads against every candidate, 2 m n d
+                constexpr double kNormalFlops = 60;
+                return episodes * static_cast<double>(c.n) * c.d * (3.0 * kNormalFlops + 2.0 * queries + 8.0);
+            }
             work = episodes * (entry.cost(c.memory, shape, Kernel::write_batch, 0, c.n).flops +
                                entry.cost(c.memory, shape, Kernel::read_batch, c.n, task->queries_per_episode(tc)).flops +
                                2.0 * queries * static_cast<double>(c.n) * shape.d_value + 5.0 * static_cast<double>(c.n) * (shape.d_key + shape.d_value)) +

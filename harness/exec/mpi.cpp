@@ -210,7 +210,7 @@ void mpi_work(const std::vector<CellSpec>& cells, int threads) {
         std::size_t pos = 0;
         for (auto& i : batch) i = static_cast<std::size_t>(get_u64(work, pos));
         try {
-            run_cells_unordered(cells, batch, threads, stop_requested(), [&](std::size_t idx, const std::string& rows) {
+            run_cells_unordered(cells, batch, threads, stop_requested(), [&](std::size_t idx, const std::string& rows, double) {
                 put_u64(results, idx);
                 put_u64(results, rows.size());
                 results += rows;

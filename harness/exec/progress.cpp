@@ -1,6 +1,7 @@
 // memcap/harness/exec/progress.cpp — see progress.hpp.
 #include "harness/exec/progress.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <unistd.h>
@@ -27,6 +28,32 @@ void Progress::tick(std::int64_t done_now, double weight) {
     }
 }
 
+void Progress::expect(const std::string& cls, double weight) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    classes_[cls].expected += weight;
+}
+
+void Progress::tick(const std::string& cls, double weight, double seconds) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        Class& c = classes_[cls];
+        c.weight_done += weight, c.seconds += seconds, c.cells_done += 1;
+        busy_ += seconds;
+    }
+    tick(1, weight);
+}
+
+double Progress::class_eta(double wall) const {
+    if (busy_ <= 0 || wall <= 0 || weight_done_ <= 0) return -1;
+    const double overall = busy_ / weight_done_;  // seconds per unit weight, all classes together
+    double left = 0;
+    for (const auto& [name, c] : classes_) {
+        const double rate = c.cells_done >= 2 && c.weight_done > 0 ? c.seconds / c.weight_done : overall;
+        left += std::max(0.0, c.expected - c.weight_done) * rate;
+    }
+    return left / (threads_ > 0 ? static_cast<double>(threads_) : busy_ / wall);
+}
+
 void Progress::finish() {
     if (!enabled_) return;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -38,7 +65,8 @@ void Progress::draw(bool final_line) {
     const double rate = secs > 0 ? static_cast<double>(done_) / secs : 0.0;
     const double share = weight_done_ / total_weight_;
     const bool known = share > 0 && (share >= 0.05 || secs >= 3.0);
-    const double eta = known ? secs * (1.0 - share) / share : 0.0;
+    const double by_class = class_eta(secs);
+    const double eta = !known ? 0.0 : by_class >= 0 ? by_class : secs * (1.0 - share) / share;
     char eta_text[32];
     std::snprintf(eta_text, sizeof eta_text, known ? "%.0fs" : "?", final_line ? secs : eta);
     if (tty_) {

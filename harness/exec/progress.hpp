@@ -9,10 +9,20 @@
 // per second: each tick may carry a weight (an estimate of the cell's work,
 // cell_work in eval/cell.hpp), and the ETA is elapsed × (weight left / weight
 // done), shown once a twentieth of the weight or 3 s have passed.
+//
+// A cost model is wrong by a different factor for each memory (normals, FFTs and memory
+// traffic are not FLOPs), so a sweep that runs one memory's big cells first would extrapolate
+// that memory's factor to all. Cells may therefore name a class (the memory and readout) and
+// report the seconds they took: each class's seconds per unit weight are then measured on
+// its own cells (two or more done; until then, all classes' together), the seconds left are
+// Σ over classes of weight left × that rate, and the ETA is those seconds over the threads
+// running cells (set_threads; without it, the parallelism seen so far, seconds of cells done
+// over wall time, which undercounts while the first long cells are still running).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 
@@ -23,6 +33,12 @@ public:
     /// `total_weight` 0: every cell weighs 1.
     Progress(std::int64_t total, std::string label, bool enabled = true, double total_weight = 0);
     void tick(std::int64_t done_now = 1, double weight = 1);
+    /// Threads running the cells: the class-calibrated ETA divides the seconds left by it.
+    void set_threads(int threads) { threads_ = threads; }
+    /// Declares a cell of class `cls` and weight `weight` still to run (before the ticks).
+    void expect(const std::string& cls, double weight);
+    /// One cell of class `cls` done, of weight `weight`, which took `seconds` on its thread.
+    void tick(const std::string& cls, double weight, double seconds);
     void finish();
 
 private:
@@ -30,6 +46,15 @@ private:
     std::int64_t total_, done_ = 0, last_step_ = -1;
     double total_weight_, weight_done_ = 0;
     std::string label_;
+    struct Class {
+        double expected = 0, weight_done = 0, seconds = 0;
+        std::int64_t cells_done = 0;
+    };
+    std::map<std::string, Class> classes_;
+    double busy_ = 0;  // seconds of the cells done that reported them
+    int threads_ = 0;
+    /// Seconds left by the classes' own rates, over the parallelism seen; < 0 when not known.
+    double class_eta(double wall) const;
     bool enabled_, tty_;
     std::chrono::steady_clock::time_point start_, last_draw_;
     std::mutex mutex_;

@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <map>
 #include <new>
@@ -36,6 +37,8 @@ double estimated_peak(const CellSpec& cell) {
         return 0.0;  // checked before any work: a cell that cannot be estimated is refused there
     }
 }
+
+std::string progress_class(const CellSpec& cell) { return cell.memory.name() + " " + cell.readout.name(); }
 
 WorkItems group_by_shared_episode(const std::vector<std::size_t>& indices,
                                   const std::function<const CellSpec&(std::size_t)>& cell_of) {
@@ -73,6 +76,8 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
     double total = 0;
     for (double w : work) total += w;
     Progress bar(static_cast<std::int64_t>(cells.size()), "memcap", progress, total);
+    for (std::size_t i = 0; i < work.size(); ++i) bar.expect(progress_class(cells[i]), work[i]);
+    bar.set_threads(threads);
     std::size_t next_emit = 0;
     auto flush_ready = [&] {
         while (next_emit < cells.size() && done[next_emit]) {
@@ -86,11 +91,12 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     const std::atomic<bool> never{false};
     // emitting happens on the calling thread only: completed cells are parked until it is their turn
-    run_cells_unordered(cells, order, threads, stop ? *stop : never, [&](std::size_t idx, const std::string& text) {
+    run_cells_unordered(cells, order, threads, stop ? *stop : never, [&](std::size_t idx, const std::string& text, double seconds) {
         rows[idx] = text;
         done[idx] = 1;
         if (omp_get_thread_num() == 0) flush_ready();
-        bar.tick(1, work.empty() ? 1.0 : work[idx]);
+        if (work.empty()) bar.tick(1, 1.0);
+        else bar.tick(progress_class(cells[idx]), work[idx], seconds);
     });
     flush_ready();
     bar.finish();
@@ -98,7 +104,7 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
 
 void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
                          const std::atomic<bool>& stop,
-                         const std::function<void(std::size_t, const std::string&)>& done) {
+                         const std::function<void(std::size_t, const std::string&, double)>& done) {
     // Cells that read the same single test episode natively are one work item (so the
     // native readout draws their episode once, readout.cpp); every other cell, long ones
     // included (many episodes, the probe), is balanced across threads on its own.
@@ -116,6 +122,7 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<s
         for (const std::size_t idx : groups[static_cast<std::size_t>(g)]) {
             if (stop.load() || failed.load()) break;
             std::string text;
+            const auto started = std::chrono::steady_clock::now();
             try {
                 text = cell_text(cells[idx]);
             } catch (...) {
@@ -127,7 +134,7 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<s
 #pragma omp critical(memcap_rows)
             {
                 if (!failed.load()) try {
-                        done(idx, text);
+                        done(idx, text, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
                     } catch (...) {
 #pragma omp critical(memcap_failure)
                         if (!failure) failure = std::current_exception();

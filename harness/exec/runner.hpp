@@ -29,7 +29,8 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
                const std::atomic<bool>* stop = nullptr);
 
 /// Computes cells[order[0]], cells[order[1]], ... with `threads` threads
-/// (dynamic schedule) and calls `done(i, rows)` as each cell i finishes, in
+/// (dynamic schedule) and calls `done(i, rows, seconds)` as each cell i finishes (the
+/// seconds it took on its thread), in
 /// completion order, one call at a time. Cells with the same shared_episode_key
 /// (eval/cell.hpp) are one work item, run in `order` on one thread, so they draw
 /// their episode once; every other cell is a work item of its own. Once `*stop`
@@ -37,7 +38,11 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
 /// reported.
 void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
                          const std::atomic<bool>& stop,
-                         const std::function<void(std::size_t, const std::string&)>& done);
+                         const std::function<void(std::size_t, const std::string&, double seconds)>& done);
+
+/// The class a cell's progress is calibrated in (progress.hpp): its memory and readout, whose
+/// cost model is wrong by one factor.
+std::string progress_class(const CellSpec& cell);
 
 /// The cell's estimated peak bytes (check_cell_structure), what it holds of the budget of
 /// cells in flight (memory_gate.hpp); 0 when it cannot be estimated.

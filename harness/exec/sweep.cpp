@@ -324,20 +324,26 @@ std::vector<std::size_t> compute(const SweepOptions& o, const SweepPlan& p, Swee
     for (const std::size_t i : out.todo)
         if (o.progress) total += work[i] = cell_work(p.cells[i]);
     Progress bar(static_cast<std::int64_t>(out.todo.size()), "sweep " + p.config.name, o.progress, total);
+    if (o.progress && mpi.size() == 1)  // the ETA calibrated per memory on its own cells' seconds
+        for (const std::size_t i : out.todo) bar.expect(progress_class(p.cells[i]), work[i]);
+    bar.set_threads(threads);
     std::mutex journal_mutex;
-    auto record = [&](std::size_t idx, const std::string& rows, int rank) {
+    auto record = [&](std::size_t idx, const std::string& rows, int rank, double seconds) {
         std::lock_guard<std::mutex> lock(journal_mutex);
         out.journal->append(idx, rows);
         ++per_rank[static_cast<std::size_t>(rank)];
-        bar.tick(1, work.empty() ? 1.0 : work[idx]);
+        if (work.empty()) bar.tick(1, 1.0);
+        else if (seconds >= 0 && mpi.size() == 1) bar.tick(progress_class(p.cells[idx]), work[idx], seconds);
+        else bar.tick(1, work[idx]);
     };
     std::exception_ptr failure;
     try {
         if (mpi.size() == 1)
             run_cells_unordered(p.cells, out.todo, threads, stop_requested(),
-                                [&](std::size_t idx, const std::string& rows) { record(idx, rows, 0); });
+                                [&](std::size_t idx, const std::string& rows, double seconds) { record(idx, rows, 0, seconds); });
         else
-            mpi_serve(p.cells, out.todo, threads, record);
+            mpi_serve(p.cells, out.todo, threads,
+                      [&](std::size_t idx, const std::string& rows, int rank) { record(idx, rows, rank, -1.0); });
     } catch (...) {
         failure = std::current_exception();
     }

@@ -9,6 +9,7 @@
 #include "tasks/registry.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <functional>
@@ -182,10 +183,14 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     MemoryGate gate;
     std::exception_ptr failure;
     Progress bar(static_cast<std::int64_t>(mine.size()), label, progress, all_work);
+    if (progress)  // the ETA calibrated per memory on its own cells' seconds (progress.hpp)
+        for (const std::size_t j : mine) bar.expect(progress_class(jobs[j].cell), work[j]);
+    bar.set_threads(threads);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(items.size()); ++i) {
         const MemoryGate::Hold hold(gate, peak[static_cast<std::size_t>(i)]);
         for (const std::size_t j : items[static_cast<std::size_t>(i)]) {
+            const auto started = std::chrono::steady_clock::now();
             try {
                 score_cell(run_cell(jobs[j].cell), &score[kScoreWidth * j]);
 #pragma omp critical(memcap_tuning_journal)
@@ -194,7 +199,8 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
 #pragma omp critical(memcap_tuning_failure)
                 if (!failure) failure = std::current_exception();
             }
-            bar.tick(1, work[j]);
+            bar.tick(progress_class(jobs[j].cell), work[j],
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         }
     }
     bar.finish();

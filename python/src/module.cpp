@@ -198,11 +198,14 @@ std::string run_csv(const py::object& memories, const py::object& tasks, const p
         double total = 0;
         for (std::size_t i = 0; i < cells.size(); ++i) total += weight[i] = bar ? cell_work(cells[i]) : 1.0;
         Progress meter(static_cast<std::int64_t>(cells.size()), "memcap", bar, total);
+        if (bar)
+            for (std::size_t i = 0; i < cells.size(); ++i) meter.expect(progress_class(cells[i]), weight[i]);
+        meter.set_threads(threads);
         std::vector<std::size_t> order(cells.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        run_cells_unordered(cells, order, threads, stop, [&](std::size_t i, const std::string& text) {
+        run_cells_unordered(cells, order, threads, stop, [&](std::size_t i, const std::string& text, double seconds) {
             rows[i] = text;
-            meter.tick(1, weight[i]);
+            meter.tick(progress_class(cells[i]), weight[i], seconds);
             ++done_cells;
         });
         meter.finish();
