@@ -238,29 +238,31 @@ def broken(xs, ys):
 
 def tuning_words(manifest, frontier_rows):
     """What was chosen on tuning seeds, and on how many, from the rows and the sweep's manifest."""
+    all_blocks = manifest.get("config", {}).get("blocks", [])
+
+    def natural(b):  # d = best:B in a block of the one budget B: the memory at its natural width, no race
+        return str(b.get("d", "")) == "best:%s" % (b.get("budgets_floats") or [None])[0] and len(b.get("budgets_floats", [])) == 1
+
+    natural_memories = sorted({base(m) for b in all_blocks if natural(b) for m in b.get("memories", [])})
     chosen = OrderedDict()
     for r in frontier_rows:
-        chosen.setdefault(base(r["memory_spec"]), set()).update(k for k in r["tuned"].split(",") if k)
+        if base(r["memory_spec"]) not in natural_memories:
+            chosen.setdefault(base(r["memory_spec"]), set()).update(k for k in r["tuned"].split(",") if k)
     names = {"d": "width", "beta": "β"}
     per = defaultdict(list)
     for m, keys in chosen.items():
         per[" and ".join(names.get(k, k) for k in sorted(keys, key=lambda k: (k != "d", k)))].append(m)
     text = "; ".join("%s chosen for %s" % (what, ", ".join(ms)) for what, ms in per.items())
-    blocks = [b for b in manifest.get("config", {}).get("blocks", []) if str(b.get("d", "")).startswith("best")]
-
-    def natural(b):  # d = best:B in a block of the one budget B: the memory at its natural width, no race
-        return str(b["d"]) == "best:%s" % (b.get("budgets_floats") or [None])[0] and len(b.get("budgets_floats", [])) == 1
-
-    natural_memories = sorted({base(m) for b in blocks if natural(b) for m in b.get("memories", [])})
-    blocks = [b for b in blocks if not natural(b)]
+    blocks = [b for b in all_blocks if str(b.get("d", "")).startswith("best") and not natural(b)]
     tseeds = sorted({b.get("tuning_seeds") for b in blocks if b.get("tuning_seeds") is not None})
     widths = sorted({str(b["d"]) for b in blocks})
-    if tseeds:
-        text += (" — in a race on %s tuning seed%s per memory, budget and n (up to 8 times as many while "
-                 "candidates could not be told apart; those that never could, to the cheapest), disjoint from the "
-                 "%s scored seeds (widths: %s)" % (" or ".join(map(str, tseeds)), "" if tseeds == [1] else "s", seeds_text(frontier_rows),
-                                   ", ".join("every power of two from 4 up to the budget that the memory can be built with" if w == "best" else w
-                                             for w in widths)))
+    if all_blocks:
+        if tseeds:
+            text += (" — in a race on %s tuning seed%s per memory, budget and n (up to 8 times as many while "
+                     "candidates could not be told apart; those that never could, to the cheapest), disjoint from the "
+                     "%s scored seeds (widths: %s)" % (" or ".join(map(str, tseeds)), "" if tseeds == [1] else "s", seeds_text(frontier_rows),
+                                       ", ".join("every power of two from 4 up to the budget that the memory can be built with" if w == "best" else w
+                                                 for w in widths)))
         if natural_memories:
             text += "; %s at its natural width d = B, without a race" % ", ".join(natural_memories)
     else:

@@ -119,7 +119,7 @@ std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
     double ints = 3.0 * double(queries_);  // targets, slots, hidden pairs
     if (control_ == "key_shuffle" || control_ == "value_shuffle" || control_ == "paired_permutation")
         floats += 2.0 * nd, ints += 2.0 * double(c.n);  // copies of the keys and values; the order (64-bit)
-    if (sigma(c) > 0.0) floats += qd;  // the noise
+    if (sigma(c) > 0.0) floats += spectral_codes(c) ? 2.0 * qd : qd;  // the noise (and, drawn as spectra, theirs)
     if (absent_ > 0.0) floats += qd, ints += double(queries_);  // the fresh codes; their places
     if (vocab_ > 0) {
         // the table; learned: also the trainer's table, gradient and Adam's two moments,

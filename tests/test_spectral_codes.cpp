@@ -82,10 +82,10 @@ TEST_CASE("spectral codes: a range of bins drawn alone equals those bins of the 
 }
 
 TEST_CASE("spectral codes: HRR streamed scores as the materialised episode of the same codes", "[spectral][hrr]") {
-    const int d = kSpectralWidth;
+    const int d = GENERATE(values<int>({kSpectralWidth, kSpectralWidth + 1}));  // even and odd (no Nyquist bin)
     const std::int64_t n = GENERATE(64, 400);
     const std::string spec = GENERATE(std::string("assoc_recall"), std::string("assoc_recall:cosine=0.72"));
-    CAPTURE(n, spec);
+    CAPTURE(d, n, spec);
     const auto task = make_task(parse_task_spec(spec));
     for (std::uint64_t seed = 0; seed < 2; ++seed) {
         const TaskCell cell{n, d, seed};

@@ -61,10 +61,13 @@ bool streams(const CellSpec& c, const Task& task, const MemoryShape& shape) {
 double peak_bytes(const CellSpec& c, const Task& task) {
     const TaskCell tc{c.n, c.d, c.seed};
     const MemoryShape shape(task.inputs(tc), c.budget_floats);
-    const double memory = static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, task.queries_per_episode(tc)));
     // A streamed cell (readout.hpp: codes drawn in the Fourier domain, a memory that takes
-    // spectra) never holds its episode: only the readout's buffers.
-    if (streams(c, task, shape)) return memory + spectral_episode_peak_bytes(c.n, c.d, task.queries_per_episode(tc));
+    // spectra) never holds its episode, nor the reads of the batched read: only the
+    // readout's buffers (which hold the reads' spectra).
+    if (streams(c, task, shape))
+        return static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, 0)) +
+               spectral_episode_peak_bytes(c.n, c.d, task.queries_per_episode(tc));
+    const double memory = static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, task.queries_per_episode(tc)));
     return memory + static_cast<double>(task.peak_bytes(tc));
 }
 

@@ -15,6 +15,10 @@ Progress::Progress(std::int64_t total, std::string label, bool enabled, double t
 void Progress::tick(std::int64_t done_now, double weight) {
     if (!enabled_) return;
     std::lock_guard<std::mutex> lock(mutex_);
+    advance(done_now, weight);
+}
+
+void Progress::advance(std::int64_t done_now, double weight) {
     done_ += done_now;
     weight_done_ += weight;
     const auto now = std::chrono::steady_clock::now();
@@ -34,13 +38,12 @@ void Progress::expect(const std::string& cls, double weight) {
 }
 
 void Progress::tick(const std::string& cls, double weight, double seconds) {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        Class& c = classes_[cls];
-        c.weight_done += weight, c.seconds += seconds, c.cells_done += 1;
-        busy_ += seconds;
-    }
-    tick(1, weight);
+    if (!enabled_) return;
+    std::lock_guard<std::mutex> lock(mutex_);  // the class and the totals move together
+    Class& c = classes_[cls];
+    c.weight_done += weight, c.seconds += seconds, c.cells_done += 1;
+    busy_ += seconds;
+    advance(1, weight);
 }
 
 double Progress::class_eta(double wall) const {
@@ -51,7 +54,10 @@ double Progress::class_eta(double wall) const {
         const double rate = c.cells_done >= 2 && c.weight_done > 0 ? c.seconds / c.weight_done : overall;
         left += std::max(0.0, c.expected - c.weight_done) * rate;
     }
-    return left / (threads_ > 0 ? static_cast<double>(threads_) : busy_ / wall);
+    // the threads busy: at most the cells left (the last few run on fewer)
+    const double threads = threads_ > 0 ? static_cast<double>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(1, total_ - done_)))
+                                         : busy_ / wall;
+    return left / threads;
 }
 
 void Progress::finish() {

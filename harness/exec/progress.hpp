@@ -7,8 +7,9 @@
 // Cells differ in cost by orders of magnitude (n, budget, episodes), and a
 // sweep starts its biggest cells first, so the ETA is not cells left / cells
 // per second: each tick may carry a weight (an estimate of the cell's work,
-// cell_work in eval/cell.hpp), and the ETA is elapsed × (weight left / weight
-// done), shown once a twentieth of the weight or 3 s have passed.
+// cell_work in eval/cell.hpp), and the ETA is shown once a twentieth of the weight or
+// 3 s have passed: by the classes below where cells report them, else elapsed ×
+// (weight left / weight done).
 //
 // A cost model is wrong by a different factor for each memory (normals, FFTs and memory
 // traffic are not FLOPs), so a sweep that runs one memory's big cells first would extrapolate
@@ -43,6 +44,7 @@ public:
 
 private:
     void draw(bool final_line);
+    void advance(std::int64_t done_now, double weight);  // with the lock held
     std::int64_t total_, done_ = 0, last_step_ = -1;
     double total_weight_, weight_done_ = 0;
     std::string label_;

@@ -161,6 +161,7 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
         mine.push_back(j);
     std::vector<double> score(kScoreWidth * jobs.size(), 0.0), work(jobs.size(), 0.0);
     double all_work = 0;
+    // the cost model's work of every job, with or without a progress bar: it orders the items below
     for (const std::size_t j : mine) all_work += work[j] = cell_work(jobs[j].cell);
     // Jobs that read the same single test episode natively (the same task, n, d and tuning
     // seed: candidates that differ only in a memory setting such as softmax's beta) are one
