@@ -15,8 +15,9 @@ trap 'rm -rf "$work"' EXIT
 # packaging as a user's install (which is -O3), compiled faster on a fresh CI machine (the
 # module and library took 148 CPU s at -O1 here); the snippet's digits are the same (no
 # -ffast-math, and -ffp-contract=off at every level).
-MEMCAP_CMAKE_ARGS=${MEMCAP_CMAKE_ARGS:--DCMAKE_CXX_FLAGS_RELEASE=-O1\ -DNDEBUG} \
-    MEMCAP_PIP_BUILD_DIR=$cache "$work/.venv/bin/pip" install --no-index --quiet "$root/python"
+cmake_args=${MEMCAP_CMAKE_ARGS:-}
+[[ -n $cmake_args ]] || cmake_args="-DCMAKE_CXX_FLAGS_RELEASE='-O1 -DNDEBUG'"  # one argument to setup.py's shlex
+MEMCAP_CMAKE_ARGS=$cmake_args MEMCAP_PIP_BUILD_DIR=$cache "$work/.venv/bin/pip" install --no-index --quiet "$root/python"
 
 # The snippet and the output the README promises for it.
 read -r -d '' extract <<'PY' || true
