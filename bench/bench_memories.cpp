@@ -27,6 +27,7 @@
 // "native (-march=...: extensions)" or "portable x86-64 ..."), with the CPU
 // model and the commit, and so does the ceilings line on stderr.
 #include "harness/results/manifest.hpp"
+#include "bench/thread_timing.hpp"
 #include "memories/registry.hpp"
 
 #include <benchmark/benchmark.h>
@@ -43,23 +44,8 @@ namespace {
 
 using namespace memcap;
 
-double thread_seconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
-template <class F>
-double median_seconds(int reps, F&& body) {
-    std::vector<double> t;
-    for (int r = 0; r < reps; ++r) {
-        const double t0 = thread_seconds();
-        body();
-        t.push_back(thread_seconds() - t0);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
+using bench::median_seconds;
+using bench::thread_seconds;
 
 constexpr int kGemmSize = 1024;
 constexpr Eigen::Index kTriadFloats = Eigen::Index{1} << 24;  // 64 MiB per array, 2× the L3

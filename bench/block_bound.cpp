@@ -31,6 +31,7 @@
 // or a budget are not taken; an assoc_recall with absent queries or a vocabulary).
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "bench/thread_timing.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -48,23 +49,8 @@ namespace {
 
 using namespace memcap;
 
-double thread_seconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
-template <class F>
-double median_seconds(int reps, F&& body) {
-    std::vector<double> t;
-    for (int r = 0; r < reps; ++r) {
-        const double t0 = thread_seconds();
-        body();
-        t.push_back(thread_seconds() - t0);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
+using bench::median_seconds;
+using bench::thread_seconds;
 
 /// FLOP/s of a 1024³ SGEMM through Eigen (as bench_memories.cpp's ceiling/sgemm).
 double sgemm_rate() {
