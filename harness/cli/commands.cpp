@@ -139,7 +139,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         ("tuning-seeds", po::value<std::string>()->default_value("3"),
          "seeds each choice (d=best, key=best) starts on, disjoint from the scored seeds: every candidate\n"
          "on the first; those within 2 standard errors of the leader on more, up to 8x this many; those\n"
-         "still indistinguishable go to the cheapest by the cost model (docs/frontier.md)")
+         "still indistinguishable go to the cheapest by the cost model of those about as likely to reach\n"
+         "the capacity threshold (0.9) as the likeliest (docs/frontier.md)")
         ("readout", po::value<std::string>()->default_value("auto"),
          "auto (native, or the probe for memories without a native read), native, or probe[:train=2000,ridge=1e-06]")
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <exception>
 #include <functional>
@@ -274,6 +275,28 @@ struct Groups {
 
 }  // namespace
 
+double pass_chance(double mean, double se) {
+    if (!(se > 0)) return mean >= kCapacityThreshold ? 1.0 : 0.0;
+    return 0.5 * std::erfc(-(mean - kCapacityThreshold) / (se * std::sqrt(2.0)));
+}
+
+std::size_t race_winner(const std::vector<RaceStanding>& standing) {
+    const bool any = std::any_of(standing.begin(), standing.end(), [](const RaceStanding& s) { return s.in; });
+    const auto counts = [&](const RaceStanding& s) { return s.in || !any; };
+    double likeliest = 0;
+    for (const auto& s : standing)
+        if (counts(s)) likeliest = std::max(likeliest, pass_chance(s.mean, s.se));
+    std::size_t best = standing.size();
+    for (std::size_t k = 0; k < standing.size(); ++k) {
+        const RaceStanding& s = standing[k];
+        if (!counts(s) || pass_chance(s.mean, s.se) < likeliest - kPassChanceSlack) continue;
+        if (best == standing.size() || s.cost < standing[best].cost ||
+            (s.cost == standing[best].cost && s.mean > standing[best].mean))
+            best = k;
+    }
+    return best;
+}
+
 std::size_t tuning_index_count(const std::vector<CellSpec>& cells) { return Groups(cells).index_count(); }
 
 void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset,
@@ -311,14 +334,19 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
             const double se = std::sqrt(tally[g][lead].var_mean() + tally[g][k].var_mean());
             if (gap > kTuningSeparation * se) in[g][k] = false;
         }
-        // Dominated: a candidate that costs more than one still in and reads no better, unless
-        // it shares the lead (a cheap candidate that ties the leader by luck on few seeds must
-        // not end the race for the others).
+        // Dominated: a candidate that costs more than one still in, reads no better and is no
+        // likelier to reach the capacity threshold, unless it shares the lead (a cheap candidate
+        // that ties the leader by luck must not end the race for the others) -- judged only once
+        // both have run on `tuning_seeds` seeds, never on the first seed alone (where a cheap
+        // candidate's lucky episode would end the race for a better, costlier one).
         const double top = tally[g][lead].mean();
+        const int judged = levels[g].size() > 1 ? levels[g][1] : levels[g][0];
+        const auto chance = [&](std::size_t k) { return pass_chance(tally[g][k].mean(), std::sqrt(tally[g][k].var_mean())); };
         std::vector<bool> dominated(candidates[g].size(), false);
         for (std::size_t k = 0; k < candidates[g].size(); ++k)
             for (std::size_t c = 0; c < candidates[g].size() && in[g][k] && tally[g][k].mean() < top; ++c)
-                if (c != k && in[g][c] && cost[g][c] < cost[g][k] && tally[g][c].mean() >= tally[g][k].mean())
+                if (c != k && in[g][c] && cost[g][c] < cost[g][k] && tally[g][c].mean() >= tally[g][k].mean() &&
+                    tally[g][c].seeds >= judged && tally[g][k].seeds >= judged && chance(c) >= chance(k))
                     dominated[k] = true;
         for (std::size_t k = 0; k < candidates[g].size(); ++k)
             if (dominated[k]) in[g][k] = false;
@@ -385,15 +413,26 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
         std::cerr << "memcap: " << computed << " tuning cells computed" << (kept ? " and " + std::to_string(kept) + " kept from before" : std::string())
                   << ", in " << round << " round" << (round == 1 ? "" : "s") << "\n";
 
-    // The winner: the one left, or the cheapest of those still in (every candidate if all failed).
+    // The winner (race_winner): the one left, or among those still in the cheapest of those
+    // about as likely to reach the capacity threshold as the likeliest (every candidate if all
+    // failed).
     std::vector<std::size_t> winner(groups);
     for (std::size_t g = 0; g < groups; ++g) {
-        const bool any = std::find(in[g].begin(), in[g].end(), true) != in[g].end();
-        double best = 0;
-        bool first = true;
-        for (std::size_t k = 0; k < candidates[g].size(); ++k) {
-            if (any && !in[g][k]) continue;
-            if (first || cost[g][k] < best) best = cost[g][k], winner[g] = k, first = false;
+        std::vector<RaceStanding> standing;
+        for (std::size_t k = 0; k < candidates[g].size(); ++k)
+            standing.push_back({in[g][k], tally[g][k].mean(), std::sqrt(tally[g][k].var_mean()), cost[g][k]});
+        winner[g] = race_winner(standing);
+    }
+    // MEMCAP_RACE_TRACE=1: how each race ended, on stderr (docs/frontier.md).
+    if (const char* trace = std::getenv("MEMCAP_RACE_TRACE"); trace && std::string(trace) != "0") {
+        std::vector<std::string> label(groups);
+        for (const auto& [text, g] : group_of) label[g] = text;
+        for (std::size_t g = 0; g < groups; ++g) {
+            std::cerr << "memcap: race (" << label[g] << ")\n";
+            for (std::size_t k = 0; k < candidates[g].size(); ++k)
+                std::cerr << "  d=" << candidates[g][k].d << " " << candidates[g][k].memory.canonical() << " seeds="
+                          << tally[g][k].seeds << " mean=" << tally[g][k].mean() << " se=" << std::sqrt(tally[g][k].var_mean())
+                          << " cost=" << cost[g][k] << (in[g][k] ? " in" : "") << (k == winner[g] ? " WINNER" : "") << "\n";
         }
     }
     for (auto& c : cells) {

@@ -18,13 +18,18 @@
 //      error of the difference of the two means) — run on more tuning seeds:
 //      up to `tuning_seeds` S, then 2S, 4S, ... up to the cap kTuningSeedCap × S;
 //      a candidate that falls out of the band is out for good, and so is one that
-//      is dominated: it costs more than another still in, reads no better, and
-//      does not share the lead (it could only be chosen if that cheaper one were
-//      shown worse than a leader, and it is no leader);
+//      is dominated: it costs more than another still in, reads no better, is no
+//      likelier to reach the capacity threshold (pass_chance), and does not share
+//      the lead -- judged once both have run on `tuning_seeds` seeds, never on the
+//      first seed alone, where one lucky episode of a cheap candidate would end the
+//      race for a better, costlier one;
 //   3. the race ends when one candidate is left, or at the cap; the winner is the
 //      one left, or among those still in at the cap the **cheapest** by the
-//      registry's cost model (candidate_cost; ties: the earlier candidate, i.e. the
-//      smaller width, then the earlier value in the parameter's list).
+//      registry's cost model (candidate_cost) of those about as likely to reach the
+//      capacity threshold as the likeliest (race_winner: a near-tie never goes to a
+//      cheaper candidate that would cost a capacity point); equal costs (settings of
+//      one width, such as the cache's beta) go to the higher tuning mean, then to the
+//      earlier candidate (the smaller width, then the earlier value in the list).
 // A candidate's accuracy on one tuning seed is its fraction of correct reads (the
 // mean over slots on tasks with slots). The standard error of its mean over m seeds
 // is the larger of the spread between seeds (sd / √m, m ≥ 2: episodes differ, and
@@ -71,6 +76,34 @@ constexpr double kTuningMaxCellBytes = 5e8;
 constexpr double kTuningSeparation = 2.0;
 /// The race adds tuning seeds up to this many times `tuning_seeds`.
 constexpr int kTuningSeedCap = 8;
+/// Capacity: the largest n recalled with mean accuracy at least this (the capacity table's
+/// and the theory's threshold). The race's winner rule uses it to keep a near-tie from going
+/// to a cheaper candidate that is less likely to reach it (race_winner).
+constexpr double kCapacityThreshold = 0.9;
+/// A candidate still in the race at its end is eligible to win when its chance of reaching
+/// kCapacityThreshold is at most this much below the likeliest candidate's (race_winner).
+constexpr double kPassChanceSlack = 0.1;
+
+/// Where one candidate stands when its group's race ends: still in (not told apart from the
+/// leader, not dominated, not failed), its mean tuning accuracy and the standard error of
+/// that mean (Tally: the larger of the spread between seeds and the binomial error), and its
+/// cost (candidate_cost).
+struct RaceStanding {
+    bool in = true;
+    double mean = 0, se = 0, cost = 0;
+};
+
+/// The chance that a candidate's true mean accuracy reaches kCapacityThreshold, from its
+/// tuning mean and standard error (a normal approximation): Φ((mean − threshold) / se).
+double pass_chance(double mean, double se);
+
+/// The race's winner among `standing` (every candidate when none is still in: all failed):
+/// of the candidates still in, those whose pass_chance is within kPassChanceSlack of the
+/// likeliest's are eligible, and the cheapest of them wins; equal costs go to the higher
+/// mean, then to the earlier candidate. Where every candidate surely passes (or surely
+/// fails) this is the cheapest still in; near the threshold, a cheaper candidate that tied
+/// the leader within the race's standard errors but is less likely to pass does not win.
+std::size_t race_winner(const std::vector<RaceStanding>& standing);
 
 /// Every combination a cell that needs tuning tries, in tie order (smaller width first,
 /// then candidate order), as cells with seed 0 and nothing left to tune; only those
