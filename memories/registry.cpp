@@ -198,7 +198,9 @@ std::vector<MemoryEntry> build_registry() {
         e.name = "softmax";
         e.description = "softmax attention over a FIFO key-value cache";
         e.params = {real_param("beta", "16", "sharpness on raw dot products (0 = uniform attention)", 0.0)};
-        e.params[0].best = {"4", "8", "16", "32", "64", "128"};  // softmax:beta=best: the scale that suits the width
+        // softmax:beta=best: the scale that suits the width and the noise, in factors of 2 from a
+        // soft average (1) to a hard argmax over narrow codes (1024)
+        e.params[0].best = {"1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024"};
         e.params.push_back(optional_param(real_param(
             "null", "", "a null slot: constant logit s (against beta k.q) with a zero value, taking one pair's row; none: no slot",
             -std::numeric_limits<double>::infinity())));
@@ -238,7 +240,11 @@ std::vector<MemoryEntry> build_registry() {
         e.name = "delta";
         e.description = "delta-rule outer-product grid (fast weights that edit)";
         e.params = {real_param("beta", "1", "write strength beta_w", 0.0, true, 2.0), phi_param, nu_param};
-        e.params[0].best = {"0.25", "0.5", "1", "1.5"};  // delta:beta=best
+        // delta:beta=best. In 1-2-5 steps down to 0.01: on one pass over random keys the best
+        // step falls as n grows past d_phi (about 0.05 at n = 3 d_phi), and beta -> 0 is the
+        // linear grid (up to scale, which the nearest-value read ignores); 1 and 1.5 are for
+        // few pairs, where overwriting what a key already reads pays.
+        e.params[0].best = {"0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "1.5"};
         e.state_formula = "d_v x d_phi, as linear";
         e.paper = "Schlag, Irie & Schmidhuber 2021";
         e.size = grid_size;
@@ -277,6 +283,8 @@ std::vector<MemoryEntry> build_registry() {
         e.params = {real_param("rho", "0.9", "decay per step", 0.0, false, 1.0, true),
                     choice_param("angles", {"uniform", "haar"},
                                  "rotation angles: i.i.d. uniform, or those of a Haar R (D <= 2048)")};
+        // rotation:rho=best: from a fast decay to the slowest the range allows (rho < 1)
+        e.params[0].best = {"0.5", "0.8", "0.9", "0.95", "0.98", "0.99"};
         e.state_formula = "D = B (d without a budget)";
         e.paper = "essay 004 Part 1";
         e.size = rotation_size;
@@ -296,6 +304,9 @@ std::vector<MemoryEntry> build_registry() {
                     choice_param("gate", {"salience", "none"},
                                  "step from the task's declared salience feature (1 when none), or always 1"),
                     phi_param, nu_param};
+        // selective:rho=best: no decay (the range's end), then decays whose memory spans
+        // about 1000, 300, 100, 30 and 10 writes
+        e.params[0].best = {"1", "0.999", "0.997", "0.99", "0.97", "0.9"};
         e.state_formula = "d_v x d_phi, as linear";
         e.paper = "Gu & Dao 2023 (Mamba); Dao & Gu 2024";
         e.size = grid_size;
