@@ -3,6 +3,7 @@
 
 #include "harness/results/atomic_file.hpp"
 #include "harness/results/csv.hpp"
+#include "memories/registry.hpp"
 
 #include "memcap_build_info.hpp"  // generated into the build tree by cmake/build_info.cmake
 
@@ -126,6 +127,19 @@ std::string isa_description() {
     return std::string(MEMCAP_TARGET_ISA) + " (-march=" + MEMCAP_TARGET_MARCH + ": " + vector_extensions() + ")";
 }
 
+/// What `best` may choose from, for a report to tell whether a choice sits at an end of
+/// its candidates: every memory parameter that declares candidates, and the default widths.
+nlohmann::ordered_json race_candidates() {
+    nlohmann::ordered_json r, memories = nlohmann::ordered_json::object();
+    for (const auto& entry : memory_registry())
+        for (const auto& p : entry.params)
+            if (!p.best.empty()) memories[entry.name][p.key] = p.best;
+    r["memories"] = memories;
+    r["widths"] = "d = best: powers of two from 4 up to the budget, each the memory can be built with there "
+                  "and whose cell fits the candidates' memory cap; d = best:LIST: the list";
+    return r;
+}
+
 nlohmann::ordered_json make_manifest(const std::string& command, const nlohmann::ordered_json& config, std::size_t cells,
                                      const ManifestRun& run, const nlohmann::ordered_json& extra) {
     nlohmann::ordered_json m;
@@ -138,6 +152,7 @@ nlohmann::ordered_json make_manifest(const std::string& command, const nlohmann:
     m["mpi_ranks"] = run.mpi_ranks;
     for (const auto& [key, value] : extra.items()) m[key] = value;
     m["config"] = config;
+    m["race_candidates"] = race_candidates();
     m["cells"] = cells;
     const std::string& header = cell_header();
     m["csv_header"] = header.substr(0, header.size() - 1);
