@@ -14,8 +14,8 @@
 // still reflects that only q queries were asked.
 //
 // The standard error of a mean accuracy (the one rule: `aggregate`'s
-// accuracy_se_frac, the theory table's residuals, the reports) applies that
-// floor to the seeds' sd:
+// accuracy_se_frac, the theory table's residuals, the race on tuning seeds, the
+// reports) applies that floor to the seeds' sd:
 //
 //   se = max(sd, √(p(1 − p)/q)) / √S,   p = mean clamped to [1/q, 1 − 1/q],
 //
