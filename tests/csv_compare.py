@@ -12,7 +12,7 @@ Policy, per field:
   * target_dist_mean, target_cos_mean and the abstention threshold (results and
     summary), which carry float32 rounding:
         |golden - new| <= 1e-4 * max(1, |golden|, |new|);
-  * accuracy_sd_frac, accuracy_ci95_lo_frac, accuracy_ci95_hi_frac (double
+  * accuracy_sd_frac, accuracy_se_frac, accuracy_ci95_lo_frac, accuracy_ci95_hi_frac (double
     arithmetic on exact ratios, through libm in the t quantile): only the printed
     6th significant digit may move, |golden - new| <= 2e-5 * max(|golden|, |new|);
   * empty (not measured) must stay empty;
@@ -33,6 +33,7 @@ TOLERANT = {"target_dist_mean": lambda a, b: abs(a - b) <= FLOAT32_RTOL * max(1.
             "threshold": lambda a, b: abs(a - b) <= FLOAT32_RTOL * max(1.0, abs(a), abs(b)),
             "threshold_mean": lambda a, b: abs(a - b) <= FLOAT32_RTOL * max(1.0, abs(a), abs(b)),
             "accuracy_sd_frac": lambda a, b: abs(a - b) <= PRINT_RTOL * max(abs(a), abs(b)),
+            "accuracy_se_frac": lambda a, b: abs(a - b) <= PRINT_RTOL * max(abs(a), abs(b)),
             "accuracy_ci95_lo_frac": lambda a, b: abs(a - b) <= PRINT_RTOL * max(abs(a), abs(b)),
             "accuracy_ci95_hi_frac": lambda a, b: abs(a - b) <= PRINT_RTOL * max(abs(a), abs(b))}
 

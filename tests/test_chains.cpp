@@ -217,7 +217,7 @@ TEST_CASE("memcap theory predicts chains with cleanup: the one-hop model compoun
         CsvRecord r(summary_columns());
         r.set("memory_spec", "linear:phi=proj,nu=1").set("readout", "native").set("state_floats", "4096").set("d", "64")
             .set("n", "256").set("seeds", "10").set("errors", "0").set("queries", "320").set("accuracy_mean_frac", "0.4")
-            .set("accuracy_sd_frac", "0.05").set("chance_frac", "0.00390625");
+            .set("accuracy_sd_frac", "0.05").set("accuracy_se_frac", "0.0158").set("chance_frac", "0.00390625");
         for (const char* mode : {"nearest", "none"})
             f << CsvRecord(r).set("task_spec", std::string("chain_recall:hops=3,cleanup=") + mode + ",queries=32").set("slot", "3").line();
     }

@@ -6,6 +6,7 @@
 #include "harness/exec/runner.hpp"
 #include "harness/results/aggregate.hpp"
 #include "harness/results/csv.hpp"
+#include "harness/results/stats.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -13,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <thread>
 #include <fstream>
@@ -116,6 +118,41 @@ TEST_CASE("aggregation gives the mean and spread over seeds", "[harness][aggrega
     REQUIRE(g.ci_lo <= g.mean);
     REQUIRE(g.ci_hi >= g.mean);
     REQUIRE(g.sd > 0);
+}
+
+TEST_CASE("accuracy_se_frac: the seeds' spread with one seed's binomial floor, over the seeds that ran", "[harness][aggregate]") {
+    // Three seeds all right (sd 0: the floor decides, p clamped to 1 - 1/32) and one failed seed,
+    // which counts in `seeds` but not in the standard error; then two seeds whose spread beats the floor.
+    const std::string path = "aggregate_se_input.csv";
+    {
+        std::ofstream f(path);
+        f << cell_header();
+        CsvRecord r(cell_columns());
+        r.set("memory_spec", "softmax:beta=16").set("readout", "native").set("budget_floats", "1024")
+            .set("state_floats", "1024").set("d", "64").set("queries", "32").set("chance_frac", "0.03125");
+        for (int seed = 0; seed < 4; ++seed)
+            f << CsvRecord(r).set("task_spec", "a").set("n", "8").set("seed", std::to_string(seed))
+                     .set("accuracy_frac", seed < 3 ? "1" : "").set("status", seed < 3 ? "ok" : "error").line();
+        for (int seed = 0; seed < 2; ++seed)
+            f << CsvRecord(r).set("task_spec", "b").set("n", "8").set("seed", std::to_string(seed))
+                     .set("accuracy_frac", seed == 0 ? "0.5" : "1").set("status", "ok").line();
+    }
+    const auto groups = summarise_csv(path);
+    std::remove(path.c_str());
+    REQUIRE(groups.size() == 2);
+    const double q = 32, p = 1 - 1 / q;
+    REQUIRE(groups[0].seeds == 4);
+    REQUIRE(groups[0].errors == 1);
+    REQUIRE(groups[0].sd == 0);
+    REQUIRE(groups[0].se == Approx(std::sqrt(p * (1 - p) / q) / std::sqrt(3.0)).epsilon(1e-12));
+    REQUIRE(groups[1].se == Approx(groups[1].sd / std::sqrt(2.0)).epsilon(1e-12));
+    REQUIRE(groups[1].se > std::sqrt(0.75 * 0.25 / q) / std::sqrt(2.0));
+    REQUIRE(accuracy_standard_error(0.75, 0.01, 2, q) == Approx(std::sqrt(0.75 * 0.25 / q) / std::sqrt(2.0)));
+    const std::string csv = summary_csv(groups);
+    const CsvColumns col(header_line(summary_columns()).substr(0, header_line(summary_columns()).size() - 1),
+                         summary_columns(), "summary");
+    const auto first = split_csv_line(csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1));
+    REQUIRE(first[col["accuracy_se_frac"]] == format_sig(groups[0].se));
 }
 
 TEST_CASE("the memory gate: cells in flight hold at most its budget; a larger cell runs alone", "[harness][memory_gate]") {

@@ -82,11 +82,10 @@ TEST_CASE("the race adds tuning seeds until candidates are told apart, then take
         int seeds = 0;
         double sum = 0, sum_sq = 0, reads = 0, correct = 0;
         double mean() const { return sum / seeds; }
-        double var() const {
-            const double p = (correct + 1) / (reads + 2);
-            double v = p * (1 - p) / reads;
-            if (seeds >= 2) v = std::max(v, std::max(0.0, (sum_sq - seeds * mean() * mean()) / (seeds - 1)) / seeds);
-            return v;
+        double var() const {  // sd at least one seed's binomial sd, p clamped to [1/q, 1 - 1/q]; over seeds
+            const double q = reads / seeds, p = std::min(std::max(mean(), 1 / q), 1 - 1 / q);
+            const double between = seeds >= 2 ? std::max(0.0, (sum_sq - seeds * mean() * mean()) / (seeds - 1)) : 0.0;
+            return std::max(between, p * (1 - p) / q) / seeds;
         }
     };
     std::vector<Tally> t(candidates.size());

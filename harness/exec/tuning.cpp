@@ -5,6 +5,7 @@
 #include "harness/exec/memory_gate.hpp"
 #include "harness/exec/progress.hpp"
 #include "harness/exec/runner.hpp"
+#include "harness/results/stats.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -234,15 +235,14 @@ struct Tally {
         reads += score[1], correct += score[0] * score[1];
     }
     double mean() const { return seeds > 0 ? sum / seeds : 0.0; }
-    /// Variance of the mean: the larger of the spread between seeds and the binomial error.
+    /// Variance of the mean: the square of the suite's one standard error (stats.hpp), the
+    /// spread between seeds with one seed's binomial sd as its floor.
     double var_mean() const {
-        const double p = (correct + 1.0) / (reads + 2.0);
-        double v = reads > 0 ? p * (1.0 - p) / reads : 0.25;
-        if (seeds >= 2) {
-            const double m = mean(), between = std::max(0.0, (sum_sq - seeds * m * m) / (seeds - 1));
-            v = std::max(v, between / seeds);
-        }
-        return v;
+        if (seeds == 0 || reads <= 0) return 0.25;
+        const double m = mean();
+        const double sd = seeds >= 2 ? std::sqrt(std::max(0.0, (sum_sq - seeds * m * m) / (seeds - 1))) : 0.0;
+        const double se = accuracy_standard_error(m, sd, seeds, reads / seeds);
+        return se * se;
     }
 };
 

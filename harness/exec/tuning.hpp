@@ -32,10 +32,11 @@
 //      earlier candidate (the smaller width, then the earlier value in the list).
 // A candidate's accuracy on one tuning seed is its fraction of correct reads (the
 // mean over slots on tasks with slots). The standard error of its mean over m seeds
-// is the larger of the spread between seeds (sd / √m, m ≥ 2: episodes differ, and
-// the reads of one episode are not independent) and the binomial error of all its
-// Q reads, √(p̃(1 − p̃)/Q) with p̃ = (correct + 1)/(Q + 2), which is not 0 at 0% or
-// 100%, so a perfect score on a few reads does not separate. A candidate whose
+// of q reads is the suite's one rule (harness/results/stats.hpp): the spread between
+// seeds (episodes differ, and the reads of one episode are not independent) with one
+// seed's binomial sd as its floor, max(sd, √(p(1 − p)/q)) / √m, p the mean clamped to
+// [1/q, 1 − 1/q], which is not 0 at 0% or 100%, so a perfect score on a few reads
+// does not separate. A candidate whose
 // cell fails (a non-finite read) is out; when every candidate fails, the cheapest
 // is taken (its cells then report the failure).
 // Every cell of the group is then rewritten with the choice (d, memory spec) and

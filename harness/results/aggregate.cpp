@@ -106,6 +106,8 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
         if (!a.acc.empty()) {
             const Summary s = summarise(a.acc, SummaryOptions{0.0, true});
             a.g.mean = s.mean, a.g.sd = s.sd, a.g.ci_lo = s.lo, a.g.ci_hi = s.hi;
+            const double ran = static_cast<double>(a.acc.size());
+            a.g.se = accuracy_standard_error(s.mean, s.sd, ran, static_cast<double>(a.g.queries) / ran);
             a.g.dist_mean = a.dist_count ? a.dist_sum / static_cast<double>(a.dist_count)
                                          : std::numeric_limits<double>::quiet_NaN();
             a.g.cos_mean = a.cos_count ? a.cos_sum / static_cast<double>(a.cos_count)
@@ -133,6 +135,7 @@ std::string summary_csv(const std::vector<GroupSummary>& groups) {
         r.set("d", g.d).set("n", g.n).set("slot", g.slot);
         r.set("seeds", std::to_string(g.seeds)).set("errors", std::to_string(g.errors)).set("queries", std::to_string(g.queries));
         r.set("accuracy_mean_frac", measured(any, g.mean)).set("accuracy_sd_frac", measured(any, g.sd));
+        r.set("accuracy_se_frac", measured(any, g.se));
         r.set("accuracy_ci95_lo_frac", measured(ci, g.ci_lo)).set("accuracy_ci95_hi_frac", measured(ci, g.ci_hi));
         r.set("tuned", g.tuned);
         r.set("chance_frac", measured(any, g.chance)).set("target_dist_mean", measured(any && !std::isnan(g.dist_mean), g.dist_mean));

@@ -20,7 +20,8 @@ struct GroupSummary {
     std::string d, n;
     std::int64_t state_floats = 0;
     std::int64_t seeds = 0, errors = 0, queries = 0;
-    double mean = 0, sd = 0, ci_lo = 0, ci_hi = 0, chance = 0, dist_mean = 0, cos_mean = 0;
+    /// se: the standard error with the binomial floor (stats.hpp), over the seeds that ran.
+    double mean = 0, sd = 0, se = 0, ci_lo = 0, ci_hi = 0, chance = 0, dist_mean = 0, cos_mean = 0;
     /// A column measured on some rows only (the abstention columns): mean and 95% interval over
     /// the seeds that have it; `count` = 0 when none has (the summary's columns stay empty).
     struct Optional {

@@ -57,6 +57,7 @@ const std::vector<Column>& summary_columns() {
         {"queries", "reads scored over all seeds"},
         {"accuracy_mean_frac", "mean accuracy over seeds"},
         {"accuracy_sd_frac", "standard deviation of accuracy across seeds"},
+        {"accuracy_se_frac", "standard error of the mean: max(sd, one seed's binomial sd) / sqrt(seeds that ran)"},
         {"accuracy_ci95_lo_frac", "95% t interval of the mean, lower end (clipped to 0)"},
         {"accuracy_ci95_hi_frac", "95% t interval of the mean, upper end (clipped to 1)"},
         {"chance_frac", "accuracy of a uniform guess"},

@@ -11,6 +11,15 @@ namespace memcap {
 
 double Summary::se() const { return sd / std::sqrt(static_cast<double>(count)); }
 
+double binomial_sd(double mean, double queries) {
+    const double p = std::clamp(mean, 1.0 / queries, 1.0 - 1.0 / queries);
+    return std::sqrt(p * (1 - p) / queries);
+}
+
+double accuracy_standard_error(double mean, double sd, double seeds, double queries_per_seed) {
+    return std::max(sd, binomial_sd(mean, queries_per_seed)) / std::sqrt(seeds);
+}
+
 Summary summarise(const std::vector<double>& x, const SummaryOptions& o) {
     Summary s;
     s.count = static_cast<int>(x.size());
@@ -21,11 +30,7 @@ Summary summarise(const std::vector<double>& x, const SummaryOptions& o) {
     double ss = 0;
     for (double v : x) ss += (v - s.mean) * (v - s.mean);
     s.sd = x.size() > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
-    if (o.binomial_queries > 0) {
-        const double q = o.binomial_queries;
-        const double p = std::clamp(s.mean, 1.0 / q, 1.0 - 1.0 / q);
-        s.sd = std::max(s.sd, std::sqrt(p * (1 - p) / q));
-    }
+    if (o.binomial_queries > 0) s.sd = std::max(s.sd, binomial_sd(s.mean, o.binomial_queries));
     const double t = x.size() > 1 ? boost::math::quantile(boost::math::students_t(n - 1), 0.975)
                                    : std::numeric_limits<double>::quiet_NaN();
     s.lo = s.mean - t * s.se();

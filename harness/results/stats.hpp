@@ -13,6 +13,14 @@
 // [1/q, 1 − 1/q]: when every seed scores the same (e.g. 100%), the interval
 // still reflects that only q queries were asked.
 //
+// The standard error of a mean accuracy (the one rule: `aggregate`'s
+// accuracy_se_frac, the theory table's residuals, the race on tuning seeds, the
+// reports) applies that floor to the seeds' sd:
+//
+//   se = max(sd, √(p(1 − p)/q)) / √S,   p = mean clamped to [1/q, 1 − 1/q],
+//
+// S the seeds that ran and q their queries per seed.
+//
 // The verdict rule: a published number P_pub, itself an estimate from P seeds
 // of the same protocol, is reproduced by a measured mean over S seeds when
 //
@@ -39,6 +47,12 @@ struct SummaryOptions {
 
 /// Mean, sd and 95% t interval of `x` (which must not be empty).
 Summary summarise(const std::vector<double>& x, const SummaryOptions& options = {});
+
+/// One seed's binomial sd over q queries, √(p(1 − p)/q), p = mean clamped to [1/q, 1 − 1/q].
+double binomial_sd(double mean, double queries);
+/// The standard error of a mean accuracy over `seeds` seeds of `queries_per_seed` queries each
+/// (header): max(sd, binomial_sd(mean, q)) / √seeds.
+double accuracy_standard_error(double mean, double sd, double seeds, double queries_per_seed);
 
 /// 3 · sd · √(1/S + 1/P) + unit: how far a measured mean may lie from a number published from P seeds.
 double reproduction_tolerance(const Summary& measured, int published_seeds, double unit = 0.0);

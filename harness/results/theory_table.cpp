@@ -38,7 +38,7 @@ const std::vector<Column>& prediction_columns() {
         {"note", "why the model does not apply, or what it assumes"},
         {"model_accuracy_frac", "the model's accuracy; empty when applies = no"},
         {"measured_mean_frac", "the summary's mean accuracy over seeds"},
-        {"measured_se_frac", "its standard error, sd/sqrt(seeds), sd at least one seed's binomial sd"},
+        {"measured_se_frac", "its standard error: the summary's accuracy_se_frac"},
         {"residual_points", "100 (model - measured)"},
         {"residual_se", "residual / standard error"},
     };
@@ -271,7 +271,7 @@ TheoryTables theory_tables(const TheoryOptions& o) {
             if (tp.count("absent")) continue;  // the models score present queries of a task without absent ones
             // chain_recall with cleanup: the one-hop model compounded over the row's hop
             // (theory::chain_cleanup_accuracy); without cleanup the hops are not independent
-            // (the composition of measured one-hop curves is in scripts/report_chains.py).
+            // (the composition of measured one-hop curves is in scripts/memcap_report/chains.py).
             int hop = 0;
             if (name_of(task) == "chain_recall") {
                 if (!tp.count("cleanup") || tp.at("cleanup") != "nearest") continue;
@@ -374,11 +374,7 @@ TheoryTables theory_tables(const TheoryOptions& o) {
                 .set("frame", tuned.empty() ? "fixed" : "frontier").set("noise_sigma", format_sig(sigma))
                 .set("model", model).set("applies", applies).set("note", note);
             const double mean = real_field(f[col["accuracy_mean_frac"]], "accuracy_mean_frac", at);
-            const double sd = real_field(f[col["accuracy_sd_frac"]], "accuracy_sd_frac", at);
-            const std::int64_t seeds = int_field(f[col["seeds"]], "seeds", at);
-            const double q = static_cast<double>(int_field(f[col["queries"]], "queries", at)) / static_cast<double>(seeds);
-            const double pc = std::clamp(mean, 1 / q, 1 - 1 / q);
-            const double se = std::max(sd, std::sqrt(pc * (1 - pc) / q)) / std::sqrt(static_cast<double>(seeds));
+            const double se = real_field(f[col["accuracy_se_frac"]], "accuracy_se_frac", at);  // aggregate's one rule
             r.set("measured_mean_frac", frac(mean)).set("measured_se_frac", frac(se));
             if (p) {
                 r.set("model_accuracy_frac", frac(*p)).set("residual_points", format_sig(100 * (*p - mean)))

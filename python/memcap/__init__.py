@@ -63,7 +63,7 @@ SUMMARY_DTYPES = {
     "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
     "budget_floats": "Int64", "state_floats": "int64", "d": "int64", "n": "int64", "slot": "Int64",
     "seeds": "int64", "errors": "int64", "queries": "int64",
-    "accuracy_mean_frac": "float64", "accuracy_sd_frac": "float64",
+    "accuracy_mean_frac": "float64", "accuracy_sd_frac": "float64", "accuracy_se_frac": "float64",
     "accuracy_ci95_lo_frac": "float64", "accuracy_ci95_hi_frac": "float64",
     "chance_frac": "float64", "target_dist_mean": "float64", "target_cos_mean": "float64",
     "threshold_mean": "float64", "false_accept_mean_frac": "float64", "false_accept_ci95_lo_frac": "float64",
@@ -200,7 +200,7 @@ def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=T
 
 
 def aggregate(results):
-    """Mean accuracy over seeds with its sd and 95% interval, per (memory, task, readout, budget, d, n, slot).
+    """Mean accuracy over seeds with its sd, standard error and 95% interval, per (memory, task, readout, budget, d, n, slot).
 
     ``results``: a DataFrame as ``run`` returns it, or the path of a results CSV. The
     summary is ``memcap aggregate``'s (harness/results/stats.hpp), as a DataFrame.

@@ -1,9 +1,7 @@
-#!/usr/bin/python3
-"""The learned-keys section of reports/REPORT.md, from the study's committed CSVs.
+"""The learned-keys section of REPORT.md, from the study's committed CSVs.
 
-usage (from scripts/report.py): report_learned_keys.section(reports_dir, figures_dir) -> list of
-Markdown lines; standalone: /usr/bin/python3 scripts/report_learned_keys.py [REPORTS_DIR]
-prints the section.
+section(reports_dir, figures_dir, frontier_table) -> Markdown lines (frontier_table: the main
+report's capacity_table.csv, for the cache's frontier capacity).
 
 Reads REPORTS_DIR/learned_keys/ (written by the commands in its README.md):
   learned_keys.csv, learned_keys_summary.csv   the study (scripts/sweeps/learned_keys.ini),
@@ -19,36 +17,24 @@ last n whose mean accuracy over seeds is at least 90% before the first that is n
 smallest n tried misses; `≥b`: every n tried passes). Every number and sentence is a
 deterministic function of the CSVs.
 """
-import csv
 import math
 import os
-import sys
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
+
+from .common import SUMMARY_COLUMNS, base, param, read_csv, se
 
 THRESHOLD = 0.9
+CELL_COLUMNS = ("memory_spec", "task_spec", "budget_floats", "d", "n", "seed", "queries", "accuracy_frac", "status")
 
 
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
-def params(spec):
-    _, _, rest = spec.partition(":")
-    out = {}
-    for kv in rest.split(",") if rest else []:
-        k, _, v = kv.partition("=")
-        out[k] = v
-    return out
 
 
-def base(memory_spec):
-    return memory_spec.split(":")[0]
 
 
 def noise_of(task_spec):
-    p = params(task_spec)
-    return "cosine=" + p.get("cosine", "1")
+    return "cosine=" + param(task_spec, "cosine")
 
 
 def noise_words(noise):
@@ -57,26 +43,21 @@ def noise_words(noise):
 
 def source_of(task_spec, n):
     """(key source, V/n): ('fresh', 0) for vocab = 0, else (keys, vocab / n)."""
-    p = params(task_spec)
-    v = int(p.get("vocab", "0"))
+    v = int(param(task_spec, "vocab"))
     if v == 0:
         return "fresh", 0
-    return p.get("keys", "random"), v // int(n)
+    return param(task_spec, "keys"), v // int(n)
 
 
 def steps_of(task_spec):
-    return int(params(task_spec).get("steps", "1000"))
+    return int(param(task_spec, "steps"))
 
 
-def se_of(r):
-    """Standard error of a summary row's mean: the seeds' spread with the binomial floor of one
-    seed's queries (the suite's rule, harness/results/stats.hpp)."""
-    s = int(r["seeds"])
-    q = int(r["queries"]) / s
-    m = float(r["accuracy_mean_frac"])
-    pc = min(max(m, 1 / q), 1 - 1 / q)
-    sd = max(float(r["accuracy_sd_frac"]), math.sqrt(pc * (1 - pc) / q))
-    return sd / math.sqrt(s)
+def study_steps(summary):
+    """The study's training steps: the fewest in its summary (rows with more are checks)."""
+    return min(steps_of(r["task_spec"]) for r in summary)
+
+
 
 
 def capacity(points):
@@ -115,24 +96,24 @@ def load(out):
     need = ["learned_keys_summary.csv", "learned_keys.csv"]
     if not all(os.path.exists(os.path.join(d, f)) for f in need):
         return None
-    summary = read_csv(os.path.join(d, "learned_keys_summary.csv"))
-    cells = read_csv(os.path.join(d, "learned_keys.csv"))
+    summary = read_csv(os.path.join(d, "learned_keys_summary.csv"), SUMMARY_COLUMNS)
+    cells = read_csv(os.path.join(d, "learned_keys.csv"), CELL_COLUMNS)
     theory = read_csv(os.path.join(d, "learned_keys_theory.csv")) if os.path.exists(
         os.path.join(d, "learned_keys_theory.csv")) else []
-    check = read_csv(os.path.join(d, "learned_keys_check.csv")) if os.path.exists(
+    check = read_csv(os.path.join(d, "learned_keys_check.csv"), CELL_COLUMNS) if os.path.exists(
         os.path.join(d, "learned_keys_check.csv")) else []
     return summary, cells, theory, check
 
 
-def groups(summary):
+def groups(summary, steps):
     """(memory, budget, d, noise, source, ratio) -> sorted [(n, mean, se, row)] of the default training."""
     g = defaultdict(list)
     for r in summary:
-        if steps_of(r["task_spec"]) != 1000:
+        if steps_of(r["task_spec"]) != steps:
             continue
         src, ratio = source_of(r["task_spec"], r["n"])
         key = (base(r["memory_spec"]), int(r["budget_floats"]), int(r["d"]), noise_of(r["task_spec"]), src, ratio)
-        g[key].append((int(r["n"]), float(r["accuracy_mean_frac"]), se_of(r), r))
+        g[key].append((int(r["n"]), float(r["accuracy_mean_frac"]), se(r), r))
     for k in g:
         g[k].sort()
     return g
@@ -155,7 +136,17 @@ def capacity_table(g):
     return rows
 
 
-ORDER = ["softmax", "linear", "delta", "hrr", "selective"]
+# The study asks how far trained keys raise each fixed-state memory's capacity, against the
+# cache (a state that grows with n) and, for the grid, against its models: these are the
+# backends its sentences are about, and the order its tables and panels list memories in.
+CACHE, GRID, DELTA_RULE = "softmax", "linear", "delta"
+ORDER = [CACHE, GRID, DELTA_RULE, "hrr", "selective"]
+
+
+def memories(g):
+    """The study's memories: those of ORDER first, then any other in order of appearance."""
+    seen = list(dict.fromkeys(k[0] for k in g))
+    return [m for m in ORDER if m in seen] + [m for m in seen if m not in ORDER]
 
 
 def gains(g):
@@ -178,7 +169,7 @@ def figures(g, gs, figdir):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     names = []
-    mems = [m for m in ORDER if any(k[0] == m for k in g)]
+    mems = memories(g)
     # accuracy against n, V = n, no noise, each memory at its largest budget in the study
     fig, axes = plt.subplots(1, len(mems), figsize=(3.2 * len(mems), 3.0), squeeze=False)
     for ax, m in zip(axes[0], mems):
@@ -227,7 +218,7 @@ def figures(g, gs, figdir):
     return names
 
 
-def check_lines(cells, check):
+def check_lines(cells, check, steps):
     """Training sufficiency: the check's cells (twice the steps) against the same cells at the
     default steps, per seed; verdict |mean difference| ≤ 1.96 × its SE (the paired seeds' spread,
     floored by the binomial SE of a difference of two seeds' query counts)."""
@@ -235,14 +226,16 @@ def check_lines(cells, check):
         return ["Training sufficiency: not measured (learned_keys_check.csv missing)."], None
     key = lambda r: (r["memory_spec"], r["budget_floats"], r["d"], r["n"],
                      ",".join(kv for kv in r["task_spec"].split(":", 1)[1].split(",") if not kv.startswith("steps=")))
-    base_rows = {(key(r), r["seed"]): r for r in cells if steps_of(r["task_spec"]) == 1000}
+    base_rows = {(key(r), r["seed"]): r for r in cells if steps_of(r["task_spec"]) == steps}
+    more = sorted({steps_of(r["task_spec"]) for r in check})
     diffs = defaultdict(list)
     for r in check:
         b = base_rows.get((key(r), r["seed"]))
         if b is None or r["status"] != "ok" or b["status"] != "ok":
             continue
         diffs[key(r)].append((float(r["accuracy_frac"]), float(b["accuracy_frac"]), int(r["queries"])))
-    lines = ["| memory | B | d | n | noise | 1000 steps | 2000 steps | difference (points) | SE | within 1.96 SE |",
+    lines = ["| memory | B | d | n | noise | %d steps | %s steps | difference (points) | SE | within 1.96 SE |" % (
+                 steps, "/".join(str(x) for x in more)),
              "|---|---:|---:|---:|---|---:|---:|---:|---:|---|"]
     worst = 0.0
     outside = 0
@@ -259,11 +252,11 @@ def check_lines(cells, check):
         outside += not ok
         if not ok:
             moved.append("%s at B = %s, n = %s, %s: %+.1f points" % (
-                base(k[0]), k[1], k[3], noise_words("cosine=" + params("x:" + k[4]).get("cosine", "1")), 100 * mean))
+                base(k[0]), k[1], k[3], noise_words("cosine=" + param("x:" + k[4], "cosine")), 100 * mean))
         worst = max(worst, abs(mean) / se if se > 0 else 0.0)
         m, b, d, n, task = k
         lines.append("| %s | %s | %s | %s | %s | %.1f | %.1f | %+.1f | %.1f | %s |" % (
-            base(m), b, d, n, noise_words("cosine=" + params("x:" + task).get("cosine", "1")),
+            base(m), b, d, n, noise_words("cosine=" + param("x:" + task, "cosine")),
             100 * sum(b for _, b, _ in xs) / s, 100 * sum(a for a, _, _ in xs) / s, 100 * mean, 100 * se,
             "yes" if ok else "**no**"))
     return lines, (len(diffs), outside, worst, moved)
@@ -290,12 +283,13 @@ def theory_lines(theory):
     return lines, stats
 
 
-def section(out, figdir):
+def section(out, figdir, frontier_table=None):
     data = load(out)
     if data is None:
         return []
     summary, cells, theory, check = data
-    g = groups(summary)
+    steps = study_steps(summary)
+    g = groups(summary, steps)
     table = capacity_table(g)
     gs = gains(g)
     figs = figures(g, gs, figdir)
@@ -323,8 +317,8 @@ def section(out, figdir):
     lines.append("")
 
     # selective at rho = 1 without a salience feature writes exactly as the linear grid
-    same = [(k, v) for k, v in g.items() if k[0] == "selective" and ("linear",) + k[1:] in g]
-    if same and all([(n, m) for n, m, _, _ in v] == [(n, m) for n, m, _, _ in g[("linear",) + k[1:]]] for k, v in same):
+    same = [(k, v) for k, v in g.items() if k[0] == "selective" and (GRID,) + k[1:] in g]
+    if same and all([(n, m) for n, m, _, _ in v] == [(n, m) for n, m, _, _ in g[(GRID,) + k[1:]]] for k, v in same):
         lines += ["The selective model's rows equal the linear grid's in every one of its %d groups: on this task "
                   "no salience feature is declared, so its step is 1 and, at rho = 1, it is the linear grid (with "
                   "the same feature map); it is kept as a check that training sees the same memory the same way."
@@ -332,7 +326,7 @@ def section(out, figdir):
 
     # --- words: how far training raises each memory's capacity
     words = []
-    for m in [x for x in ORDER if any(k[0] == x for k in g)]:
+    for m in memories(g):
         mine = [t for t in table if t[0] == m and t[6] and t[8]]
         exact = [(t, t[8][0] / t[6][0]) for t in mine if t[8][1] == "=" and t[6][1] == "="]
         lower = [(t, t[8][0] / t[6][0]) for t in mine if t[8][1] == ">=" and t[6][1] == "="]
@@ -360,7 +354,7 @@ def section(out, figdir):
     bands = [(0, 2), (2, 8), (8, 32), (32, 1e9)]
     blines = ["| memory | noise | " + " | ".join("V/d in [%g, %s)" % (lo, "∞" if hi > 1e8 else "%g" % hi) for lo, hi in bands) + " |",
               "|---|---|" + "---:|" * len(bands)]
-    for m in [x for x in ORDER if any(k[0] == x for k in g)]:
+    for m in memories(g):
         for nz in ("cosine=1", "cosine=0.72"):
             xs = [x for x in gs if x["memory"] == m and x["noise"] == nz and x["random"] < 0.995]
             if not xs:
@@ -376,17 +370,17 @@ def section(out, figdir):
     # --- parity with the cache: the cache's capacity in this study (its fixed width, any keys)
     # and, where the main job's table is there, at its own best width and beta (frontier)
     frontier = {}
-    path = os.path.join(out, "capacity_table.csv")
-    if os.path.exists(path):
+    path = frontier_table
+    if path and os.path.exists(path):
         for r in read_csv(path):
-            if base(r["memory_spec"]) == "softmax" and r["frame"] == "frontier" and r["task"] == "assoc_recall" \
+            if base(r["memory_spec"]) == CACHE and r["frame"] == "frontier" and r["task"] == "assoc_recall" \
                     and r["capacity_at_0.9"]:
                 frontier[(int(r["budget_floats"]), r["noise"])] = int(r["capacity_at_0.9"])
     par, parity = [], []
     for b in sorted({k[1] for k in g}):
         for nz in ("cosine=1", "cosine=0.72"):
-            cache = [t for t in table if t[0] == "softmax" and t[1] == b and t[3] == nz]
-            fixed = [t for t in table if t[0] != "softmax" and t[1] == b and t[3] == nz and t[8] and t[8][1] != "<"]
+            cache = [t for t in table if t[0] == CACHE and t[1] == b and t[3] == nz]
+            fixed = [t for t in table if t[0] != CACHE and t[1] == b and t[3] == nz and t[8] and t[8][1] != "<"]
             if not cache or not fixed:
                 continue
             caps = [c for t in cache for c in (t[5], t[6], t[7], t[8]) if c and c[1] != "<"]
@@ -409,7 +403,7 @@ def section(out, figdir):
     lines += ["**Equal-memory parity** (capacity at equal floats):", ""] + par + [""]
 
     # --- delta's "several times d"
-    delta = [t for t in table if t[0] == "delta" and t[8]]
+    delta = [t for t in table if t[0] == DELTA_RULE and t[8]]
     delta_top = None
     if delta:
         top = max(delta, key=lambda t: t[8][0] / t[2])
@@ -427,7 +421,7 @@ def section(out, figdir):
               "model − measured):", ""] + tl + [""]
 
     # --- training sufficiency
-    cl, cstats = check_lines(cells, check)
+    cl, cstats = check_lines(cells, check, steps)
     lines += ["**Training is not the limit**: the largest cells again with twice the Adam steps and training "
               "episodes (`scripts/sweeps/learned_keys_check.ini`), seed by seed against the default:", ""] + cl + [""]
 
@@ -438,7 +432,7 @@ def section(out, figdir):
 
 
 def answer(table, gs, cstats, parity, delta_top):
-    grid = [t for t in table if t[0] == "linear" and t[6] and t[8] and t[6][1] == "=" and t[8][1] in ("=", ">=")]
+    grid = [t for t in table if t[0] == GRID and t[6] and t[8] and t[6][1] == "=" and t[8][1] in ("=", ">=")]
     s1 = ""
     if grid:
         r1 = [t[8][0] / t[6][0] for t in grid if t[4] == 1]
@@ -447,14 +441,14 @@ def answer(table, gs, cstats, parity, delta_top):
             s1 = ("Training the keys raises the grid's capacity at equal state by a factor of %.2f–%.2f when the "
                   "vocabulary is the stored set (V = n) and %.2f–%.2f at V = %dn; " %
                   (min(r1), max(r1), min(rmax), max(rmax), max(x[4] for x in grid)))
-    fixed = [x for x in gs if x["memory"] != "softmax" and x["random"] < 0.995]
+    fixed = [x for x in gs if x["memory"] != CACHE and x["random"] < 0.995]
     small = [x["gain"] for x in fixed if x["v_over_d"] < 8]
     large = [x["gain"] for x in fixed if x["v_over_d"] >= 32]
     s1 += ("over all fixed-state memories the mean accuracy gain falls from %+.1f points at V/d < 8 to %+.1f at "
            "V/d ≥ 32." % (sum(small) / len(small) if small else float("nan"),
                           sum(large) / len(large) if large else float("nan")))
     others = []
-    for m in ("delta", "hrr", "selective"):
+    for m in [x for x in ORDER if x not in (CACHE, GRID)]:
         ms = [t for t in table if t[0] == m and t[6] and t[8] and t[6][1] == "=" and t[8][1] == "="]
         if ms:
             rs = [t[8][0] / t[6][0] for t in ms]
@@ -490,9 +484,3 @@ def answer(table, gs, cstats, parity, delta_top):
                    if all("-" in m.split(": ")[-1] for m in moved) else " except where a cell moved up"))
     return s1 + " " + s2 + " " + s3
 
-
-if __name__ == "__main__":
-    out = sys.argv[1] if len(sys.argv) > 1 else "reports"
-    figdir = os.path.join(out, "figures")
-    os.makedirs(figdir, exist_ok=True)
-    print("\n".join(section(out, figdir)))

@@ -1,0 +1,59 @@
+"""memcap's report: REPORT.md, the capacity table and the figures from memcap's CSVs.
+
+    /usr/bin/python3 scripts/report.py REPORTS_DIR          (or: python3 -m memcap_report REPORTS_DIR
+                                                             with scripts/ on PYTHONPATH)
+    memcap_report.build(REPORTS_DIR)                        the same from Python
+
+One module per part of the report: frontier (every memory at its best width), essay (the
+essays' d = 64 frame), reproduce (the essays reproduced), chains, abstention and
+learned_keys (the committed studies, each left out when its CSVs are not there); theory
+(`memcap theory` beside the measurements), capacity (the capacity table) and common (CSV
+reading, the canonical spec strings, the capacity rule, colours) serve them; report puts
+them together. Every number and every sentence is a deterministic function of the CSVs
+(no clocks, no randomness); the standard error is the summary's accuracy_se_frac, which
+`memcap aggregate` writes; spec parameters are read from the canonical spec strings memcap
+writes, never filled in with a default. Input that cannot be reported on (a missing file
+or column) is a ReportError: the command prints it as one line, exits with status 2 and
+leaves the reports directory as it was.
+
+Reads (written by scripts/reports.sh):
+  capacity.csv, capacity_summary.csv     the capacity sweep, per seed and over seeds: the
+                                         frontier (rows whose `tuned` column is non-empty:
+                                         each memory at its best width, the cache's beta
+                                         chosen too) and the essay's fixed-d frame (`tuned`
+                                         empty, d = 64)
+  capacity.csv.manifest.json             (optional) the sweep's config: tuning seeds, widths
+  theory.csv, theory_capacity.csv        `memcap theory` on capacity_summary.csv: the models
+                                         of memories/theory.hpp per summary row, and their
+                                         capacity lines (optional: without them no theory)
+  reproduce/reproduce_cells.csv          per-seed rows of the essay reproduction
+  reproduce/reproduction.csv             essay vs measured
+  chains/chains_summary.csv,             (optional) the chained-lookup and "nothing fits" studies
+  abstention/abstention_summary.csv      (scripts/sweeps/chains.ini, abstention.ini)
+  learned_keys/                          (optional) the learned-keys study (its README.md)
+Writes:
+  capacity_table.csv                     one row per frame, memory, task (and noise) and budget:
+    memory_spec         the memory; in the frontier the tuned keys read `best` (softmax:beta=best)
+    task, readout       the task's name, the readout's name
+    budget_floats       floats of state
+    capacity_axis       n (stored pairs), lag (lag recall) or L (copying)
+    capacity_at_0.9     frontier: the largest n with mean accuracy >= 0.9 (a smaller one may
+                        miss; REPORT.md lists where); essay frame: scanning n (lag, L) upward,
+                        the last before the first miss; empty: none tried passes
+    largest_tried       the largest n (lag, L) tried
+    capacity_exponent   least-squares slope of log capacity against log budget (same for
+                        every budget of one memory and task)
+    frame               frontier (widths chosen on tuning seeds) or essay (d = 64 fixed)
+    noise               the task's query noise: cosine=1 (none), cosine=C, or noise=SIGMA
+    d_at_capacity       the code width of the row at the capacity n (chosen there, in the frontier)
+    memory_spec_at_capacity  the memory spec there (with the chosen beta)
+    capacity_per_float  capacity_at_0.9 / budget_floats
+  figures/*.png                          the plots REPORT.md shows
+  REPORT.md                              the frontier first (figures, capacity table, theory
+                                         residuals, the comparison in words), then the essays
+                                         reproduced, the essay's frame and the studies
+
+Needs Debian's python3-numpy and python3-matplotlib (/usr/bin/python3).
+"""
+from .common import ReportError  # noqa: F401
+from .report import build  # noqa: F401

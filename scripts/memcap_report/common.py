@@ -1,0 +1,225 @@
+"""What every section shares: reading memcap's CSVs, the canonical spec strings, the one
+standard error (the summary's accuracy_se_frac), the capacity rule, colours and figure style."""
+import csv
+import os
+from collections import OrderedDict
+
+import numpy as np
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+THRESHOLD = 0.9
+# Colours are handed out from this fixed cycle to memories (backend names) in the
+# order they first appear in the CSVs, so a backend added to memcap needs no edit here.
+CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+         "#bcbd22", "#17becf"]
+ORDER = []    # backend names, in order of first appearance (see learn_memories)
+COLOURS = {}  # backend name -> colour, one per memory, kept across every figure
+
+
+class ReportError(Exception):
+    """Input the report cannot be built from (a missing file or column, a spec without a key):
+    the command prints it as one line and exits with status 2."""
+
+
+def reset_memories():
+    """Forgets the memories seen so far (one report, one palette)."""
+    del ORDER[:]
+    COLOURS.clear()
+
+
+def learn_memories(rows):
+    """Adds the backends of `rows` (CSV rows with a memory_spec) not seen yet to ORDER,
+    each with the next colour of CYCLE."""
+    for r in rows:
+        name = base(r["memory_spec"])
+        if name not in COLOURS:
+            ORDER.append(name)
+            COLOURS[name] = CYCLE[(len(ORDER) - 1) % len(CYCLE)]
+
+
+# ------------------------------------------------------------------ files
+
+def read_csv(path, required=()):
+    """The rows of a CSV as dicts; ReportError when it is missing or lacks a required column."""
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            names = reader.fieldnames or []
+    except OSError as e:
+        raise ReportError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+    missing = [c for c in required if c not in names]
+    if missing:
+        raise ReportError("%s: no column '%s'%s" % (
+            path, missing[0], " (a summary from an older `memcap aggregate`: aggregate it again)"
+            if missing[0] == "accuracy_se_frac" else ""))
+    return rows
+
+
+# The summary columns the sections read (memcap aggregate writes them all).
+SUMMARY_COLUMNS = ("memory_spec", "task_spec", "readout", "budget_floats", "state_floats", "d", "n", "slot",
+                   "seeds", "errors", "queries", "accuracy_mean_frac", "accuracy_se_frac",
+                   "accuracy_ci95_lo_frac", "accuracy_ci95_hi_frac", "tuned")
+
+
+def read_summary(path):
+    """A summary CSV written by `memcap aggregate`."""
+    return read_csv(path, SUMMARY_COLUMNS)
+
+
+def optional_csv(path, required=()):
+    """read_csv, or [] when the file is not there (an optional study)."""
+    return read_csv(path, required) if os.path.exists(path) else []
+
+
+def fnum(x):
+    return float(x) if x not in ("", None) else float("nan")
+
+
+def se(row):
+    """The standard error of a summary row's mean accuracy: `memcap aggregate`'s accuracy_se_frac
+    (the seeds' sd, at least one seed's binomial sd, over the square root of the seeds that ran)."""
+    return fnum(row["accuracy_se_frac"])
+
+
+def save(fig, path):
+    fig.savefig(path, dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+
+
+def style(ax, xlabel, ylabel, logx=True):
+    if logx:
+        ax.set_xscale("log", base=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+
+
+# ------------------------------------------------------------------ canonical spec strings
+
+def base(spec):
+    """The backend (task) name of a spec string."""
+    return spec.split(":")[0]
+
+
+def spec_params(spec):
+    """key=value pairs of a canonical spec string, in order."""
+    if ":" not in spec:
+        return OrderedDict()
+    return OrderedDict(kv.split("=", 1) for kv in spec.split(":", 1)[1].split(",") if "=" in kv)
+
+
+def param(spec, key):
+    """One parameter of a canonical spec string. memcap writes every parameter of a task, and
+    every parameter of a memory but the optional ones, so nothing here supplies a default:
+    a spec without the key is an error naming both."""
+    p = spec_params(spec)
+    if key not in p:
+        raise ReportError("spec '%s' has no '%s' (not a canonical spec string from memcap)" % (spec, key))
+    return p[key]
+
+
+def noise_key(task_spec):
+    """The task's query noise as memcap theory labels it: cosine=C, or noise=SIGMA."""
+    noise = param(task_spec, "noise")
+    if fnum(noise) > 0:
+        return "noise=" + noise
+    return "cosine=" + param(task_spec, "cosine")
+
+
+def has_noise(task_spec):
+    p = spec_params(task_spec)
+    return "noise" in p or "cosine" in p
+
+
+def noise_words(key):
+    kind, value = key.split("=")
+    if kind == "cosine":
+        return "noise 0" if float(value) == 1 else "query–key cosine %s" % value
+    return "query noise σ = %s per entry" % value
+
+
+def noise_order(keys):
+    """Noise-free first, then by falling cosine / rising sigma."""
+    def rank(k):
+        kind, value = k.split("=")
+        return (0, 0.0) if k == "cosine=1" else ((1, -float(value)) if kind == "cosine" else (2, float(value)))
+    return sorted(set(keys), key=rank)
+
+
+def frontier_spec(mem, tuned):
+    """The memory as the sweep named it: keys chosen on tuning seeds read `best`."""
+    keys = [k for k in tuned.split(",") if k and k != "d"]
+    p = spec_params(mem)
+    for k in keys:
+        p[k] = "best"
+    return base(mem) + ((":" + ",".join("%s=%s" % kv for kv in p.items())) if p else "")
+
+
+def is_frontier(r):
+    return r.get("tuned", "") != ""
+
+
+# ------------------------------------------------------------------ words and numbers
+
+def fmt_cap(cap, top, bottom):
+    if cap is None:
+        return "<%d" % bottom
+    return ("≥%d" % cap) if cap >= top else str(cap)
+
+
+def ratio_words(a, b):
+    """How many times a is b, in words: 'x4', 'x1.5'."""
+    r = a / b
+    return ("×%d" % round(r)) if abs(r - round(r)) < 0.05 else ("×%.1f" % r)
+
+
+def span_words(xs):
+    return str(min(xs)) if min(xs) == max(xs) else "%d–%d" % (min(xs), max(xs))
+
+
+def list_words(items):
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def seeds_text(summary):
+    s = sorted({int(r["seeds"]) for r in summary if r.get("seeds")})
+    return "–".join(str(x) for x in (s[:1] + s[-1:] if len(s) > 1 else s)) or "?"
+
+
+# ------------------------------------------------------------------ capacity
+
+def capacity(points, largest=True):
+    """The capacity along an axis of (x, mean accuracy) points. The frontier (largest=True):
+    the largest x with mean accuracy >= THRESHOLD (a smaller x may miss). The essay's frame
+    (largest=False), as the essays read it: scanning x upward, the last x before the first
+    miss (its lag and copying curves sit flat near 0.9, where the largest passing x would be
+    picked by sampling noise)."""
+    if largest:
+        return max((x for x, acc in points if acc >= THRESHOLD), default=None)
+    best = None
+    for x, acc in sorted(points):
+        if acc < THRESHOLD:
+            break
+        best = x
+    return best
+
+
+def fit_exponent(budgets, caps, top):
+    """Least-squares slope of log capacity against log budget, over budgets whose capacity
+    is known (not below the smallest n tried, not at the largest)."""
+    pts = [(b, c) for b, c in zip(budgets, caps) if c is not None and c < top]
+    if len(pts) < 2 or len({b for b, _ in pts}) < 2:
+        return None
+    x = np.log([p[0] for p in pts])
+    y = np.log([p[1] for p in pts])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+# The per-seed columns the reproduction's figures read.
+CELL_FIGURE_COLUMNS = ("memory_spec", "task_spec", "n", "slot", "accuracy_frac", "target_dist_mean", "status")

@@ -1,0 +1,172 @@
+"""Tests of the report package (scripts/memcap_report) on the small fixture sweep in
+fixtures/sweep/ (cut from reports/ by make_fixture.py). Run by ctest (tests/CMakeLists.txt):
+
+    /usr/bin/python3 -m unittest discover -s tests/report -t tests/report
+"""
+import csv
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+import memcap_report  # noqa: E402
+from memcap_report import chains, common  # noqa: E402
+
+FIXTURE = os.path.join(HERE, "fixtures", "sweep")
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_rows(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
+class Sweep:
+    """A copy of the fixture sweep in a temporary directory, to edit and report on."""
+
+    def __enter__(self):
+        self.tmp = tempfile.mkdtemp(prefix="memcap-report-test-")
+        self.dir = os.path.join(self.tmp, "sweep")
+        shutil.copytree(FIXTURE, self.dir)
+        return self
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.tmp)
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    def edit_summary(self, change):
+        """change(row) edits one summary row in place."""
+        rows = read_rows(self.path("capacity_summary.csv"))
+        for r in rows:
+            change(r)
+        write_rows(self.path("capacity_summary.csv"), rows)
+
+    def report(self):
+        """Runs the command as scripts/reports.sh does; returns (status, stderr, REPORT.md or None)."""
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report.py"), self.dir],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                           env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+        text = None
+        if os.path.exists(self.path("REPORT.md")):
+            with open(self.path("REPORT.md")) as f:
+                text = f.read()
+        return p.returncode, p.stderr, text
+
+
+def frontier(r):
+    return r["tuned"] != ""
+
+
+class SpecsAndErrors(unittest.TestCase):
+    def test_parameters_come_from_the_canonical_string_without_defaults(self):
+        spec = "assoc_recall:queries=32,noise=0,cosine=0.72,control=none"
+        self.assertEqual(common.param(spec, "cosine"), "0.72")
+        self.assertEqual(common.noise_key(spec), "cosine=0.72")
+        with self.assertRaises(common.ReportError) as e:
+            common.param("assoc_recall:queries=32", "cosine")  # no default is filled in
+        self.assertIn("'cosine'", str(e.exception))
+        self.assertEqual(common.frontier_spec("softmax:beta=8", "d,beta"), "softmax:beta=best")
+
+    def test_the_standard_error_is_the_summary_column(self):
+        row = {"accuracy_mean_frac": "1", "accuracy_sd_frac": "0", "seeds": "10", "errors": "0", "queries": "320",
+               "accuracy_se_frac": "0.0123"}
+        self.assertEqual(common.se(row), 0.0123)
+
+    def test_cleanup_model(self):
+        self.assertEqual(chains.cleanup_model(1.0, 64, 4), [1.0] * 4)
+        for p in chains.cleanup_model(1 / 64, 64, 5):  # chance is a fixed point
+            self.assertAlmostEqual(p, 1 / 64)
+        p = chains.cleanup_model(0.9, 64, 3)
+        self.assertAlmostEqual(p[2], 0.9 * p[1] + (1 - p[1]) * 0.1 / 63)
+
+
+class Report(unittest.TestCase):
+    def test_the_fixture_report(self):
+        with Sweep() as s:
+            status, err, text = s.report()
+            self.assertEqual(status, 0, err)
+            self.assertIn("softmax leads at every budget.", text)
+            self.assertIn("- At d = 64, capacity (n at ≥ 90%) at 1024 and 4096 floats: softmax 8 → 32; linear 32 → 128; "
+                          "delta 8 → 32; hrr 32 → 64. Still growing: softmax, linear, delta and hrr.", text)
+            # the reproduction's verdicts, and how far the differing ones lie from the essay
+            self.assertIn("94 of 96 published numbers agree", text)
+            self.assertIn("the essay's numbers are 1.5–1.7 points below the measurement", text)
+            table = read_rows(s.path("capacity_table.csv"))
+            soft = [r for r in table if r["frame"] == "frontier" and r["memory_spec"] == "softmax:beta=best"]
+            self.assertEqual([(r["budget_floats"], r["capacity_at_0.9"]) for r in soft], [("1024", "128"), ("4096", "256")])
+            for name in ("frontier_capacity.png", "frontier_vs_n_cosine_1.png", "assoc_recall_vs_n.png", "beta_sweep.png"):
+                self.assertTrue(os.path.getsize(s.path("figures", name)) > 0, name)
+            self.assertEqual([n for n in os.listdir(s.dir) if n.startswith(".report.")], [])
+
+    def test_when_the_cache_does_not_lead_the_sentence_changes(self):
+        with Sweep() as s:
+            def hrr_perfect(r):  # HRR reads every n tried in the frontier
+                if frontier(r) and r["memory_spec"] == "hrr":
+                    r["accuracy_mean_frac"] = "1"
+            s.edit_summary(hrr_perfect)
+            status, err, text = s.report()
+            self.assertEqual(status, 0, err)
+            self.assertNotIn("softmax leads at every budget", text)
+            self.assertIn("hrr leads at every budget.", text)
+            self.assertIn("most pairs stored at 1024 floats: hrr", text)
+
+    def test_when_the_cache_stops_growing_the_sentence_changes(self):
+        with Sweep() as s:
+            def cache_flat(r):  # the cache at d = 64 reads n <= 16 and nothing more, at every budget
+                if not frontier(r) and r["memory_spec"].startswith("softmax"):
+                    r["accuracy_mean_frac"] = "0.95" if int(r["n"]) <= 16 else "0.1"
+            s.edit_summary(cache_flat)
+            status, err, text = s.report()
+            self.assertEqual(status, 0, err)
+            self.assertIn("softmax 16 → 16; linear 32 → 128; delta 8 → 32; hrr 32 → 64. Not growing with the state "
+                          "at this fixed width (the frontier above lets the width grow): softmax; still growing: "
+                          "linear, delta and hrr.", text)
+
+    def test_a_summary_without_the_standard_error_is_refused_and_nothing_is_written(self):
+        with Sweep() as s:
+            rows = read_rows(s.path("capacity_summary.csv"))
+            for r in rows:
+                del r["accuracy_se_frac"]
+            write_rows(s.path("capacity_summary.csv"), rows)
+            before = sorted(os.listdir(s.dir))
+            status, err, text = s.report()
+            self.assertEqual(status, 2)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertIn("no column 'accuracy_se_frac'", err)
+            self.assertIsNone(text)
+            self.assertEqual(sorted(os.listdir(s.dir)), before)
+
+    def test_a_missing_directory_is_one_line_and_status_2(self):
+        with Sweep() as s:
+            shutil.rmtree(s.dir)
+            status, err, _ = s.report()
+            self.assertEqual(status, 2)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertIn("not a directory", err)
+
+    def test_build_from_python(self):
+        with Sweep() as s:
+            memcap_report.build(s.dir)
+            self.assertTrue(os.path.exists(s.path("REPORT.md")))
+            with self.assertRaises(memcap_report.ReportError):
+                memcap_report.build(s.path("no-such-dir"))
+
+
+if __name__ == "__main__":
+    unittest.main()
