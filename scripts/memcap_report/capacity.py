@@ -51,6 +51,7 @@ def capacity_rows(summary, frame):
                                 smallest_tried=min(p[0] for p in pts),
                                 d_at_capacity=int(where["d"]) if where else None,
                                 spec_at_capacity=where["memory_spec"] if where else None,
+                                tuned_keys=[k for k in where["tuned"].split(",") if k] if where else [],
                                 miss=at[miss] if miss is not None else None,
                                 beyond=at[beyond] if beyond is not None else None))
     exps = {}

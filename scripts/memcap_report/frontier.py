@@ -21,7 +21,7 @@ def tuning_words(manifest, frontier_rows):
     for r in frontier_rows:
         if base(r["memory_spec"]) not in natural_memories:
             chosen.setdefault(base(r["memory_spec"]), set()).update(k for k in r["tuned"].split(",") if k)
-    names = {"d": "width", "beta": "β"}
+    names = {"d": "width", "beta": "β", "rho": "ρ"}
     per = defaultdict(list)
     for m, keys in chosen.items():
         per[" and ".join(names.get(k, k) for k in sorted(keys, key=lambda k: (k != "d", k)))].append(m)
@@ -41,11 +41,76 @@ def tuning_words(manifest, frontier_rows):
     else:
         text += " — on tuning seeds disjoint from the %s scored seeds (the sweep's manifest was not found, so " \
                 "their number is not stated here)" % seeds_text(frontier_rows)
-    betas = sorted({fnum(spec_params(r["memory_spec"])["beta"]) for r in frontier_rows
-                    if "beta" in r["tuned"].split(",") and "beta" in spec_params(r["memory_spec"])})
-    if betas:
-        text += "; the cache's chosen β ranged over %s" % ", ".join("%g" % b for b in betas)
+    ranges = []
+    for m in chosen:
+        for k in sorted(chosen[m] - {"d"}):
+            vals = sorted({fnum(spec_params(r["memory_spec"])[k]) for r in frontier_rows if base(r["memory_spec"]) == m
+                           and k in r["tuned"].split(",") and k in spec_params(r["memory_spec"])})
+            cands = manifest.get("race_candidates", {}).get("memories", {}).get(m, {}).get(k)
+            if vals:
+                ranges.append("%s's %s over %s%s" % (m, names.get(k, k), ", ".join("%g" % v for v in vals),
+                                                    " (candidates: %s)" % ", ".join(cands) if cands else ""))
+    if ranges:
+        text += "; the chosen settings ranged: " + "; ".join(ranges)
     return text + "."
+
+
+SETTING_NAMES = {"beta": "β", "rho": "ρ"}
+
+
+def tuned_settings(m, spec_at_capacity):
+    """The settings chosen on tuning seeds at a capacity point, as (key, value) in spec order:
+    the keys the sweep's memory spec `m` leaves to the race (`key=best`)."""
+    chosen = spec_params(spec_at_capacity)
+    return [(k, chosen[k]) for k, v in spec_params(m).items() if v == "best" and k in chosen]
+
+
+def at_end(manifest, memory, key, value):
+    """'lowest' or 'highest' when `value` is the first or last of the candidates the sweep's
+    manifest records for memory's `key` (race_candidates), else None (also without a manifest)."""
+    cands = manifest.get("race_candidates", {}).get("memories", {}).get(memory, {}).get(key)
+    if not cands or len(cands) < 2:
+        return None
+    vals = sorted(fnum(c) for c in cands)
+    return "lowest" if fnum(value) == vals[0] else "highest" if fnum(value) == vals[-1] else None
+
+
+def settings_text(m, r, manifest, edges):
+    """', β=64' etc. for a capacity cell; a setting at an end of its candidates gets a dagger and
+    is collected in `edges` as (memory, key, value, end, budget, d)."""
+    out = ""
+    for k, v in tuned_settings(m, r["spec_at_capacity"]):
+        end = at_end(manifest, base(m), k, v)
+        out += ", %s=%s%s" % (SETTING_NAMES.get(k, k), v, "†" if end else "")
+        if end:
+            edges.append((base(m), k, v, end, r["budget_floats"], r["d_at_capacity"]))
+    return out
+
+
+def edge_lines(edges, narrowest):
+    """What the table's daggers mean, computed from the choices that sit at an end."""
+    if not edges and not narrowest:
+        return []
+    lines = []
+    by = OrderedDict()
+    for mem, k, v, end, b, d in edges:
+        by.setdefault((mem, k, v, end), []).append(b)
+    parts = ["%s's %s = %s (the %s candidate) at %s floats" % (mem, SETTING_NAMES.get(k, k), v, end,
+                                                               ", ".join(str(b) for b in sorted(set(bs))))
+             for (mem, k, v, end), bs in by.items()]
+    if parts:
+        lines.append("†: chosen at an end of its candidates (`memcap list` shows them) — " + "; ".join(parts) + ". "
+                     "A choice at an end means the candidates may stop short of the memory's best: a decay of 1 is "
+                     "the end of its range (no decay); the delta rule's smallest step approaches the linear grid "
+                     "(its β → 0 limit, up to a scale the nearest-value read ignores); the cache's largest β is a "
+                     "hard argmax.")
+    if narrowest:
+        lines.append("Chosen at the narrowest candidate width, d = 4: " + "; ".join(
+            "%s at %s" % (m, ", ".join("%s floats" % b for b in bs)) for m, bs in narrowest.items()) +
+            ". Without query noise, nothing but precision limits how narrow a cache's codes can be: at float32 a "
+            "4-wide key separates every stored pair, so its capacity here is the number of pairs the budget holds "
+            "at the narrowest width tried, not a property of attention.")
+    return lines + [""]
 
 
 def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, figures):
@@ -135,6 +200,7 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
               "below the smallest. Exponent: slope of log capacity against log budget. *Theory*: the model's "
               "capacity line at its best width.", ""]
     for nk in noises:
+        edges, narrowest = [], OrderedDict()
         lines.append("**%s**" % noise_words(nk))
         lines.append("")
         lines.append("| memory | " + " | ".join("B = %d" % b for b in budgets) + " | exponent |")
@@ -148,9 +214,10 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
                 elif r["capacity"] is None:
                     cells.append("<%d" % r["smallest_tried"])
                 else:
-                    beta = spec_params(r["spec_at_capacity"]).get("beta") if "beta=best" in m else None
+                    if r["d_at_capacity"] == 4 and "d" in r["tuned_keys"]:
+                        narrowest.setdefault(label[m], []).append(b)
                     cells.append("%s (d=%d%s; %.3g)" % (fmt_cap(r["capacity"], r["largest_tried"], r["smallest_tried"]),
-                                                       r["d_at_capacity"], ", β=" + beta if beta else "",
+                                                       r["d_at_capacity"], settings_text(m, r, manifest, edges),
                                                        r["capacity"] / b))
             e = fexps.get(("frontier", m, "assoc_recall", nk, "native"))
             lines.append("| %s | %s | %s |" % (label[m], " | ".join(cells), "" if e is None else "%.2f" % e))
@@ -169,6 +236,7 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
                 lines.append("| *theory: %s* | %s | %s |" % (tcaps_model(tcaps, fam), " | ".join(tc),
                                                             "" if te is None else "*%.2f*" % te))
         lines.append("")
+        lines += edge_lines(edges, narrowest)
         ext = sorted({k[2] for k in tcap if k[1] == nk and k[2] > budgets[-1] and tcap[k]["capacity_n"]})
         if ext:
             parts = []
