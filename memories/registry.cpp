@@ -383,8 +383,9 @@ std::int64_t MemorySize::state_floats_after(std::int64_t writes) const {
     return state_floats < 0 ? grown : std::min(grown, state_floats);
 }
 
-MemorySize memory_size(const Spec& spec, const MemoryShape& shape) {
-    const MemoryEntry& entry = find_memory(spec.name());
+MemorySize memory_size(const Spec& spec, const MemoryShape& shape) { return memory_size(find_memory(spec.name()), spec, shape); }
+
+MemorySize memory_size(const MemoryEntry& entry, const Spec& spec, const MemoryShape& shape) {
     if (shape.d_key <= 0 || shape.d_value <= 0)
         throw UsageError("memory '" + spec.canonical() + "': dimensions must be positive");
     if (shape.salience_feature && (*shape.salience_feature < 0 || *shape.salience_feature >= shape.d_value))
@@ -400,7 +401,11 @@ MemorySize memory_size(const Spec& spec, const MemoryShape& shape) {
 
 std::int64_t memory_peak_bytes(const Spec& spec, const MemoryShape& shape, std::int64_t writes, std::int64_t reads) {
     const MemoryEntry& entry = find_memory(spec.name());
-    const MemorySize size = memory_size(spec, shape);
+    return memory_peak_bytes(entry, memory_size(entry, spec, shape), spec, shape, writes, reads);
+}
+
+std::int64_t memory_peak_bytes(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
+                               std::int64_t writes, std::int64_t reads) {
     // A growing state with a bound allocates its bound up front (the cache reserves it).
     const double state = size.floats_per_write > 0 && size.state_floats >= 0 ? double(size.state_floats)
                                                                              : double(size.state_floats_after(writes));
@@ -429,7 +434,11 @@ std::string describe_size(const MemorySize& size) {
 
 std::unique_ptr<Memory> make_memory(const Spec& spec, const MemoryShape& shape, std::uint64_t seed) {
     const MemoryEntry& entry = find_memory(spec.name());
-    const MemorySize size = memory_size(spec, shape);
+    return make_memory(entry, memory_size(entry, spec, shape), spec, shape, seed);
+}
+
+std::unique_ptr<Memory> make_memory(const MemoryEntry& entry, const MemorySize& size, const Spec& spec,
+                                    const MemoryShape& shape, std::uint64_t seed) {
     Rng rng = Rng::stream("memory", spec.canonical(), shape.d_key, shape.d_value,
                           shape.budget_floats.value_or(-1), seed);
     auto memory = entry.make(spec, shape, rng);

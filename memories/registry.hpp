@@ -136,6 +136,8 @@ Spec parse_memory_spec(const std::string& text);
 /// The sizing function of `spec`'s backend at `shape`, after the checks make_memory
 /// makes (positive dimensions, a budget at or above the minimum): UsageError otherwise.
 MemorySize memory_size(const Spec& spec, const MemoryShape& shape);
+/// memory_size with `spec`'s entry already looked up (a resolved cell's).
+MemorySize memory_size(const MemoryEntry& entry, const Spec& spec, const MemoryShape& shape);
 
 /// Estimated peak bytes the memory `spec` at `shape` needs in a cell that writes
 /// `writes` pairs (one write_batch) and then reads `reads` queries (one read_batch):
@@ -145,6 +147,9 @@ MemorySize memory_size(const Spec& spec, const MemoryShape& shape);
 /// probe's design), allocator slack, the code. Saturates at INT64_MAX. Throws
 /// UsageError as memory_size does. Meant for refusing cells that cannot fit up front.
 std::int64_t memory_peak_bytes(const Spec& spec, const MemoryShape& shape, std::int64_t writes, std::int64_t reads);
+/// memory_peak_bytes with `spec`'s entry and its memory_size at `shape` already known.
+std::int64_t memory_peak_bytes(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
+                               std::int64_t writes, std::int64_t reads);
 
 /// One line for `memcap list`: the named dimensions, the state floats (per stored pair
 /// and at most, for a growing cache) and the parameter floats, e.g.
@@ -157,5 +162,8 @@ std::string describe_size(const MemorySize& size);
 /// memory's parameter and state floats must match its sizing function (else
 /// std::logic_error: the backend's sizing and constructor disagree).
 std::unique_ptr<Memory> make_memory(const Spec& spec, const MemoryShape& shape, std::uint64_t seed);
+/// make_memory with `spec`'s entry and its memory_size at `shape` already known.
+std::unique_ptr<Memory> make_memory(const MemoryEntry& entry, const MemorySize& size, const Spec& spec,
+                                    const MemoryShape& shape, std::uint64_t seed);
 
 }  // namespace memcap

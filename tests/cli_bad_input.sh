@@ -148,9 +148,9 @@ expect_bad_sweep "seeds: '0' must be at least 1" "$(cfg "${good[@]}" 'seeds = 0'
 expect_bad_sweep "give one count" "$(cfg "${good[@]}" 'seeds = 1 2')"
 expect_bad_sweep "unknown readout 'psychic'" "$(cfg "${good[@]}" 'readout = psychic')"
 expect_bad_sweep "[sweep]: seeds: '0' must be at least 1" "$(cfg '[sweep]' 'seeds = 0' "${good[@]}")"
-expect_bad_sweep "appears twice" "$(cfg "${good[@]}" 'readout = auto native')"  # auto is native for softmax: one cell
+expect_bad_sweep "is given twice for memory 'softmax:beta=16'" "$(cfg "${good[@]}" 'readout = auto native')"  # auto is native for softmax: one cell
 expect_bad_sweep "appears twice" "$(cfg "${good[@]}" '[block c]' 'memories = softmax:beta=16' 'tasks = assoc_recall' 'n = 2..4')"
-expect_bad_sweep "appears twice" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = 4 4')"
+expect_bad_sweep "n: '4' is given twice" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = 4 4')"
 expect_bad_sweep "give the config file"
 expect_bad_sweep "--threads: '0' must be at least 1" "$(cfg "${good[@]}")" --threads 0
 expect_bad "does not exist" sweep "$(cfg "${good[@]}")" --out "$work/no/such/dir" --quiet

@@ -4,6 +4,7 @@
 #include "harness/exec/grid.hpp"
 #include "harness/exec/memory_gate.hpp"
 #include "harness/exec/runner.hpp"
+#include "harness/exec/tuning.hpp"
 #include "harness/results/aggregate.hpp"
 #include "harness/results/csv.hpp"
 #include "harness/results/stats.hpp"
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <thread>
 #include <fstream>
 
@@ -183,4 +185,101 @@ TEST_CASE("the memory gate: cells in flight hold at most its budget; a larger ce
     }
     REQUIRE(gate.high_water() == 25.0);  // the large cell held the gate alone (25 + 2 would exceed it)
     REQUIRE(MemoryGate().limit() > 0);
+}
+
+TEST_CASE("check_cells resolves each distinct cell once; its seeds share the resolution; runs through it give run_cell's rows",
+          "[harness][resolve]") {
+    const auto cells = small_grid();
+    const ResolvedCells resolved = check_cells(cells);
+    REQUIRE(resolved.size() == cells.size());
+    std::set<const ResolvedCell*> distinct;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        REQUIRE(resolved[i]);
+        distinct.insert(resolved[i].get());
+        if (i > 0) CHECK((resolved[i] == resolved[i - 1]) == same_but_seed(cells[i], cells[i - 1]));
+        const ResolvedCell& r = *resolved[i];
+        CHECK(r.memory == &find_memory(cells[i].memory.name()));
+        CHECK(r.readout == &find_readout(cells[i].readout.name()));
+        CHECK(r.size.state_floats == memory_size(cells[i].memory, r.shape).state_floats);
+        CHECK(r.peak_bytes == check_cell_structure(cells[i]));
+        CHECK(cell_work(r, cells[i].seed) == cell_work(cells[i]));
+    }
+    CHECK(distinct.size() == 2 * 2 * 2);  // memories x budgets x n; 3 seeds each
+    std::string by_cell = cell_header(), handed = cell_header();
+    for (const auto& c : cells) by_cell += cell_rows(run_cell(c));
+    run_cells(cells, resolved, 2, false, [&](std::size_t, const std::string& rows) { handed += rows; });
+    CHECK(handed == by_cell);
+    CHECK(handed == run_to_string(cells, 1));
+}
+
+TEST_CASE("a tuned cell runs through its chosen candidate's resolution", "[harness][resolve]") {
+    GridBlock g;
+    g.memories = {parse_memory_spec("softmax"), parse_memory_spec("softmax:beta=best")};
+    g.tasks = {parse_task_spec("assoc_recall")};
+    g.budgets = {512};
+    g.ns = {16};
+    g.seeds = 2;
+    g.tuning_seeds = 1;
+    g.set_widths("best:8..32*2", "d");
+    g.readouts = {parse_readout_spec("auto")};
+    auto cells = g.cells();
+    ResolvedCells resolved = check_cells(cells);
+    for (const auto& r : resolved) CHECK(!r);  // choices still to make: candidates checked, nothing resolved
+    auto plain = cells;
+    resolve_tuning(cells, &resolved, 1, false);
+    resolve_tuning(plain, 1, false);
+    std::string handed = cell_header();
+    run_cells(cells, resolved, 1, false, [&](std::size_t, const std::string& rows) { handed += rows; });
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        REQUIRE(resolved[i]);
+        CHECK(resolved[i]->cell.d == cells[i].d);
+        CHECK(resolved[i]->cell.memory == cells[i].memory);
+        CHECK(cell_label(cells[i]) == cell_label(plain[i]));
+        CHECK_FALSE(cells[i].tuned.empty());
+    }
+    CHECK(handed == run_to_string(plain, 1));  // the `tuned` column and every number as without the resolutions
+}
+
+TEST_CASE("one grid builder: the three front doors' spellings give the same cells and the same refusals",
+          "[harness][grid]") {
+    GridRequest r;
+    r.memories = {"softmax linear:phi=dpfp"}, r.tasks = {"assoc_recall"}, r.ns = {"4..16*2"};
+    r.budgets = {"256..1024*4 natural"}, r.seeds = "2", r.d = "16";
+    const auto run = build_grid(r, kRunKeys).cells(), py = build_grid(r, kPythonKeys).cells(),
+               sweep = build_grid(r, kSweepKeys, "b").cells();
+    REQUIRE(run.size() == 2 * 3 * 3 * 2);
+    REQUIRE(py.size() == run.size());
+    REQUIRE(sweep.size() == run.size());
+    for (std::size_t i = 0; i < run.size(); ++i) {
+        CHECK(cell_label(run[i]) == cell_label(py[i]));
+        CHECK(cell_label(run[i]) == cell_label(sweep[i]));
+    }
+    CHECK(run[0].budget_floats == std::optional<std::int64_t>(256));
+    CHECK(run[6].budget_floats == std::optional<std::int64_t>(1024));
+    CHECK_FALSE(run[12].budget_floats);
+    const auto refusal = [&](GridRequest bad, const GridKeys& keys) {
+        try {
+            build_grid(bad, keys);
+        } catch (const UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    GridRequest twice = r;
+    twice.ns = {"8 4..16*2"};
+    CHECK(refusal(twice, kRunKeys) == "--n: '8' is given twice (each cell would run twice); give it once");
+    CHECK(refusal(twice, kPythonKeys) == "n: '8' is given twice (each cell would run twice); give it once");
+    twice = r;
+    twice.memories = {"softmax softmax:beta=16"};
+    CHECK(refusal(twice, kRunKeys) == "--memory: 'softmax:beta=16' is given twice (each cell would run twice); give it once");
+    twice = r;
+    twice.readouts = {"auto native"};
+    CHECK(refusal(twice, kSweepKeys).find("readout: 'native' is given twice for memory 'softmax:beta=16'") == 0);
+    GridRequest tuned = r;
+    tuned.on_tuning_seeds = true;
+    const auto on_tuning = build_grid(tuned, kRunKeys).cells();
+    CHECK(on_tuning[0].seed == kTuningSeedBase);
+    CHECK(on_tuning[1].seed == kTuningSeedBase + 1);
+    tuned.d = "best";
+    CHECK(refusal(tuned, kRunKeys).find("--on-tuning-seeds: the tuning seeds cannot score") == 0);
 }

@@ -70,12 +70,6 @@ void add_plugin_option(po::options_description& desc) {
                        "shared library with more backends (extern \"C\" memcap_register_plugin; repeatable)");
 }
 
-std::string join(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-}
-
 int cmd_list(const std::vector<std::string>& args) {
     po::options_description desc("memcap list: every memory backend and task");
     desc.add_options()("help,h", "show this help");
@@ -143,6 +137,9 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
          "the capacity threshold (0.9) as the likeliest (docs/frontier.md)")
         ("readout", po::value<std::string>()->default_value("auto"),
          "auto (native, or the probe for memories without a native read), native, or probe[:train=2000,ridge=1e-06]")
+        ("on-tuning-seeds",
+         "score the cells on the tuning seeds 2^40 + 0..S-1 (the seeds choices are made on, which no scored\n"
+         "cell has) instead of 0..S-1: for choosing a default by hand; not with d=best or key=best")
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
         ("force", "replace an existing --out file (otherwise refused)")
         ("threads", po::value<std::string>(), "threads (default: all cores)")
@@ -167,54 +164,19 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         }
     }
 
-    GridBlock grid;
-    grid.memories = memory_specs(many(vm, "memory"));
-    grid.tasks = task_specs(many(vm, "task"));
-    if (grid.memories.empty()) throw UsageError("--memory is required (known: " + join(memory_names()) + ")");
-    if (grid.tasks.empty()) throw UsageError("--task is required (see `memcap list`)");
-    for (const auto& s : many(vm, "n"))  // a value, or a range as in a sweep config: 4..512*2, 1..8, 10..50+10
-        if (s.find("..") != std::string::npos)
-            for (const auto v : parse_int_list(s, "--n", 100000000)) grid.ns.push_back(v);
-        else grid.ns.push_back(positive(s, "--n", 100000000));
-    if (grid.ns.empty()) throw UsageError("--n is required (one or more task sizes)");
-    grid.budgets = budgets_option(many(vm, "budget"));
-    grid.seeds = positive(vm["seeds"].as<std::string>(), "--seeds", 1000000);
-    const std::string d = vm["d"].as<std::string>();
-    if (d == "best" || d.rfind("best:", 0) == 0) grid.set_widths(d, "--d");
-    else {
-        try {
-            grid.ds = {static_cast<int>(positive(d, "--d", 1 << 20))};
-        } catch (const UsageError& e) {
-            throw UsageError(std::string(e.what()) + " (or 'best', or 'best:LIST' such as best:8..512*2)");
-        }
-    }
-    grid.tuning_seeds = positive(vm["tuning-seeds"].as<std::string>(), "--tuning-seeds", 1000);
-    grid.readouts = {parse_readout_spec(vm["readout"].as<std::string>())};
+    GridRequest request;
+    request.memories = many(vm, "memory"), request.tasks = many(vm, "task");
+    request.ns = many(vm, "n"), request.budgets = many(vm, "budget");
+    request.seeds = vm["seeds"].as<std::string>(), request.d = vm["d"].as<std::string>();
+    request.tuning_seeds = vm["tuning-seeds"].as<std::string>();
+    request.readouts = {vm["readout"].as<std::string>()};
+    request.on_tuning_seeds = vm.count("on-tuning-seeds") > 0;
+    const GridBlock grid = build_grid(request, kRunKeys);
     const int threads = threads_option(vm);
-    // A value given twice would run its cells twice, and `aggregate` would count the copies
-    // as more seeds (too narrow an interval): refused, as a sweep refuses a repeated cell.
-    const auto once = [](const std::vector<std::string>& values, const std::string& option) {
-        for (std::size_t i = 0; i < values.size(); ++i)
-            for (std::size_t j = 0; j < i; ++j)
-                if (values[i] == values[j])
-                    throw UsageError(option + ": '" + values[i] + "' is given twice (each cell would run twice); give it once");
-    };
-    std::vector<std::string> texts;
-    for (const auto& m : grid.memories) texts.push_back(m.canonical());
-    once(texts, "--memory");
-    texts.clear();
-    for (const auto& t : grid.tasks) texts.push_back(t.canonical());
-    once(texts, "--task");
-    texts.clear();
-    for (const auto n : grid.ns) texts.push_back(std::to_string(n));
-    once(texts, "--n");
-    texts.clear();
-    for (const auto& b : grid.budgets) texts.push_back(b ? std::to_string(*b) : "natural");
-    once(texts, "--budget");
 
     auto cells = grid.cells();  // counts (and refuses) the grid before expanding it
-    check_cells(cells);
-    resolve_tuning(cells, threads, !vm.count("quiet"));
+    ResolvedCells resolved = check_cells(cells);  // each cell's lookups, handed along to the run
+    resolve_tuning(cells, &resolved, threads, !vm.count("quiet"));
 
     // From here the first Ctrl-C or SIGTERM stops the run cleanly: no new cell starts,
     // cells in flight finish, the temporary file is removed and the exit status is
@@ -229,7 +191,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     };
     sink(cell_header());
     std::size_t emitted = 0;
-    run_cells(cells, threads, !vm.count("quiet"), [&](std::size_t, const std::string& rows) { sink(rows), ++emitted; },
+    run_cells(cells, resolved, threads, !vm.count("quiet"), [&](std::size_t, const std::string& rows) { sink(rows), ++emitted; },
               &stop_requested());
     if (const int sig = stop_signal(); sig != 0 && emitted < cells.size()) {
         std::fflush(stdout);
@@ -246,9 +208,10 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     if (to_device) return file->commit(), 0;
     using J = nlohmann::ordered_json;
     J config = {{"memories", J::array()}, {"tasks", J::array()}, {"budgets_floats", J::array()}, {"n", grid.ns},
-                {"seeds", grid.seeds}, {"d", grid.d_best ? J(grid.widths_text()) : J(grid.ds[0])},
+                {"seeds", grid.seeds}, {"d", grid.d_best ? J(grid.widths_text()) : grid.ds.size() == 1 ? J(grid.ds[0]) : J(grid.ds)},
                 {"readout", grid.readouts[0].canonical()}};
     if (grid.d_best || cells.empty() || !cells[0].tuned.empty()) config["tuning_seeds"] = grid.tuning_seeds;
+    if (grid.first_seed != 0) config["first_seed"] = grid.first_seed;
     for (const auto& m : grid.memories) config["memories"].push_back(m.canonical());
     for (const auto& t : grid.tasks) config["tasks"].push_back(t.canonical());
     for (const auto& b : grid.budgets) config["budgets_floats"].push_back(b ? J(*b) : J());

@@ -3,8 +3,6 @@
 
 #include "core/error.hpp"
 #include "harness/exec/grid.hpp"
-#include "memories/registry.hpp"
-#include "tasks/registry.hpp"
 
 #include <omp.h>
 
@@ -50,13 +48,7 @@ std::vector<std::string> many(const po::variables_map& vm, const std::string& ke
 }
 
 std::int64_t positive(const std::string& text, const std::string& option, std::int64_t max) {
-    if (text.find(',') != std::string::npos)
-        throw UsageError(option + ": '" + text + "' is not an integer; give several values separated by spaces, e.g. " +
-                         option + " 4 8 16");
-    const std::int64_t v = parse_int(text, option);
-    if (v < 1) throw UsageError(option + ": '" + text + "' must be at least 1");
-    if (v > max) throw UsageError(option + ": '" + text + "' exceeds the limit of " + std::to_string(max));
-    return v;
+    return parse_positive(text, option, max);
 }
 
 int threads_option(const po::variables_map& vm) {
@@ -67,48 +59,6 @@ int threads_option(const po::variables_map& vm) {
 std::string command_line(int argc, char** argv) {
     std::string out = std::filesystem::path(argv[0]).filename().string();
     for (int i = 1; i < argc; ++i) out += " " + std::string(argv[i]);
-    return out;
-}
-
-namespace {
-
-/// Parses each text with `parse`; when one fails and holds a comma, says to repeat the option.
-template <class Parse>
-std::vector<Spec> specs(const std::vector<std::string>& texts, Parse parse, const char* option) {
-    std::vector<Spec> out;
-    for (const auto& t : texts) {
-        try {
-            out.push_back(parse(t));
-        } catch (const UsageError& e) {
-            if (t.find(',') == std::string::npos || t.find(':') != std::string::npos) throw;
-            throw UsageError(std::string(e.what()) + "; for several, repeat " + option + " (e.g. " + option + " " +
-                             t.substr(0, t.find(',')) + " " + option + " " + t.substr(t.find(',') + 1) + ")");
-        }
-    }
-    return out;
-}
-
-}  // namespace
-
-std::vector<Spec> memory_specs(const std::vector<std::string>& texts) { return specs(texts, parse_memory_spec, "-m"); }
-std::vector<Spec> task_specs(const std::vector<std::string>& texts) { return specs(texts, parse_task_spec, "-t"); }
-
-std::vector<std::optional<std::int64_t>> budgets_option(const std::vector<std::string>& texts) {
-    std::vector<std::optional<std::int64_t>> out;
-    for (const auto& s : texts) {
-        if (s == "natural") {
-            out.push_back(std::nullopt);
-            continue;
-        }
-        try {
-            if (s.find("..") != std::string::npos)  // a range, as in a sweep config: 256..16384*4
-                for (const auto b : parse_int_list(s, "--budget", 4000000000LL)) out.push_back(b);
-            else out.push_back(positive(s, "--budget", 4000000000LL));
-        } catch (const UsageError& e) {
-            throw UsageError(std::string(e.what()) + " (a number of floats, or 'natural' for the backend's natural size)");
-        }
-    }
-    if (out.empty()) out.push_back(std::nullopt);
     return out;
 }
 

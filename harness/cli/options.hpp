@@ -29,7 +29,7 @@ po::variables_map parse(const po::options_description& desc, const std::vector<s
 /// The values of a multi-token option (empty when absent).
 std::vector<std::string> many(const po::variables_map& vm, const std::string& key);
 
-/// An integer in [1, max] given for `option`; UsageError naming both otherwise.
+/// An integer in [1, max] given for `option`; UsageError naming both otherwise (exec/grid.hpp's parse_positive).
 std::int64_t positive(const std::string& text, const std::string& option, std::int64_t max);
 
 /// `--threads` if given, else all cores (OpenMP's default).
@@ -37,12 +37,5 @@ int threads_option(const po::variables_map& vm);
 
 /// The command line as recorded in manifests: argv[0] as its file name (no machine paths).
 std::string command_line(int argc, char** argv);
-
-/// Memory / task specs given to -m / -t, with a hint when a comma-joined list was meant.
-std::vector<Spec> memory_specs(const std::vector<std::string>& texts);
-std::vector<Spec> task_specs(const std::vector<std::string>& texts);
-
-/// `--budget` values: floats, or `natural` (the backend's natural size).
-std::vector<std::optional<std::int64_t>> budgets_option(const std::vector<std::string>& texts);
 
 }  // namespace memcap::cli

@@ -50,71 +50,126 @@ double physical_bytes() {
     return static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
 }
 
-/// True when the cell's episodes are streamed as spectra through its memory (readout.cpp's
-/// native readout: codes drawn in the Fourier domain, a memory that takes spectra).
-bool streams(const CellSpec& c, const Task& task, const MemoryShape& shape) {
-    const auto& takes_spectra = find_memory(c.memory.name()).takes_spectra;
-    return takes_spectra && find_readout(c.readout.name()).uses_native_read && task.hops() == 1 && !task.has_absent() &&
-           takes_spectra(c.memory, shape) && task.spectral_episode(TaskCell{c.n, c.d, c.seed}, Split::Test, 0);
-}
-
-double peak_bytes(const CellSpec& c, const Task& task) {
-    const TaskCell tc{c.n, c.d, c.seed};
-    const MemoryShape shape(task.inputs(tc), c.budget_floats);
-    // A streamed cell (readout.hpp: codes drawn in the Fourier domain, a memory that takes
-    // spectra) never holds its episode, nor the reads of the batched read: only the
-    // readout's buffers (which hold the reads' spectra).
-    if (streams(c, task, shape))
-        return static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, 0)) +
-               spectral_episode_peak_bytes(c.n, c.d, task.queries_per_episode(tc));
-    const double memory = static_cast<double>(memory_peak_bytes(c.memory, shape, c.n, task.queries_per_episode(tc)));
-    return memory + static_cast<double>(task.peak_bytes(tc));
-}
-
-/// UsageError when the cell's estimated peak `need` (its memory's and its task's) exceeds 80%
-/// of this machine's memory: refused up front instead of running into std::bad_alloc.
-void check_fits(const CellSpec& c, double need) {
-    const double have = physical_bytes();
-    if (have > 0 && need > 0.8 * have) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.3g GB, more than 80%% of this machine's %.3g GB", need / 1e9, have / 1e9);
-        throw UsageError("cell (" + cell_label(c) + ") needs about " + buf + "; lower n, d or the budget");
-    }
+/// Lists the backends with a trait, for messages.
+template <class Has>
+std::string able(Has has) {
+    std::string out;
+    for (const auto& e : memory_registry())
+        if (has(e)) out += (out.empty() ? "" : ", ") + e.name;
+    return out;
 }
 
 }  // namespace
 
-double cell_work(const CellSpec& c) {
-    const auto task = make_task(c.task);
-    const TaskCell tc{c.n, c.d, c.seed};
+std::shared_ptr<const ResolvedCell> resolve_cell(const CellSpec& c, bool checks) {
+    auto r = std::make_shared<ResolvedCell>();
+    r->cell = c;
+    r->memory = &find_memory(c.memory.name());
+    r->readout = &find_readout(c.readout.name());
+    auto task = make_task(c.task);
+    const Task& t = *task;
+    r->task = std::move(task);
+    const MemoryEntry& memory = *r->memory;
+    const ReadoutEntry& readout = *r->readout;
+    const TaskCell tc = r->at(c.seed);
+    if (checks) t.check(tc);  // UsageError: a task that cannot be posed at this n or d
+    r->shape = MemoryShape(t.inputs(tc), c.budget_floats);
+    // Streamed (readout.hpp: codes drawn in the Fourier domain, a memory that takes spectra):
+    // the cell never holds its episode, nor the reads of the batched read, only the readout's
+    // buffers (which hold the reads' spectra).
+    r->streams = memory.takes_spectra && readout.uses_native_read && t.hops() == 1 && !t.has_absent() &&
+                 memory.takes_spectra(c.memory, r->shape) && t.spectral_episode(tc, Split::Test, 0);
+    r->size = memory_size(memory, c.memory, r->shape);  // refuses a budget below the minimum
+    if (r->streams)
+        r->peak_bytes = static_cast<double>(memory_peak_bytes(memory, r->size, c.memory, r->shape, c.n, 0)) +
+                        spectral_episode_peak_bytes(c.n, c.d, t.queries_per_episode(tc));
+    else
+        r->peak_bytes = static_cast<double>(memory_peak_bytes(memory, r->size, c.memory, r->shape, c.n, t.queries_per_episode(tc))) +
+                        static_cast<double>(t.peak_bytes(tc));
+    if (!checks) return r;
+    if (t.needs_native_read() && !readout.uses_native_read)
+        throw UsageError("task '" + c.task.canonical() + "' " +
+                         (t.hops() > 1 ? "chains reads (each read is the next query)" : "decides from each read whether nothing fits") +
+                         ", which needs the memory's own read; got readout '" + c.readout.canonical() + "'" +
+                         (memory.native_read ? std::string()
+                                             : " (memory '" + c.memory.name() + "' has no meaningful read of its own)"));
+    if (t.key_training()) {
+        if (!memory.backward)
+            throw UsageError("task '" + c.task.canonical() + "' trains its keys through the memory's backward pass, " +
+                             "which memory '" + c.memory.name() + "' does not declare (memories with one: " +
+                             able([](const MemoryEntry& e) { return e.backward; }) + ")");
+        if (!readout.uses_native_read)
+            throw UsageError("task '" + c.task.canonical() + "' trains its keys through the memory's own read and is " +
+                             "scored by it: it needs the native readout, got '" + c.readout.canonical() + "'");
+    }
+    if (!t.hides_pairs()) return r;
+    if (!memory.can_hide_pairs)
+        throw UsageError("task '" + c.task.canonical() + "' hides the asked-for pair from each read, which needs a memory " +
+                         "that keeps its pairs apart (" + able([](const MemoryEntry& e) { return e.can_hide_pairs; }) +
+                         "); memory '" + c.memory.name() + "' does not");
+    if (!readout.uses_native_read)
+        throw UsageError("task '" + c.task.canonical() + "' needs the native readout (the probe reads the whole state " +
+                         "and cannot hide a pair); got readout '" + c.readout.canonical() + "'");
+    return r;
+}
+
+ResolvedCells resolve_cells(const std::vector<CellSpec>& cells) {
+    ResolvedCells out(cells.size());
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (cells[i].needs_tuning()) continue;
+        if (i > 0 && out[i - 1] && same_but_seed(cells[i], cells[i - 1])) {  // a block's seeds follow each other
+            out[i] = out[i - 1];
+            continue;
+        }
+        out[i] = resolve_cell(cells[i]);
+        check_fits(*out[i]);
+    }
+    return out;
+}
+
+void check_fits(const ResolvedCell& r) {
+    const double have = physical_bytes(), need = r.peak_bytes;
+    if (have > 0 && need > 0.8 * have) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3g GB, more than 80%% of this machine's %.3g GB", need / 1e9, have / 1e9);
+        throw UsageError("cell (" + cell_label(r.cell) + ") needs about " + buf + "; lower n, d or the budget");
+    }
+}
+
+double cell_work(const CellSpec& c) { return cell_work(*resolve_cell(c), c.seed); }
+
+double cell_work(const ResolvedCell& r, std::uint64_t seed) {
+    const CellSpec& c = r.cell;
+    const Task& task = *r.task;
+    const TaskCell tc = r.at(seed);
     const double state = static_cast<double>(c.budget_floats.value_or(std::int64_t{c.d} * c.d));
-    const double episodes = static_cast<double>(task->test_episodes(tc));
+    const double episodes = static_cast<double>(task.test_episodes(tc));
     double work = static_cast<double>(c.n) * state * episodes;
     // With a cost model: the FLOPs of the batched write and read per episode, the native
     // read's cleanup (each query against the n values) and the parameters drawn — closer
     // to the time a cell takes where the width changes the cost (maps, FFTs), so the
     // progress estimate swings less.
-    const MemoryEntry& entry = find_memory(c.memory.name());
+    const MemoryEntry& entry = *r.memory;
     if (entry.cost) try {
-            const MemoryShape shape(task->inputs(tc), c.budget_floats);
-            const MemorySize size = memory_size(c.memory, shape);
-            const double queries = static_cast<double>(task->queries_per_episode(tc));
-            if (streams(c, *task, shape)) {
+            const MemoryShape& shape = r.shape;
+            const MemorySize& size = r.size;
+            const double queries = static_cast<double>(task.queries_per_episode(tc));
+            if (r.streams) {
                 // 3 n d normals (keys, values, and the candidates drawn again), each about as long
                 // as 60 FLOPs of the kernels, and the reads against every candidate, 2 m n d
                 constexpr double kNormalFlops = 60;
                 return episodes * static_cast<double>(c.n) * c.d * (3.0 * kNormalFlops + 2.0 * queries + 8.0);
             }
             work = episodes * (entry.cost(c.memory, shape, Kernel::write_batch, 0, c.n).flops +
-                               entry.cost(c.memory, shape, Kernel::read_batch, c.n, task->queries_per_episode(tc)).flops +
+                               entry.cost(c.memory, shape, Kernel::read_batch, c.n, task.queries_per_episode(tc)).flops +
                                2.0 * queries * static_cast<double>(c.n) * shape.d_value + 5.0 * static_cast<double>(c.n) * (shape.d_key + shape.d_value)) +
                    10.0 * static_cast<double>(size.param_floats + size.derived_floats);
         } catch (const UsageError&) {
             // keep the rough measure
         }
-    work *= (task->has_absent() ? 1.0 + kThresholdSeeds : 1.0) *  // the threshold's tuning seeds
-            static_cast<double>(task->hops());                      // a chain reads hops rounds
-    if (const auto training = task->key_training())  // forward and backward of every training episode
+    work *= (task.has_absent() ? 1.0 + kThresholdSeeds : 1.0) *  // the threshold's tuning seeds
+            static_cast<double>(task.hops());                      // a chain reads hops rounds
+    if (const auto training = task.key_training())  // forward and backward of every training episode
         work += 3.0 * static_cast<double>(c.n) * state * static_cast<double>(training->steps);
     if (c.readout.name() == "probe") work += static_cast<double>(c.n) * state * static_cast<double>(c.readout.integer("train"));
     return std::max(work, 1.0);
@@ -128,55 +183,28 @@ std::string shared_episode_key(const CellSpec& c) {
     return c.task.canonical() + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " seed=" + std::to_string(c.seed);
 }
 
-void check_cell(const CellSpec& c) { check_fits(c, check_cell_structure(c)); }
-
-double check_cell_structure(const CellSpec& c) {
-    const auto task = make_task(c.task);
-    task->check(TaskCell{c.n, c.d, c.seed});  // UsageError: a task that cannot be posed at this n or d
-    const double need = peak_bytes(c, *task);  // the sizing function refuses a budget below the minimum
-    if (task->needs_native_read() && !find_readout(c.readout.name()).uses_native_read)
-        throw UsageError("task '" + c.task.canonical() + "' " +
-                         (task->hops() > 1 ? "chains reads (each read is the next query)" : "decides from each read whether nothing fits") +
-                         ", which needs the memory's own read; got readout '" + c.readout.canonical() + "'" +
-                         (find_memory(c.memory.name()).native_read ? std::string()
-                                                                   : " (memory '" + c.memory.name() + "' has no meaningful read of its own)"));
-    if (task->key_training()) {
-        if (!find_memory(c.memory.name()).backward) {
-            std::string able;
-            for (const auto& e : memory_registry())
-                if (e.backward) able += (able.empty() ? "" : ", ") + e.name;
-            throw UsageError("task '" + c.task.canonical() + "' trains its keys through the memory's backward pass, " +
-                             "which memory '" + c.memory.name() + "' does not declare (memories with one: " + able + ")");
-        }
-        if (!find_readout(c.readout.name()).uses_native_read)
-            throw UsageError("task '" + c.task.canonical() + "' trains its keys through the memory's own read and is " +
-                             "scored by it: it needs the native readout, got '" + c.readout.canonical() + "'");
-    }
-    if (!task->hides_pairs()) return need;
-    if (!find_memory(c.memory.name()).can_hide_pairs) {
-        std::string able;
-        for (const auto& e : memory_registry())
-            if (e.can_hide_pairs) able += (able.empty() ? "" : ", ") + e.name;
-        throw UsageError("task '" + c.task.canonical() + "' hides the asked-for pair from each read, which needs a memory " +
-                         "that keeps its pairs apart (" + able + "); memory '" + c.memory.name() + "' does not");
-    }
-    if (!find_readout(c.readout.name()).uses_native_read)
-        throw UsageError("task '" + c.task.canonical() + "' needs the native readout (the probe reads the whole state " +
-                         "and cannot hide a pair); got readout '" + c.readout.canonical() + "'");
-    return need;
+std::string shared_episode_key(const ResolvedCell& r, std::uint64_t seed) {
+    const CellSpec& c = r.cell;
+    if (!r.readout->uses_native_read) return {};
+    if (r.task->test_episodes(r.at(seed)) != 1) return {};
+    if (r.task->key_training()) return {};  // its episodes depend on the keys trained through the memory
+    return c.task.canonical() + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " seed=" + std::to_string(seed);
 }
+
+void check_cell(const CellSpec& c) { check_fits(*resolve_cell(c)); }
+
+double check_cell_structure(const CellSpec& c) { return resolve_cell(c)->peak_bytes; }
 
 namespace {
 
 /// The cell's "nothing fits" scores: the threshold chosen on the tuning seeds' decisions
 /// (abstention.hpp), applied to the scored seed's. A tuning seed that fails fails the cell.
-void add_abstention(const CellSpec& c, const Task& task, CellResult& r) {
+void add_abstention(const ResolvedCell& rc, const Task& task, CellResult& r) {
     std::vector<Decision> tuning;
     for (int s = 0; s < kThresholdSeeds; ++s) {
-        CellSpec t = c;
-        t.seed = kThresholdSeedBase + static_cast<std::uint64_t>(s);
-        auto memory = build_memory(t, task);
-        const CellOutcome o = find_readout(t.readout.name()).score(*memory, task, TaskCell{t.n, t.d, t.seed}, t.readout);
+        const std::uint64_t seed = kThresholdSeedBase + static_cast<std::uint64_t>(s);
+        auto memory = make_memory(*rc.memory, rc.size, rc.cell.memory, rc.shape, seed);
+        const CellOutcome o = rc.readout->score(*memory, task, rc.at(seed), rc.cell.readout);
         if (!o.ok) {
             r.ok = false;
             r.message = "threshold tuning seed " + std::to_string(s) + ": " + o.message;
@@ -191,10 +219,21 @@ void add_abstention(const CellSpec& c, const Task& task, CellResult& r) {
 }  // namespace
 
 CellResult run_cell(const CellSpec& c) {
+    std::shared_ptr<const ResolvedCell> r;
     try {
-        const auto task = make_task(c.task);
-        const TaskCell tc{c.n, c.d, c.seed};
-        auto memory = build_memory(c, *task);
+        r = resolve_cell(c, false);  // run as asked: the checks are the caller's (check_cells)
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemory(c);
+    }
+    return run_cell(*r, c);
+}
+
+CellResult run_cell(const ResolvedCell& rc, const CellSpec& c) {
+    const std::uint64_t seed = c.seed;
+    try {
+        const auto task = make_task(c.task);  // the cell's own: a task keeps the last cell's codes
+        const TaskCell tc = rc.at(seed);
+        auto memory = make_memory(*rc.memory, rc.size, c.memory, rc.shape, seed);
         if (task->key_training()) {  // train the key table on training episodes, then score as any cell
             const TrainedKeys keys = train_keys(*memory, *task, tc);
             if (!keys.ok) {
@@ -206,15 +245,16 @@ CellResult run_cell(const CellSpec& c) {
                 return cell_result(c, std::move(failed), task->chance(tc));
             }
         }
-        CellResult r = cell_result(c, find_readout(c.readout.name()).score(*memory, *task, tc, c.readout), task->chance(tc));
-        if (r.ok && task->has_absent()) add_abstention(c, *task, r);
+        CellResult r = cell_result(c, rc.readout->score(*memory, *task, tc, c.readout), task->chance(tc));
+        if (r.ok && task->has_absent()) add_abstention(rc, *task, r);
         return r;
     } catch (const std::bad_alloc&) {
-        throw OutOfMemory(c);
+        throw OutOfMemory(c, rc.peak_bytes);
     }
 }
 
 OutOfMemory::OutOfMemory(const CellSpec& c) : UsageError(message(c)) {}
+OutOfMemory::OutOfMemory(const CellSpec& c, double peak_bytes) : UsageError(message(c, peak_bytes)) {}
 
 std::string OutOfMemory::message(const CellSpec& c) {
     double need = 0;
@@ -223,6 +263,10 @@ std::string OutOfMemory::message(const CellSpec& c) {
     } catch (...) {
         need = 0;  // no estimate: say so below
     }
+    return message(c, need);
+}
+
+std::string OutOfMemory::message(const CellSpec& c, double need) {
     char buf[96];
     if (need > 0) std::snprintf(buf, sizeof buf, "about %.3g GB", need / 1e9);
     else std::snprintf(buf, sizeof buf, "more than it could get");

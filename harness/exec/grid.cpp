@@ -2,9 +2,13 @@
 #include "harness/exec/grid.hpp"
 
 #include "core/error.hpp"
+#include "harness/eval/readout.hpp"
 #include "harness/exec/tuning.hpp"
+#include "memories/registry.hpp"
+#include "tasks/registry.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -65,6 +69,164 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
     return out;
 }
 
+std::int64_t parse_positive(const std::string& text, const std::string& key, std::int64_t max) {
+    if (text.find(',') != std::string::npos)
+        throw UsageError(key + ": '" + text + "' is not an integer; give several values separated by spaces, e.g. " + key +
+                         " 4 8 16");
+    const std::int64_t v = parse_int(text, key);
+    if (v < 1) throw UsageError(key + ": '" + text + "' must be at least 1");
+    if (v > max) throw UsageError(key + ": '" + text + "' exceeds the limit of " + std::to_string(max));
+    return v;
+}
+
+std::int64_t parse_count(const std::string& text, const std::string& key, std::int64_t max) {
+    if (words(text).size() > 1 || text.find("..") != std::string::npos) throw UsageError(key + ": give one count, not a list");
+    return parse_positive(text, key, max);
+}
+
+std::vector<std::int64_t> parse_sizes(const std::vector<std::string>& texts, const std::string& key) {
+    std::vector<std::int64_t> out;
+    for (const auto& text : texts) {
+        if (words(text).empty()) parse_positive(text, key, 100000000);  // an empty word: refused as not an integer
+        for (const auto& s : words(text))  // a value, or a range: 4..512*2, 1..8, 10..50+10
+            if (s.find("..") != std::string::npos)
+                for (const auto v : parse_int_list(s, key, 100000000)) out.push_back(v);
+            else out.push_back(parse_positive(s, key, 100000000));
+    }
+    return out;
+}
+
+std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::string>& texts, const std::string& key) {
+    std::vector<std::optional<std::int64_t>> out;
+    for (const auto& text : texts)
+        for (const auto& s : words(text).empty() ? std::vector<std::string>{text} : words(text)) {
+            if (s == "natural") {
+                out.push_back(std::nullopt);
+                continue;
+            }
+            try {
+                if (s.find("..") != std::string::npos)  // a range: 256..16384*4
+                    for (const auto b : parse_int_list(s, key, 4000000000LL)) out.push_back(b);
+                else out.push_back(parse_positive(s, key, 4000000000LL));
+            } catch (const UsageError& e) {
+                throw UsageError(std::string(e.what()) + " (a number of floats, or 'natural' for the backend's natural size)");
+            }
+        }
+    if (out.empty()) out.push_back(std::nullopt);
+    return out;
+}
+
+namespace {
+
+std::string several_run(const std::string& key, const std::string& first, const std::string& rest) {
+    return "repeat " + key + " (e.g. " + key + " " + first + " " + key + " " + rest + ")";
+}
+std::string several_python(const std::string& key, const std::string& first, const std::string& rest) {
+    return "give a list (e.g. " + key + "=['" + first + "', '" + rest + "'])";
+}
+std::string several_sweep(const std::string& key, const std::string& first, const std::string& rest) {
+    return "separate them with spaces (e.g. " + key + " = " + first + " " + rest + ")";
+}
+
+/// Specs parsed with `parse`; when one fails and holds a comma (and no parameters), says how to give several.
+template <class Parse>
+std::vector<Spec> specs(const std::vector<std::string>& texts, Parse parse, const std::string& flag, const GridKeys& keys) {
+    std::vector<Spec> out;
+    for (const auto& text : texts)
+        for (const auto& t : words(text)) try {
+                out.push_back(parse(t));
+            } catch (const UsageError& e) {
+                if (t.find(',') == std::string::npos || t.find(':') != std::string::npos) throw;
+                throw UsageError(std::string(e.what()) + "; for several, " +
+                                 keys.several(flag, t.substr(0, t.find(',')), t.substr(t.find(',') + 1)));
+            }
+    return out;
+}
+
+/// UsageError when `values` (as text) repeats one: its cells would run twice.
+void once(const std::vector<std::string>& values, const std::string& key) {
+    std::set<std::string> seen;
+    for (const auto& v : values)
+        if (!seen.insert(v).second)
+            throw UsageError(key + ": '" + v + "' is given twice (each cell would run twice); give it once");
+}
+
+}  // namespace
+
+const GridKeys kRunKeys{"--memory", "--task", "--n", "--budget", "--seeds", "--d", "--tuning-seeds", "--readout",
+                        "--on-tuning-seeds", "`memcap list`", several_run};
+const GridKeys kPythonKeys{"memories", "tasks", "n", "budgets", "seeds", "d", "tuning_seeds", "readout",
+                           "on_tuning_seeds", "memcap.list()", several_python};
+const GridKeys kSweepKeys{"memories", "tasks", "n", "budgets", "seeds", "d", "tuning_seeds", "readout",
+                          "on_tuning_seeds", "`memcap list`", several_sweep};
+
+GridBlock build_grid(const GridRequest& r, const GridKeys& keys, const std::string& name) {
+    GridBlock g;
+    g.name = name;
+    const bool cli = keys.several == several_run;
+    g.memories = specs(r.memories, parse_memory_spec, cli ? "-m" : keys.memories, keys);
+    g.tasks = specs(r.tasks, parse_task_spec, cli ? "-t" : keys.tasks, keys);
+    if (g.memories.empty()) {
+        std::string known;
+        for (const auto& n : memory_names()) known += (known.empty() ? "" : ", ") + n;
+        throw UsageError(keys.memories + " is required (known: " + known + ")");
+    }
+    if (g.tasks.empty()) throw UsageError(keys.tasks + " is required (see " + keys.list + ")");
+    g.ns = parse_sizes(r.ns, keys.n);
+    if (g.ns.empty()) throw UsageError(keys.n + " is required (one or more task sizes)");
+    g.budgets = parse_budgets(r.budgets, keys.budgets);
+    if (!r.seeds.empty()) g.seeds = parse_count(r.seeds, keys.seeds, 1000000);
+    if (!r.d.empty()) try {
+            g.set_widths(r.d, keys.d);
+        } catch (const UsageError& e) {
+            throw UsageError(std::string(e.what()) + " (or 'best', or 'best:LIST' such as best:8..512*2)");
+        }
+    if (!r.tuning_seeds.empty()) g.tuning_seeds = parse_count(r.tuning_seeds, keys.tuning_seeds, 1000);
+    for (const auto& text : r.readouts)
+        for (const auto& w : words(text)) g.readouts.push_back(parse_readout_spec(w));
+    if (g.readouts.empty()) g.readouts = {parse_readout_spec("auto")};
+
+    // A value given twice would run its cells twice, and `aggregate` would count the copies
+    // as more seeds (too narrow an interval).
+    std::vector<std::string> texts;
+    for (const auto& m : g.memories) texts.push_back(m.canonical());
+    once(texts, keys.memories);
+    texts.clear();
+    for (const auto& t : g.tasks) texts.push_back(t.canonical());
+    once(texts, keys.tasks);
+    texts.clear();
+    for (const auto n : g.ns) texts.push_back(std::to_string(n));
+    once(texts, keys.n);
+    texts.clear();
+    for (const auto& b : g.budgets) texts.push_back(b ? std::to_string(*b) : "natural");
+    once(texts, keys.budgets);
+    texts.clear();
+    for (const int d : g.ds) texts.push_back(std::to_string(d));
+    once(texts, keys.d);
+    texts.clear();
+    for (const auto& x : g.readouts) texts.push_back(x.canonical());
+    once(texts, keys.readout);
+    // `auto` is the native readout or the probe, by memory: with the one it resolves to, the same cells
+    for (const auto& m : g.memories) {
+        std::set<std::string> seen;
+        for (const auto& x : g.readouts)
+            if (!seen.insert(resolve_readout(x, m.name()).canonical()).second)
+                throw UsageError(keys.readout + ": '" + resolve_readout(x, m.name()).canonical() +
+                                 "' is given twice for memory '" + m.canonical() +
+                                 "' (auto is its native readout or the probe; each cell would run twice); give it once");
+    }
+
+    if (r.on_tuning_seeds) {
+        if (g.d_best) throw UsageError(keys.on_tuning_seeds + ": the tuning seeds cannot score a cell whose width is chosen on them (d=best)");
+        for (const auto& m : g.memories)
+            if (!m.best_keys().empty())
+                throw UsageError(keys.on_tuning_seeds + ": the tuning seeds cannot score memory '" + m.canonical() +
+                                 "', whose settings are chosen on them");
+        g.first_seed = kTuningSeedBase;
+    }
+    return g;
+}
+
 void GridBlock::set_widths(const std::string& text, const std::string& what) {
     d_best = text == "best" || text.rfind("best:", 0) == 0;
     d_candidates.clear();
@@ -114,20 +276,38 @@ std::vector<CellSpec> GridBlock::cells() const {
                             // the seeds' cells differ in the seed only: made (and their readout resolved) once
                             CellSpec c = tuned_cell(make_cell(memory, task, readout, budget, d, n, 0));
                             for (std::int64_t seed = 0; seed < seeds; ++seed) {
-                                c.seed = static_cast<std::uint64_t>(seed);
+                                c.seed = first_seed + static_cast<std::uint64_t>(seed);
                                 out.push_back(c);
                             }
                         }
     return out;
 }
 
-void check_cells(const std::vector<CellSpec>& cells) {
-    std::set<std::string> checked;
+ResolvedCells check_cells(const std::vector<CellSpec>& cells) {
+    // Each distinct cell resolved (and checked) once; the seeds of a block follow each other
+    // and share it. A cell that still needs tuning has its candidates checked instead.
+    ResolvedCells out(cells.size());
+    std::map<std::string, std::shared_ptr<const ResolvedCell>> seen;
+    std::set<std::string> candidates_checked;
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const CellSpec& c = cells[i];
-        if (i > 0 && same_but_seed(c, cells[i - 1])) continue;  // a block's seeds follow each other: no label to build
-        if (checked.insert(group_label(c)).second) c.needs_tuning() ? check_candidates(c) : check_cell(c);
+        if (i > 0 && same_but_seed(c, cells[i - 1])) {  // no label to build
+            out[i] = out[i - 1];
+            continue;
+        }
+        const std::string label = group_label(c);
+        if (c.needs_tuning()) {
+            if (candidates_checked.insert(label).second) check_candidates(c);
+            continue;
+        }
+        auto& r = seen[label];
+        if (!r) {
+            r = resolve_cell(c);
+            check_fits(*r);
+        }
+        out[i] = r;
     }
+    return out;
 }
 
 }  // namespace memcap

@@ -5,9 +5,13 @@
 //
 //     readout × d × task × memory × budget × n × seed      (outermost first)
 //
-// `memcap run` builds one block from its options; a sweep config is a list of
-// blocks (sweep_config.hpp), its cells the blocks' cells in file order. Each
-// cell's readout is resolved for its memory here, once.
+// One builder, build_grid, makes a block from the words a front door was
+// given — `memcap run`'s options, Python's `memcap.run` arguments, a sweep
+// block's keys — with the same ranges (`A..B`, `A..B+S`, `A..B*F`), the same
+// defaults, the same refusal of a value given twice and the same messages
+// (each naming the key as that front door spells it). A sweep config is a
+// list of blocks (sweep_config.hpp), its cells the blocks' cells in file
+// order. Each cell's readout is resolved for its memory here, once.
 //
 // The width may be chosen per (memory, task, readout, budget, n) instead of
 // given: `d = best` (default candidates: powers of two from 4 up to the budget
@@ -41,6 +45,7 @@ struct GridBlock {
     std::vector<int> d_candidates;  // with d_best: the widths tried; empty = the default widths
     std::int64_t tuning_seeds = 3;  // seeds each choice is made on
     std::vector<Spec> readouts;  // as given (auto allowed)
+    std::uint64_t first_seed = 0;  // seeds first_seed .. first_seed + seeds - 1 (kTuningSeedBase: the tuning seeds)
 
     /// Sets the widths from `d` text: a list ("32 64", "8..512*2"), `best` or `best:LIST`.
     void set_widths(const std::string& text, const std::string& what);
@@ -56,6 +61,44 @@ private:
     CellSpec tuned_cell(CellSpec cell) const;
 };
 
+/// How a front door spells the keys of a grid in its messages ("--n" on the command line,
+/// "n" in Python and in a sweep block), and how it takes several specs.
+struct GridKeys {
+    std::string memories, tasks, n, budgets, seeds, d, tuning_seeds, readout, on_tuning_seeds;
+    std::string list;  // where the known specs are listed: "`memcap list`", "memcap.list()"
+    /// The hint for a spec text that fails and holds a comma, e.g. "repeat -m (e.g. -m a -m b)".
+    std::string (*several)(const std::string& key, const std::string& first, const std::string& rest);
+};
+extern const GridKeys kRunKeys;     // memcap run: --memory, --task, --n, --budget, ...
+extern const GridKeys kPythonKeys;  // memcap.run: memories, tasks, n, budgets, ...
+extern const GridKeys kSweepKeys;   // a sweep block: memories, tasks, n, budgets, ...
+
+/// What a front door was asked for, as the words it was given. Empty lists and texts
+/// take the defaults: budgets natural, readout auto, seeds 10, d 64, tuning seeds 3.
+struct GridRequest {
+    std::vector<std::string> memories, tasks, ns, budgets, readouts;
+    std::string seeds, d, tuning_seeds;
+    /// Score on the tuning seeds kTuningSeedBase + 0 .. S-1 instead of 0 .. S-1 (for choosing
+    /// a default by hand on seeds no scored cell has); refused with a choice to make.
+    bool on_tuning_seeds = false;
+};
+
+/// The one grid builder: the block `request` describes, every value checked. UsageError
+/// (naming the key as `keys` spells it) for a value that cannot be parsed, a required list
+/// left empty, or a value given twice (its cells would run twice, and `aggregate` would
+/// count the copies as more seeds). Specs are not checked against each other here
+/// (check_cells does that for the cells).
+GridBlock build_grid(const GridRequest& request, const GridKeys& keys, const std::string& name = "");
+
+/// Task sizes from words: values and ranges, each in [1, 10^8].
+std::vector<std::int64_t> parse_sizes(const std::vector<std::string>& words, const std::string& key);
+/// Budgets from words: floats (values and ranges), or `natural` (the backend's natural size).
+std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::string>& words, const std::string& key);
+/// One count in [1, max] (seeds, tuning seeds): not a list.
+std::int64_t parse_count(const std::string& text, const std::string& key, std::int64_t max);
+/// An integer in [1, max] given for `key`; UsageError naming both otherwise.
+std::int64_t parse_positive(const std::string& text, const std::string& key, std::int64_t max);
+
 /// The product of `sizes` (a grid's dimensions); UsageError naming `what` when
 /// it exceeds kMaxCells (checked without overflow).
 std::int64_t checked_grid_size(const std::vector<std::int64_t>& sizes, const std::string& what);
@@ -65,7 +108,9 @@ std::int64_t checked_grid_size(const std::vector<std::int64_t>& sizes, const std
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what, std::int64_t max);
 
 /// Throws UsageError (check_cell's) for the first cell that cannot run; each distinct
-/// (memory, task, readout, budget, d, n) is checked once, before any work is done.
-void check_cells(const std::vector<CellSpec>& cells);
+/// (memory, task, readout, budget, d, n) is resolved and checked once, before any work is
+/// done. Returns each cell's resolution (shared by its seeds; null for a cell whose choices
+/// are still to make, whose candidates are checked instead), to hand along to the run.
+ResolvedCells check_cells(const std::vector<CellSpec>& cells);
 
 }  // namespace memcap

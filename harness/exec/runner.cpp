@@ -18,11 +18,13 @@
 
 namespace memcap {
 
-std::string cell_text(const CellSpec& cell) {
+std::string cell_text(const CellSpec& cell) { return cell_text(*resolve_cell(cell, false), cell); }
+
+std::string cell_text(const ResolvedCell& resolved, const CellSpec& cell) {
     try {
-        return cell_rows(run_cell(cell));
+        return cell_rows(run_cell(resolved, cell));
     } catch (const std::bad_alloc&) {
-        throw OutOfMemory(cell);  // while writing its rows
+        throw OutOfMemory(cell, resolved.peak_bytes);  // while writing its rows
     } catch (const UsageError&) {
         throw;  // out of memory: one line for the user, as it is
     } catch (const std::exception& e) {
@@ -41,11 +43,12 @@ double estimated_peak(const CellSpec& cell) {
 std::string progress_class(const CellSpec& cell) { return cell.memory.name() + " " + cell.readout.name(); }
 
 WorkItems group_by_shared_episode(const std::vector<std::size_t>& indices,
-                                  const std::function<const CellSpec&(std::size_t)>& cell_of) {
+                                  const std::function<const ResolvedCell&(std::size_t)>& resolved_of,
+                                  const std::function<std::uint64_t(std::size_t)>& seed_of) {
     WorkItems items;
     std::map<std::string, std::size_t> item_of;
     for (const std::size_t idx : indices) {
-        const std::string key = shared_episode_key(cell_of(idx));
+        const std::string key = shared_episode_key(resolved_of(idx), seed_of(idx));
         if (key.empty()) {
             items.cells.push_back({idx});
             continue;
@@ -54,25 +57,31 @@ WorkItems group_by_shared_episode(const std::vector<std::size_t>& indices,
         if (fresh) items.cells.emplace_back();
         items.cells[it->second].push_back(idx);
     }
-    // A cell's estimate holds for every seed of its group (as check_cells assumes), so the
-    // estimate of the cell before it in `indices` is reused when the two differ in the seed only.
-    std::map<std::size_t, double> peak_of;
-    for (std::size_t k = 0; k < indices.size(); ++k) {
-        const CellSpec& c = cell_of(indices[k]);
-        peak_of[indices[k]] = k > 0 && same_but_seed(c, cell_of(indices[k - 1])) ? peak_of[indices[k - 1]] : estimated_peak(c);
-    }
+    // A cell's estimate holds for every seed of its group: its resolution's
     items.peak.assign(items.cells.size(), 0.0);
     for (std::size_t i = 0; i < items.cells.size(); ++i)
-        for (const std::size_t idx : items.cells[i]) items.peak[i] = std::max(items.peak[i], peak_of[idx]);
+        for (const std::size_t idx : items.cells[i]) items.peak[i] = std::max(items.peak[i], resolved_of(idx).peak_bytes);
     return items;
+}
+
+ResolvedCells resolve_for_run(const std::vector<CellSpec>& cells) {
+    ResolvedCells out(cells.size());
+    for (std::size_t i = 0; i < cells.size(); ++i)
+        out[i] = i > 0 && same_but_seed(cells[i], cells[i - 1]) ? out[i - 1] : resolve_cell(cells[i], false);
+    return out;
 }
 
 void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
                const std::function<void(std::size_t, const std::string&)>& emit, const std::atomic<bool>* stop) {
+    run_cells(cells, resolve_for_run(cells), threads, progress, emit, stop);
+}
+
+void run_cells(const std::vector<CellSpec>& cells, const ResolvedCells& resolved, int threads, bool progress,
+               const std::function<void(std::size_t, const std::string&)>& emit, const std::atomic<bool>* stop) {
     std::vector<std::string> rows(cells.size());
     std::vector<char> done(cells.size(), 0);
     std::vector<double> work(progress ? cells.size() : 0);
-    for (std::size_t i = 0; i < work.size(); ++i) work[i] = cell_work(cells[i]);
+    for (std::size_t i = 0; i < work.size(); ++i) work[i] = cell_work(*resolved[i], cells[i].seed);
     double total = 0;
     for (double w : work) total += w;
     Progress bar(static_cast<std::int64_t>(cells.size()), "memcap", progress, total);
@@ -91,7 +100,7 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     const std::atomic<bool> never{false};
     // emitting happens on the calling thread only: completed cells are parked until it is their turn
-    run_cells_unordered(cells, order, threads, stop ? *stop : never, [&](std::size_t idx, const std::string& text, double seconds) {
+    run_cells_unordered(cells, resolved, order, threads, stop ? *stop : never, [&](std::size_t idx, const std::string& text, double seconds) {
         rows[idx] = text;
         done[idx] = 1;
         if (omp_get_thread_num() == 0) flush_ready();
@@ -105,10 +114,28 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
 void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
                          const std::atomic<bool>& stop,
                          const std::function<void(std::size_t, const std::string&, double)>& done) {
+    // Only the cells in `order` are resolved (an MPI rank runs a batch of a sweep's cells).
+    ResolvedCells resolved(cells.size());
+    std::size_t last = cells.size();
+    for (const std::size_t idx : order) {
+        resolved[idx] = last < cells.size() && resolved[last] && same_but_seed(cells[idx], cells[last]) ? resolved[last]
+                                                                                                     : resolve_cell(cells[idx], false);
+        last = idx;
+    }
+    run_cells_unordered(cells, resolved, order, threads, stop, done);
+}
+
+void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells& resolved,
+                         const std::vector<std::size_t>& order, int threads, const std::atomic<bool>& stop,
+                         const std::function<void(std::size_t, const std::string&, double)>& done) {
+    for (const std::size_t idx : order)
+        if (!resolved[idx]) throw std::logic_error("cell (" + cell_label(cells[idx]) + ") was not resolved before its run");
     // Cells that read the same single test episode natively are one work item (so the
     // native readout draws their episode once, readout.cpp); every other cell, long ones
     // included (many episodes, the probe), is balanced across threads on its own.
-    const WorkItems items = group_by_shared_episode(order, [&](std::size_t idx) -> const CellSpec& { return cells[idx]; });
+    const WorkItems items = group_by_shared_episode(
+        order, [&](std::size_t idx) -> const ResolvedCell& { return *resolved[idx]; },
+        [&](std::size_t idx) { return cells[idx].seed; });
     const auto& groups = items.cells;
     const auto& peak = items.peak;
     const auto count = static_cast<std::int64_t>(groups.size());
@@ -124,7 +151,7 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<s
             std::string text;
             const auto started = std::chrono::steady_clock::now();
             try {
-                text = cell_text(cells[idx]);
+                text = cell_text(*resolved[idx], cells[idx]);
             } catch (...) {
 #pragma omp critical(memcap_failure)
                 if (!failure) failure = std::current_exception();

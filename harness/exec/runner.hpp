@@ -27,6 +27,11 @@ namespace memcap {
 void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
                const std::function<void(std::size_t, const std::string&)>& emit,
                const std::atomic<bool>* stop = nullptr);
+/// run_cells with each cell's resolution handed along (check_cells', or resolve_tuning's for a
+/// tuned cell): no table is looked up again. The overload above resolves the cells itself.
+void run_cells(const std::vector<CellSpec>& cells, const ResolvedCells& resolved, int threads, bool progress,
+               const std::function<void(std::size_t, const std::string&)>& emit,
+               const std::atomic<bool>* stop = nullptr);
 
 /// Computes cells[order[0]], cells[order[1]], ... with `threads` threads
 /// (dynamic schedule) and calls `done(i, rows, seconds)` as each cell i finishes (the
@@ -39,6 +44,14 @@ void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
 void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& order, int threads,
                          const std::atomic<bool>& stop,
                          const std::function<void(std::size_t, const std::string&, double seconds)>& done);
+/// run_cells_unordered with the resolutions of (at least) the cells in `order` handed along.
+void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells& resolved,
+                         const std::vector<std::size_t>& order, int threads, const std::atomic<bool>& stop,
+                         const std::function<void(std::size_t, const std::string&, double seconds)>& done);
+
+/// Each cell resolved as run_cell would resolve it (no checks: they were made), once per run
+/// of cells that differ in the seed only.
+ResolvedCells resolve_for_run(const std::vector<CellSpec>& cells);
 
 /// The class a cell's progress is calibrated in (progress.hpp): its memory and readout, whose
 /// cost model is wrong by one factor.
@@ -52,16 +65,19 @@ double estimated_peak(const CellSpec& cell);
 /// shared_episode_key (eval/cell.hpp) form one item, run one after another on one thread
 /// so their episode is drawn once; every other cell is an item of its own. Items are in
 /// the order of their first cell, and cells keep their order within an item. `peak[i]`
-/// is the largest estimated_peak of item i's cells: what the item holds of the budget of
-/// cells in flight (memory_gate.hpp) while it runs.
+/// is the largest estimated peak (the resolutions') of item i's cells: what the item holds
+/// of the budget of cells in flight (memory_gate.hpp) while it runs.
 struct WorkItems {
     std::vector<std::vector<std::size_t>> cells;
     std::vector<double> peak;
 };
 WorkItems group_by_shared_episode(const std::vector<std::size_t>& indices,
-                                  const std::function<const CellSpec&(std::size_t)>& cell_of);
+                                  const std::function<const ResolvedCell&(std::size_t)>& resolved_of,
+                                  const std::function<std::uint64_t(std::size_t)>& seed_of);
 
 /// The CSV rows of one cell; an exception from it is rethrown as std::runtime_error naming the cell.
 std::string cell_text(const CellSpec& cell);
+/// cell_text of `cell` (its seed) through its resolution.
+std::string cell_text(const ResolvedCell& resolved, const CellSpec& cell);
 
 }  // namespace memcap

@@ -41,6 +41,7 @@ namespace fs = std::filesystem;
 struct SweepPlan {
     SweepConfig config;
     std::vector<CellSpec> cells;
+    ResolvedCells resolved;  // each cell's lookups (check_cells; resolve_tuning for tuned cells)
     fs::path dir;
     std::string csv_path, manifest_path, journal_path, tuning_path;  // tuning_path: the tuning cells' journal
     nlohmann::ordered_json manifest;
@@ -162,7 +163,7 @@ SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
     p.config = load_sweep_config(o.config_path);
     p.cells = p.config.cells();
     try {
-        check_cells(p.cells);
+        p.resolved = check_cells(p.cells);
     } catch (const UsageError& e) {
         throw UsageError("config '" + o.config_path + "': " + e.what());
     }
@@ -322,7 +323,7 @@ std::vector<std::size_t> compute(const SweepOptions& o, const SweepPlan& p, Swee
     std::vector<double> work(o.progress ? p.cells.size() : 0);
     double total = 0;
     for (const std::size_t i : out.todo)
-        if (o.progress) total += work[i] = cell_work(p.cells[i]);
+        if (o.progress) total += work[i] = cell_work(*p.resolved[i], p.cells[i].seed);
     Progress bar(static_cast<std::int64_t>(out.todo.size()), "sweep " + p.config.name, o.progress, total);
     if (o.progress && mpi.size() == 1)  // the ETA calibrated per memory on its own cells' seconds
         for (const std::size_t i : out.todo) bar.expect(progress_class(p.cells[i]), work[i]);
@@ -339,7 +340,7 @@ std::vector<std::size_t> compute(const SweepOptions& o, const SweepPlan& p, Swee
     std::exception_ptr failure;
     try {
         if (mpi.size() == 1)
-            run_cells_unordered(p.cells, out.todo, threads, stop_requested(),
+            run_cells_unordered(p.cells, p.resolved, out.todo, threads, stop_requested(),
                                 [&](std::size_t idx, const std::string& rows, double seconds) { record(idx, rows, 0, seconds); });
         else
             mpi_serve(p.cells, out.todo, threads,
@@ -462,7 +463,7 @@ int run_sweep(const SweepOptions& o) {
                 };
             }
         }
-        resolve_tuning(plan.cells, threads, o.progress && root, 0, share, keeper);
+        resolve_tuning(plan.cells, &plan.resolved, threads, o.progress && root, 0, share, keeper);
         if (tuning_journal) tuning_journal->sync();
     } catch (const std::exception& e) {
         if (root && out.fresh) {  // nothing computed yet: leave no files behind

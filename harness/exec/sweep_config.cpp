@@ -46,13 +46,6 @@ std::string strip_comment(const std::string& value) {
 
 using Values = std::map<std::string, std::string>;
 
-/// A count such as `seeds = 10`: one integer in [1, max], not a list.
-std::int64_t single_count(const std::string& text, const std::string& key, std::int64_t max) {
-    const auto s = parse_int_list(text, key, max);
-    if (s.size() != 1) throw UsageError(key + ": give one count, not a list");
-    return s[0];
-}
-
 /// The keys of one section, checked against kKeys.
 Values section_values(const boost::property_tree::ptree& section, const std::string& where) {
     Values out;
@@ -75,31 +68,18 @@ GridBlock make_block(const std::string& name, const Values& defaults, const Valu
         return it->second;
     };
     const std::string at = where + ": ";
-    GridBlock b;
-    b.name = name;
+    const auto get = [&](const std::string& key) { return v.count(key) ? v[key] : std::string(); };
+    const auto list = [&](const std::string& key) { return v.count(key) ? std::vector<std::string>{v[key]} : std::vector<std::string>{}; };
+    GridRequest request;
+    request.memories = list("memories"), request.tasks = list("tasks"), request.ns = list("n");
+    request.budgets = list("budgets"), request.readouts = list("readout");
+    request.seeds = get("seeds"), request.d = get("d"), request.tuning_seeds = get("tuning_seeds");
     try {
-        for (const auto& s : words(need("memories"))) b.memories.push_back(parse_memory_spec(s));
-        for (const auto& s : words(need("tasks"))) b.tasks.push_back(parse_task_spec(s));
-        b.ns = parse_int_list(need("n"), "n", 100000000);
-        if (v.count("budgets")) {
-            b.budgets.clear();
-            for (const auto& s : words(v["budgets"])) {
-                if (s == "natural") b.budgets.push_back(std::nullopt);
-                else
-                    for (auto x : parse_int_list(s, "budgets", 4000000000LL)) b.budgets.push_back(x);
-            }
-        } else {
-            b.budgets = {std::nullopt};
-        }
-        if (v.count("seeds")) b.seeds = single_count(v["seeds"], "seeds", 1000000);
-        if (v.count("d")) b.set_widths(v["d"], "d");
-        if (v.count("tuning_seeds")) b.tuning_seeds = single_count(v["tuning_seeds"], "tuning_seeds", 1000);
-        for (const auto& r : words(v.count("readout") ? v["readout"] : std::string("auto")))
-            b.readouts.push_back(parse_readout_spec(r));
+        need("memories"), need("tasks"), need("n");
+        return build_grid(request, kSweepKeys, name);
     } catch (const UsageError& e) {
         throw UsageError(at + e.what());
     }
-    return b;
 }
 
 /// Each dimension of a block's grid as comparable text: (readout resolved for the memory,
@@ -119,13 +99,11 @@ std::array<std::vector<std::string>, 5> dimension_keys(const GridBlock& b) {
 /// The [sweep] section's sizes, checked where they are written (not in every block that inherits them).
 void check_defaults(const Values& v, const std::string& where) {
     try {
-        if (v.count("n")) parse_int_list(v.at("n"), "n", 100000000);
+        if (v.count("n")) parse_sizes({v.at("n")}, "n");
         if (v.count("d")) GridBlock().set_widths(v.at("d"), "d");
-        if (v.count("seeds")) single_count(v.at("seeds"), "seeds", 1000000);
-        if (v.count("tuning_seeds")) single_count(v.at("tuning_seeds"), "tuning_seeds", 1000);
-        if (v.count("budgets"))
-            for (const auto& s : words(v.at("budgets")))
-                if (s != "natural") parse_int_list(s, "budgets", 4000000000LL);
+        if (v.count("seeds")) parse_count(v.at("seeds"), "seeds", 1000000);
+        if (v.count("tuning_seeds")) parse_count(v.at("tuning_seeds"), "tuning_seeds", 1000);
+        if (v.count("budgets")) parse_budgets({v.at("budgets")}, "budgets");
     } catch (const UsageError& e) {
         throw UsageError(where + ": " + e.what());
     }
@@ -274,23 +252,12 @@ SweepConfig load_sweep_config(const std::string& path) {
             throw UsageError(where + " has more than " + std::to_string(kMaxCells) + " cells; split it into several sweeps");
     }
 
-    // A cell listed twice would give duplicate rows: refuse, naming both places. Checked per
-    // dimension, without expanding the grids: a block repeats a cell iff one of its lists
-    // repeats a value; two blocks share a cell iff every list of one meets the other's
-    // (both start at seed 0).
+    // A cell listed twice would give duplicate rows: refuse, naming both places. A block that
+    // repeats a value is refused by build_grid (as `memcap run` is); two blocks share a cell iff
+    // every list of one meets the other's (both start at seed 0), checked without expanding them.
     for (std::size_t j = 0; j < config.blocks.size(); ++j) {
         const GridBlock& b = config.blocks[j];
         const auto keys = dimension_keys(b);
-        for (std::size_t dim = 0; dim < keys.size(); ++dim) {
-            std::set<std::string> seen;
-            for (std::size_t i = 0; i < keys[dim].size(); ++i)
-                if (!seen.insert(keys[dim][i]).second) {
-                    std::array<std::size_t, 5> at{};
-                    at[dim] = i;
-                    throw UsageError(where + ": cell (" + cell_label(cell_at(b, at)) + ") appears twice, in [block " +
-                                     b.name + "]");
-                }
-        }
         for (std::size_t a = 0; a < j; ++a) {
             const auto earlier = dimension_keys(config.blocks[a]);
             std::array<std::size_t, 5> at{};

@@ -63,11 +63,19 @@ std::string tuned_label(const CellSpec& c) {
 
 }  // namespace
 
-std::vector<CellSpec> tuning_candidates(const CellSpec& cell) {
+namespace {
+
+/// A candidate cell and its resolution (looked up once, for its cost, its work and its runs).
+struct Candidate {
+    CellSpec cell;
+    std::shared_ptr<const ResolvedCell> resolved;
+};
+
+std::vector<Candidate> resolved_candidates(const CellSpec& cell) {
     if (cell.d == 0 && !cell.budget_floats)
         throw UsageError("d=best chooses the width at a budget: give --budget (or budgets = in the config); "
                          "at the natural size the state grows with d");
-    std::vector<CellSpec> out;
+    std::vector<Candidate> out;
     const bool listed = cell.d != 0 || !cell.d_candidates.empty();
     for (const int d : widths(cell))
         for (const auto& memory : memory_choices(cell.memory)) {
@@ -76,37 +84,51 @@ std::vector<CellSpec> tuning_candidates(const CellSpec& cell) {
             c.d_candidates.clear();
             c.tuning_seeds = 0;
             c.tuned.clear();
+            std::shared_ptr<const ResolvedCell> r;
             if (listed && cell.memory.best_keys().empty()) {
-                check_cell(c);  // a width the user listed must run here: UsageError otherwise
+                r = resolve_cell(c);  // a width the user listed must run here: UsageError otherwise
+                check_fits(*r);
             } else {
                 // Default widths (and settings) the memory cannot take are skipped, by rules that
                 // do not depend on the machine, so the choice is the same everywhere (and on every
                 // MPI rank): the cell must be posable and fit kTuningMaxCellBytes.
                 try {
-                    if (check_cell_structure(c) > kTuningMaxCellBytes) continue;
+                    r = resolve_cell(c);
                 } catch (const UsageError&) {
                     continue;
                 }
+                if (r->peak_bytes > kTuningMaxCellBytes) continue;
             }
-            out.push_back(std::move(c));
+            out.push_back(Candidate{std::move(c), std::move(r)});
         }
     if (out.empty())
         throw UsageError("cell (" + group_label(cell) + "): no candidate width or setting can run at this budget");
     return out;
 }
 
-void check_candidates(const CellSpec& cell) { tuning_candidates(cell); }
+}  // namespace
 
-double candidate_cost(const CellSpec& c) {
-    const MemoryEntry& entry = find_memory(c.memory.name());
-    if (!entry.cost) return cell_work(c);
-    const auto task = make_task(c.task);
-    const TaskCell tc{c.n, c.d, c.seed};
-    const MemoryShape shape(task->inputs(tc), c.budget_floats);
-    const MemorySize size = memory_size(c.memory, shape);
+std::vector<CellSpec> tuning_candidates(const CellSpec& cell) {
+    std::vector<CellSpec> out;
+    for (auto& c : resolved_candidates(cell)) out.push_back(std::move(c.cell));
+    return out;
+}
+
+void check_candidates(const CellSpec& cell) { resolved_candidates(cell); }
+
+double candidate_cost(const CellSpec& c) { return candidate_cost(*resolve_cell(c, false)); }
+
+double candidate_cost(const ResolvedCell& r) {
+    const CellSpec& c = r.cell;
+    const MemoryEntry& entry = *r.memory;
+    if (!entry.cost) return cell_work(r, c.seed);
+    const Task& task = *r.task;
+    const TaskCell tc = r.at(c.seed);
+    const MemoryShape& shape = r.shape;
+    const MemorySize& size = r.size;
     const double per_episode = entry.cost(c.memory, shape, Kernel::write_batch, 0, c.n).flops +
-                               entry.cost(c.memory, shape, Kernel::read_batch, c.n, task->queries_per_episode(tc)).flops;
-    double episodes = static_cast<double>(task->test_episodes(tc));
+                               entry.cost(c.memory, shape, Kernel::read_batch, c.n, task.queries_per_episode(tc)).flops;
+    double episodes = static_cast<double>(task.test_episodes(tc));
     if (c.readout.name() == "probe") episodes += static_cast<double>(c.readout.integer("train"));
     return per_episode * episodes + 10.0 * static_cast<double>(size.param_floats + size.derived_floats);
 }
@@ -126,6 +148,7 @@ namespace {
 struct Job {
     std::size_t group, candidate;
     CellSpec cell;
+    const ResolvedCell* resolved;  // the candidate's (Groups keeps it)
 };
 
 /// One tuning cell's score: its accuracy (the mean over slots; with absent queries the
@@ -164,12 +187,14 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     std::vector<double> score(kScoreWidth * jobs.size(), 0.0), work(jobs.size(), 0.0);
     double all_work = 0;
     // the cost model's work of every job, with or without a progress bar: it orders the items below
-    for (const std::size_t j : mine) all_work += work[j] = cell_work(jobs[j].cell);
+    for (const std::size_t j : mine) all_work += work[j] = cell_work(*jobs[j].resolved, jobs[j].cell.seed);
     // Jobs that read the same single test episode natively (the same task, n, d and tuning
     // seed: candidates that differ only in a memory setting such as softmax's beta) are one
     // work item, run one after another on one thread, so the episode is drawn once (as in
     // runner.cpp).
-    const WorkItems grouped = group_by_shared_episode(mine, [&](std::size_t j) -> const CellSpec& { return jobs[j].cell; });
+    const WorkItems grouped = group_by_shared_episode(
+        mine, [&](std::size_t j) -> const ResolvedCell& { return *jobs[j].resolved; },
+        [&](std::size_t j) { return jobs[j].cell.seed; });
     // Biggest items first (by the cost model): the long ones start early, so a round does not
     // end on one straggler, and the progress estimate sees their cost from the start instead
     // of at the end. The order changes no result: each job writes its own score.
@@ -195,7 +220,7 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
         for (const std::size_t j : items[static_cast<std::size_t>(i)]) {
             const auto started = std::chrono::steady_clock::now();
             try {
-                score_cell(run_cell(jobs[j].cell), &score[kScoreWidth * j]);
+                score_cell(run_cell(*jobs[j].resolved, jobs[j].cell), &score[kScoreWidth * j]);
 #pragma omp critical(memcap_tuning_journal)
                 finished(j, &score[kScoreWidth * j]);
             } catch (...) {
@@ -254,6 +279,7 @@ namespace {
 struct Groups {
     std::map<std::string, std::size_t> of;
     std::vector<std::vector<CellSpec>> candidates;
+    std::vector<std::vector<std::shared_ptr<const ResolvedCell>>> resolved;  // each candidate's
     std::vector<std::vector<int>> levels;
     std::size_t max_candidates = 0;
     int max_seeds = 0;
@@ -261,7 +287,11 @@ struct Groups {
     explicit Groups(const std::vector<CellSpec>& cells) {
         for (const auto& c : cells)
             if (c.needs_tuning() && of.emplace(group_label(c), candidates.size()).second) {
-                candidates.push_back(tuning_candidates(c));
+                candidates.emplace_back(), resolved.emplace_back();
+                for (auto& k : resolved_candidates(c)) {
+                    candidates.back().push_back(std::move(k.cell));
+                    resolved.back().push_back(std::move(k.resolved));
+                }
                 levels.push_back(tuning_seed_levels(c.tuning_seeds));
                 max_candidates = std::max(max_candidates, candidates.back().size());
                 max_seeds = std::max(max_seeds, levels.back().back());
@@ -301,6 +331,11 @@ std::size_t tuning_index_count(const std::vector<CellSpec>& cells) { return Grou
 
 void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset,
                     const TuningShare& share, const TuningJournal& journal) {
+    resolve_tuning(cells, nullptr, threads, progress, tuning_seed_offset, share, journal);
+}
+
+void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int threads, bool progress,
+                    std::uint64_t tuning_seed_offset, const TuningShare& share, const TuningJournal& journal) {
     const Groups grouped(cells);
     const auto& group_of = grouped.of;
     const auto& candidates = grouped.candidates;
@@ -313,7 +348,7 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
     for (std::size_t g = 0; g < groups; ++g) {
         tally[g].assign(candidates[g].size(), Tally{});
         in[g].assign(candidates[g].size(), true);
-        for (const auto& c : candidates[g]) cost[g].push_back(candidate_cost(c));
+        for (const auto& r : grouped.resolved[g]) cost[g].push_back(candidate_cost(*r));
     }
     std::vector<std::size_t> level(groups, 0);  // index into levels[g] reached
     std::vector<bool> decided(groups, false);
@@ -369,7 +404,7 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
                 for (int s = from; s < to; ++s) {
                     CellSpec c = candidates[g][k];
                     c.seed = kTuningSeedBase + tuning_seed_offset + static_cast<std::uint64_t>(s);
-                    jobs.push_back(Job{g, k, std::move(c)});
+                    jobs.push_back(Job{g, k, std::move(c), grouped.resolved[g][k].get()});
                     index.push_back(grouped.index(g, k, s));
                 }
             }
@@ -435,6 +470,12 @@ void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, st
                           << " cost=" << cost[g][k] << (in[g][k] ? " in" : "") << (k == winner[g] ? " WINNER" : "") << "\n";
         }
     }
+    if (resolved)  // each tuned cell runs through its winner's resolution
+        for (std::size_t i = 0; i < cells.size(); ++i)
+            if (cells[i].needs_tuning()) {
+                const std::size_t g = group_of.at(group_label(cells[i]));
+                (*resolved)[i] = grouped.resolved[g][winner[g]];
+            }
     for (auto& c : cells) {
         if (!c.needs_tuning()) continue;
         const std::size_t g = group_of.at(group_label(c));

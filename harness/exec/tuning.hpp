@@ -118,6 +118,7 @@ std::vector<CellSpec> tuning_candidates(const CellSpec& cell);
 /// (a Gaussian entry, a spectrum's share of an FFT). A backend without a cost model: the
 /// cell's rough work (cell_work).
 double candidate_cost(const CellSpec& cell);
+double candidate_cost(const ResolvedCell& cell);
 
 /// The tuning seeds a group of `tuning_seeds` S runs a candidate on, in the order the
 /// race reaches them: 1, S, 2S, 4S, ... up to kTuningSeedCap × S.
@@ -166,5 +167,9 @@ std::size_t tuning_index_count(const std::vector<CellSpec>& cells);
 /// seeds (tests use it to show that the choice depends on them); 0 otherwise.
 void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset = 0,
                     const TuningShare& share = {}, const TuningJournal& journal = {});
+/// resolve_tuning that also hands each tuned cell its chosen candidate's resolution: sets
+/// (*resolved)[i] for every cell i it rewrites (`resolved` as check_cells returned it).
+void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int threads, bool progress,
+                    std::uint64_t tuning_seed_offset = 0, const TuningShare& share = {}, const TuningJournal& journal = {});
 
 }  // namespace memcap

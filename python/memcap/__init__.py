@@ -147,14 +147,17 @@ def _values(value, name):
 
 
 def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning_seeds=3, threads=None,
-        progress=True):
+        progress=True, on_tuning_seeds=False):
     """Every combination of memories x tasks x budgets x n x seeds 0..seeds-1, as a DataFrame.
 
     The same grid, the same cells and the same rows as
     ``memcap run -m MEM... -t TASK... --budget B... --n N... --seeds S --d D --readout R``:
     ``memories`` and ``tasks`` are spec strings (a string or a list), ``budgets`` floats of
     state or ``"natural"``/``None`` (the default: each backend's natural size at d), ``n``
-    task sizes, ``d`` an int or ``"best"``/``"best:LIST"``. ``threads`` defaults to all
+    task sizes, ``d`` an int or ``"best"``/``"best:LIST"``; ``on_tuning_seeds=True`` scores on the
+    tuning seeds (``--on-tuning-seeds``). The grid is built by the command line's builder: the
+    same ranges (``n="4..512*2"``, ``budgets="256..16384*4"``), the same refusal of a value
+    given twice, the same messages (naming these arguments). ``threads`` defaults to all
     cores. ``progress``: True shows the command line's bar on stderr; a callable
     ``progress(done, total)`` is called from this thread as cells finish (e.g. to drive a
     notebook widget); False shows nothing.
@@ -170,7 +173,7 @@ def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning
     if threads is not None:
         threads = _integer(threads, "threads")
     text = _memcap.run_csv(memories, tasks, budgets, n, seeds, d,
-                           str(readout), tuning_seeds, threads, bool(progress), callback)
+                           str(readout), tuning_seeds, bool(on_tuning_seeds), threads, bool(progress), callback)
     return _parse(io.StringIO(text), CELL_DTYPES)
 
 

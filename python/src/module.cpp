@@ -148,41 +148,17 @@ std::int64_t positive_of(const py::handle& value, const std::string& what, std::
 
 std::string run_csv(const py::object& memories, const py::object& tasks, const py::object& budgets, const py::object& n,
                     const py::object& seeds, const py::object& d, const std::string& readout,
-                    const py::object& tuning_seeds, const py::object& threads_value, bool progress,
+                    const py::object& tuning_seeds, bool on_tuning_seeds, const py::object& threads_value, bool progress,
                     const py::object& callback) {
-    GridBlock grid;
-    grid.memories = cli::memory_specs(words_of(memories));
-    grid.tasks = cli::task_specs(words_of(tasks));
-    if (grid.memories.empty()) {
-        std::string known;
-        for (const auto& name : memory_names()) known += (known.empty() ? "" : ", ") + name;
-        throw UsageError("memories is required (known: " + known + ")");
-    }
-    if (grid.tasks.empty()) throw UsageError("tasks is required (see memcap.list())");
-    for (const auto& s : words_of(n))  // a value, or a range as in a sweep config: "4..512*2"
-        if (s.find("..") != std::string::npos)
-            for (const auto v : parse_int_list(s, "n", 100000000)) grid.ns.push_back(v);
-        else grid.ns.push_back(cli::positive(s, "n", 100000000));
-    if (grid.ns.empty()) throw UsageError("n is required (one or more task sizes)");
-    grid.budgets.clear();
-    for (const auto& s : words_of(budgets)) {
-        if (s == "natural" || s == "None") {
-            grid.budgets.push_back(std::nullopt);
-            continue;
-        }
-        try {
-            grid.budgets.push_back(cli::positive(s, "budgets", 4000000000LL));
-        } catch (const UsageError& e) {
-            throw UsageError(std::string(e.what()) + " (a number of floats, or 'natural' for the backend's natural size)");
-        }
-    }
-    if (grid.budgets.empty()) grid.budgets.push_back(std::nullopt);
-    grid.seeds = positive_of(seeds, "seeds", 1000000);
-    const std::string width = py::str(d).cast<std::string>();
-    if (width == "best" || width.rfind("best:", 0) == 0) grid.set_widths(width, "d");
-    else grid.ds = {static_cast<int>(cli::positive(width, "d", 1 << 20))};
-    grid.tuning_seeds = positive_of(tuning_seeds, "tuning_seeds", 1000);
-    grid.readouts = {parse_readout_spec(readout)};
+    GridRequest request;
+    request.memories = words_of(memories), request.tasks = words_of(tasks), request.ns = words_of(n);
+    for (auto& b : request.budgets = words_of(budgets))
+        if (b == "None") b = "natural";  // None in a list: the natural size
+    request.seeds = py::str(seeds).cast<std::string>(), request.d = py::str(d).cast<std::string>();
+    request.tuning_seeds = py::str(tuning_seeds).cast<std::string>();
+    request.readouts = {readout};
+    request.on_tuning_seeds = on_tuning_seeds;
+    const GridBlock grid = build_grid(request, kPythonKeys);
     const int threads = threads_value.is_none() ? omp_get_max_threads()
                                                 : static_cast<int>(positive_of(threads_value, "threads", 4096));
 
@@ -192,18 +168,18 @@ std::string run_csv(const py::object& memories, const py::object& tasks, const p
     std::atomic<std::int64_t> done_cells{0};
     const bool bar = progress && callback.is_none();
     auto work = [&] {
-        check_cells(cells);
-        resolve_tuning(cells, threads, bar);
+        ResolvedCells resolved = check_cells(cells);  // each cell's lookups, handed along to the run
+        resolve_tuning(cells, &resolved, threads, bar);
         std::vector<double> weight(cells.size());
         double total = 0;
-        for (std::size_t i = 0; i < cells.size(); ++i) total += weight[i] = bar ? cell_work(cells[i]) : 1.0;
+        for (std::size_t i = 0; i < cells.size(); ++i) total += weight[i] = bar ? cell_work(*resolved[i], cells[i].seed) : 1.0;
         Progress meter(static_cast<std::int64_t>(cells.size()), "memcap", bar, total);
         if (bar)
             for (std::size_t i = 0; i < cells.size(); ++i) meter.expect(progress_class(cells[i]), weight[i]);
         meter.set_threads(threads);
         std::vector<std::size_t> order(cells.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        run_cells_unordered(cells, order, threads, stop, [&](std::size_t i, const std::string& text, double seconds) {
+        run_cells_unordered(cells, resolved, order, threads, stop, [&](std::size_t i, const std::string& text, double seconds) {
             rows[i] = text;
             meter.tick(progress_class(cells[i]), weight[i], seconds);
             ++done_cells;
@@ -679,7 +655,7 @@ PYBIND11_MODULE(_memcap, m) {
     m.def("cell_columns", [] { return columns(cell_columns()); });
     m.def("summary_columns", [] { return columns(summary_columns()); });
     m.def("run_csv", &run_csv, py::arg("memories"), py::arg("tasks"), py::arg("budgets"), py::arg("n"),
-          py::arg("seeds"), py::arg("d"), py::arg("readout"), py::arg("tuning_seeds"), py::arg("threads"),
+          py::arg("seeds"), py::arg("d"), py::arg("readout"), py::arg("tuning_seeds"), py::arg("on_tuning_seeds"), py::arg("threads"),
           py::arg("progress"), py::arg("callback"));
     m.def("sweep", &sweep, py::arg("config"), py::arg("out"), py::arg("threads"), py::arg("resume"),
           py::arg("force"), py::arg("dry_run"), py::arg("progress"), py::arg("command"));
