@@ -129,6 +129,18 @@ std::int64_t memory_peak_bytes(const Spec& spec, const MemoryShape& shape, std::
     return bytes >= 9.2e18 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(std::ceil(bytes));
 }
 
+std::int64_t MemorySize::dim(const std::string& name) const {
+    for (const auto& [n, value] : dims)
+        if (n == name) return value;
+    throw std::logic_error("memory size: no dimension '" + name + "'");
+}
+
+std::optional<theory::RecallModel> recall_model(const Spec& spec, const MemoryShape& shape, const theory::RecallTask& task) {
+    const MemoryEntry& entry = find_memory(spec.name());
+    if (!entry.recall_model) return std::nullopt;
+    return entry.recall_model(spec, entry.size(spec, shape), shape, task);
+}
+
 std::string describe_size(const MemorySize& size) {
     const auto floats = [](std::int64_t x) { return std::to_string(x) + (x == 1 ? " float" : " floats"); };
     std::string out;

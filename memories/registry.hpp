@@ -13,10 +13,12 @@
 #include "core/rng.hpp"
 #include "core/spec.hpp"
 #include "memories/memory.hpp"
+#include "memories/theory/recall_model.hpp"
 
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +80,8 @@ struct MemorySize {
 
     /// Floats of state after `writes` writes since reset (Memory::state_floats()).
     std::int64_t state_floats_after(std::int64_t writes) const;
+    /// The dimension called `name` (std::logic_error when there is none).
+    std::int64_t dim(const std::string& name) const;
 };
 
 struct MemoryEntry {
@@ -118,6 +122,15 @@ struct MemoryEntry {
     /// code at a time, never materialised (HRR at D = d). Empty: never.
     std::function<bool(const Spec&, const MemoryShape&)> takes_spectra;
 
+    /// The theory of its recall (memories/theory/): given the memory spec, its size at
+    /// `shape` from `size`, the shape and the task's side of one assoc_recall read, the
+    /// model that describes it (RecallModel: which, whether it applies, its call), or none
+    /// when the row is not covered. Empty: no model describes this backend. `memcap theory`
+    /// asks it for every summary row (through recall_model below).
+    std::function<std::optional<theory::RecallModel>(const Spec&, const MemorySize&, const MemoryShape&,
+                                                     const theory::RecallTask&)>
+        recall_model;
+
     Schema schema() const { return {"memory", name, params}; }
     /// Smallest budget (floats) the backend `spec` can be built with for this shape.
     std::int64_t min_budget(const Spec& spec, const MemoryShape& shape) const { return size(spec, shape).min_budget; }
@@ -152,6 +165,11 @@ MemorySize memory_size(const Spec& spec, const MemoryShape& shape);
 /// probe's design), allocator slack, the code. Saturates at INT64_MAX. Throws
 /// UsageError as memory_size does. Meant for refusing cells that cannot fit up front.
 std::int64_t memory_peak_bytes(const Spec& spec, const MemoryShape& shape, std::int64_t writes, std::int64_t reads);
+
+/// The recall model of the memory `spec` at `shape` on `task`: its entry's recall_model
+/// given the size from its sizing function (entry.size; the budget is not checked against
+/// the minimum), or none when the entry has no recall model.
+std::optional<theory::RecallModel> recall_model(const Spec& spec, const MemoryShape& shape, const theory::RecallTask& task);
 
 /// One line for `memcap list`: the named dimensions, the state floats (per stored pair
 /// and at most, for a growing cache) and the parameter floats, e.g.

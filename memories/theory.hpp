@@ -10,11 +10,13 @@
 //   hrr.hpp              HRR at its natural size (section 1);
 //   crosstalk.hpp        the linear grid and the softmax cache (sections 2 and 3);
 //   keysets.hpp          the grid's recall as a function of its key set (section 4);
-//   chains.hpp           chained lookups with cleanup.
+//   chains.hpp           chained lookups with cleanup;
+//   recall_model.hpp     a model as a backend's table entry declares it.
 #pragma once
 
 #include "memories/theory/chains.hpp"
 #include "memories/theory/crosstalk.hpp"
 #include "memories/theory/hrr.hpp"
 #include "memories/theory/keysets.hpp"
+#include "memories/theory/recall_model.hpp"
 #include "memories/theory/winner_take_all.hpp"

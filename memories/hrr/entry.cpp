@@ -46,6 +46,27 @@ KernelCost hrr_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch) {
     return c;
 }
 
+// HRR at its natural size, D = d with no maps, is the model of memories/theory/hrr.hpp.
+std::optional<theory::RecallModel> hrr_recall(const Spec&, const MemorySize& size, const MemoryShape&,
+                                              const theory::RecallTask& t) {
+    if (auto m = theory::keyset_not_modelled(t, "hrr_recall", false)) return m;
+    theory::RecallModel m;
+    m.model = "hrr_recall";
+    const std::int64_t D = size.dim("D");
+    m.sizes = {{"D", D}};
+    if (D != t.d) {
+        m.note = "trace D = " + std::to_string(D) + " != d: keys and values enter through random maps";
+    } else if (t.d < 2) {
+        m.note = "D < 2";
+    } else if (t.noise_sigma > 0) {
+        m.applies = "approx", m.note = "query noise added to the model as crosstalk (n + 1)/D, target at the cosine";
+        m.call = theory::hrr_call(t.n, D, t.noise_sigma);
+    } else {
+        m.applies = "exact", m.call = theory::hrr_call(t.n, D, 0);
+    }
+    return m;
+}
+
 }  // namespace
 
 MemoryEntry hrr_entry() {
@@ -65,6 +86,7 @@ MemoryEntry hrr_entry() {
         const Hrr::Dims h = Hrr::size(s);
         return !h.key_map && !h.value_map;
     };
+    e.recall_model = hrr_recall;
     return e;
 }
 

@@ -38,6 +38,26 @@ KernelCost softmax_cost(const Spec& spec, const MemoryShape& s, Kernel k, I stor
     return c;
 }
 
+// The cache without eviction is the crosstalk model's cache (memories/theory/crosstalk.hpp)
+// at the spec's β; a null slot moves no comparison (its value is zero), only the capacity.
+std::optional<theory::RecallModel> softmax_recall(const Spec& spec, const MemorySize& size, const MemoryShape&,
+                                                  const theory::RecallTask& t) {
+    if (auto m = theory::keyset_not_modelled(t, "cache_recall", false)) return m;
+    theory::RecallModel m;
+    m.model = "cache_recall";
+    const std::int64_t capacity = size.dim("pairs");
+    m.sizes = {{"pairs", capacity}};
+    const std::int64_t pairs = capacity < 0 ? t.n : capacity;  // unbounded without a budget
+    if (t.d < 4) {
+        m.note = "d < 4";
+    } else if (t.n > pairs) {
+        m.note = "evicting: holds " + std::to_string(pairs) + " of " + std::to_string(t.n) + " pairs";
+    } else {
+        m.applies = "exact", m.call = theory::cache_call(t.n, t.d, spec.real("beta"), t.noise_sigma);
+    }
+    return m;
+}
+
 }  // namespace
 
 MemoryEntry softmax_entry() {
@@ -62,6 +82,7 @@ MemoryEntry softmax_entry() {
     e.order_free = true;      // unbounded without a budget: never evicts, and attention is a sum over pairs
     e.can_hide_pairs = true;  // one row per pair: a read can give one of them weight 0
     e.backward = true;        // SoftmaxCache::backward
+    e.recall_model = softmax_recall;
     return e;
 }
 
