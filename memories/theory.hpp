@@ -11,9 +11,11 @@
 //   crosstalk.hpp        the linear grid and the softmax cache (sections 2 and 3);
 //   keysets.hpp          the grid's recall as a function of its key set (section 4);
 //   chains.hpp           chained lookups with cleanup;
-//   recall_model.hpp     a model as a backend's table entry declares it.
+//   recall_model.hpp     a model as a backend's table entry declares it;
+//   capacity.hpp         each model's capacity at a budget.
 #pragma once
 
+#include "memories/theory/capacity.hpp"
 #include "memories/theory/chains.hpp"
 #include "memories/theory/crosstalk.hpp"
 #include "memories/theory/hrr.hpp"
