@@ -1,6 +1,6 @@
 // memcap/bench/bench_memories.cpp — micro-benchmarks of every backend, with a roofline.
 //
-// Registered from the memory registry (memories/registry.cpp): for every
+// Registered from the memory registry (memory_registry()): for every
 // backend, `<name>/write_batch` (reset, then write n pairs) and
 // `<name>/read_batch` (n queries of a memory holding n pairs), at budgets
 // {1024, 4096, 16384} floats and n ∈ {64, 512, 4096}, d = 64, default

@@ -8,7 +8,7 @@
 // natural budget and the native readout, as that run uses) and prints
 //
 //   work    FLOPs of every cell, summed: each memory's declared cost model
-//           (MemoryEntry::cost, memories/registry.cpp) for one write_batch of the n pairs
+//           (MemoryEntry::cost, memories/<name>/entry.cpp) for one write_batch of the n pairs
 //           and one read_batch of the episode's queries, plus the scoring of each read
 //           against the n candidates, 2 · queries · n · d_v (the GEMM of score_reads);
 //           normals drawn: the episode's keys and values, n · (d_k + d_v), and the

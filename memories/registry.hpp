@@ -1,11 +1,11 @@
 // memcap/memories/registry.hpp — the table of memory backends.
 //
-// One entry per backend, in one explicit table (registry.cpp): its name, a
-// one-line description, its parameters with defaults, its state_floats
-// formula, its source paper, its sizing function, its factory, its cost model
-// and its traits. `memcap list` prints this table; the conformance tests and
-// benchmarks iterate over it, so a backend added here is listed, tested and
-// benchmarked with no other change. Backends outside the table (a test's, a
+// One entry per backend: its name, a one-line description, its parameters with
+// defaults, its state_floats formula, its source paper, its sizing function, its
+// factory, its cost model and its traits. A built-in backend's entry is defined in
+// its folder (memories/<name>/entry.cpp) and listed once in registry.cpp. `memcap
+// list` prints this table; the conformance tests and benchmarks iterate over it, so a
+// backend listed there is listed, tested and benchmarked with no other change. Backends outside the table (a test's, a
 // plugin's) join it through register_memory and are then treated exactly the
 // same: listed, parsed, sized, built, costed, tested by the conformance tests.
 #pragma once
@@ -13,10 +13,12 @@
 #include "core/rng.hpp"
 #include "core/spec.hpp"
 #include "memories/memory.hpp"
+#include "memories/theory/recall_model.hpp"
 
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,12 +28,14 @@ namespace memcap {
 /// Which batched call a cost model describes.
 enum class Kernel { write_batch, read_batch };
 
-/// Declared work of one batched call, for the benchmarks' roofline (bench/,
-/// docs/performance.md): floating-point operations (an exp, a division or a square
+/// Declared work of one batched call: floating-point operations (an exp, a division or a square
 /// root counts as one) and compulsory bytes — inputs read, outputs written,
 /// state read (and written back by a write) and fixed parameters read, each
 /// once; temporaries that a blocked kernel can keep in cache are not counted.
-/// `scratch_bytes` is not part of the roofline: the bytes of the temporaries the call
+/// The FLOPs shape results: the width race (harness/exec/tuning.cpp) prunes a candidate
+/// that costs more than one still in and reads no better, and gives a tie to the cheapest.
+/// FLOPs and bytes are also the benchmarks' roofline (bench/, docs/performance.md).
+/// `scratch_bytes` is not part of either: the bytes of the temporaries the call
 /// allocates beyond the memory's state and parameters (feature rows, score matrices,
 /// mapped inputs), for the peak-memory estimate (memory_peak_bytes).
 struct KernelCost {
@@ -39,6 +43,10 @@ struct KernelCost {
     double bytes = 0.0;
     double scratch_bytes = 0.0;
 };
+
+/// Bytes every batched call moves: the batch in (keys and values, or queries) and, for a
+/// read, the reads out (4 bytes per float). For cost models.
+double batch_bytes(const MemoryShape& s, std::int64_t batch);
 
 /// The cost of `kernel` on the memory `spec` built for `shape`: a write_batch
 /// of `batch` items into a memory that already holds `stored` writes, or a
@@ -72,6 +80,8 @@ struct MemorySize {
 
     /// Floats of state after `writes` writes since reset (Memory::state_floats()).
     std::int64_t state_floats_after(std::int64_t writes) const;
+    /// The dimension called `name` (std::logic_error when there is none).
+    std::int64_t dim(const std::string& name) const;
 };
 
 struct MemoryEntry {
@@ -86,8 +96,9 @@ struct MemoryEntry {
     std::function<MemorySize(const Spec&, const MemoryShape&)> size;
     /// Builds the backend; `params_rng` supplies its fixed random parameters.
     std::function<std::unique_ptr<Memory>(const Spec&, const MemoryShape&, Rng& params_rng)> make;
-    /// FLOP-and-byte model of write_batch / read_batch (the benchmarks' roofline), and
-    /// the bytes of their temporaries (the peak-memory estimate).
+    /// FLOP-and-byte model of write_batch / read_batch, and the bytes of their temporaries
+    /// (the peak-memory estimate). Its FLOPs decide the width race's ties and prune its
+    /// dominated candidates, so it shapes results; also the benchmarks' roofline.
     CostModel cost;
 
     // ---- Traits: declared properties the harness, the tests and the reports act on,
@@ -107,9 +118,18 @@ struct MemoryEntry {
     /// assoc_recall:keys=learned trains a key table through it; others are refused.
     bool backward = false;
     /// True at shapes where the built memory takes codes as spectra (SpectralMemory,
-    /// memories/hrr.hpp): a task that draws its codes in the Fourier domain is then read a
+    /// memories/hrr/hrr.hpp): a task that draws its codes in the Fourier domain is then read a
     /// code at a time, never materialised (HRR at D = d). Empty: never.
     std::function<bool(const Spec&, const MemoryShape&)> takes_spectra;
+
+    /// The theory of its recall (memories/theory/): given the memory spec, its size at
+    /// `shape` from `size`, the shape and the task's side of one assoc_recall read, the
+    /// model that describes it (RecallModel: which, whether it applies, its call), or none
+    /// when the row is not covered. Empty: no model describes this backend. `memcap theory`
+    /// asks it for every summary row (through recall_model below).
+    std::function<std::optional<theory::RecallModel>(const Spec&, const MemorySize&, const MemoryShape&,
+                                                     const theory::RecallTask&)>
+        recall_model;
 
     Schema schema() const { return {"memory", name, params}; }
     /// Smallest budget (floats) the backend `spec` can be built with for this shape.
@@ -150,6 +170,11 @@ std::int64_t memory_peak_bytes(const Spec& spec, const MemoryShape& shape, std::
 /// memory_peak_bytes with `spec`'s entry and its memory_size at `shape` already known.
 std::int64_t memory_peak_bytes(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
                                std::int64_t writes, std::int64_t reads);
+
+/// The recall model of the memory `spec` at `shape` on `task`: its entry's recall_model
+/// given the size from its sizing function (entry.size; the budget is not checked against
+/// the minimum), or none when the entry has no recall model.
+std::optional<theory::RecallModel> recall_model(const Spec& spec, const MemoryShape& shape, const theory::RecallTask& task);
 
 /// One line for `memcap list`: the named dimensions, the state floats (per stored pair
 /// and at most, for a growing cache) and the parameter floats, e.g.

@@ -15,7 +15,7 @@
 # (memcap / bound), measured in the same run by build/bench/memcap_block_bound
 # (bench/block_bound.cpp; built here when missing), given the block's own arguments:
 #   work   the FLOPs of every cell from each memory's declared cost model (write_batch of
-#          the n pairs, read_batch of the queries; memories/registry.cpp), plus the
+#          the n pairs, read_batch of the queries; memories/<name>/entry.cpp), plus the
 #          scoring of each read against the n candidates (2 · queries · n · d per memory
 #          and seed), and the normals the episodes draw (keys and values, 2 · n · d per
 #          n and seed; the four memories read one shared episode);

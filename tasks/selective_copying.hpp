@@ -8,7 +8,7 @@
 //
 // Codes: the blank token is e₀ (unit vector on coordinate 0) and content codes
 // have coordinate 0 equal to 0 — coordinate 0 is memcap's token-class feature,
-// the one a selective memory may gate on (memories/selective_state.hpp).
+// the one a selective memory may gate on (memories/selective/selective_state.hpp).
 //
 // Keys: every token is written under the code of its content ordinal — the
 // number of content tokens seen so far (a count a network can keep) — so the

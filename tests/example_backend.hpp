@@ -12,7 +12,7 @@
 // Source:       none: the bag-of-values baseline, written as the worked example
 //               of register_memory.
 //
-// It lives in tests/, not in memories/registry.cpp: `value_sum_entry()` is a
+// It lives in tests/, not in memories/: `value_sum_entry()` is a
 // complete MemoryEntry (description, parameters, sizing function, factory, cost
 // model, traits) and `register_example_backend()` adds it to the registry, after
 // which memcap treats it exactly like a built-in backend (spec strings, sizing,

@@ -6,7 +6,7 @@
 #include "core/rng.hpp"
 #include "harness/eval/abstention.hpp"
 #include "harness/exec/tuning.hpp"
-#include "memories/softmax_cache.hpp"
+#include "memories/softmax/softmax_cache.hpp"
 #include "memories/theory.hpp"
 #include "harness/results/aggregate.hpp"
 #include "harness/results/csv.hpp"

@@ -127,6 +127,44 @@ TEST_CASE("every memory honours the contract", "[memory][conformance]") {
     }
 }
 
+TEST_CASE("a recall model uses its backend's sizing function", "[memory][conformance][theory]") {
+    // For every entry with a recall model: the dimensions it reports using are the sizing
+    // function's (the null slot and every other optional parameter included), and they follow
+    // the size it is handed (a model that recomputed a size from the budget would not).
+    int covered = 0;
+    for (const MemoryEntry& entry : memory_registry()) {
+        if (!entry.recall_model) continue;
+        CAPTURE(entry.name);
+        std::vector<Spec> specs = {parse_memory_spec(entry.name)};
+        for (const ParamInfo& p : entry.params)
+            for (const std::string& value : p.best)  // the values the race may choose, optional ones set
+                if (p.optional) specs.push_back(parse_memory_spec(entry.name + ":" + p.key + "=" + value));
+        for (const Spec& spec : specs)
+            for (const int d : {8, 16, 32})
+                for (const std::optional<std::int64_t> budget : {std::optional<std::int64_t>(), std::optional<std::int64_t>(256),
+                                                                 std::optional<std::int64_t>(1024), std::optional<std::int64_t>(1000)})
+                    for (const std::int64_t n : {2, 15, 16, 31, 32, 64})
+                        for (const char* keys : {"random", "frame"}) {
+                            CAPTURE(spec.canonical(), d, budget.value_or(-1), n, keys);
+                            const MemoryShape shape(d, d, budget);
+                            theory::RecallTask task;
+                            task.d = d, task.n = n, task.keys = keys, task.vocab = keys == std::string("frame") ? 4 * n : 0;
+                            const MemorySize size = memory_size(spec, shape);
+                            const std::optional<theory::RecallModel> model = recall_model(spec, shape, task);
+                            if (!model) continue;
+                            if (model->call) REQUIRE(!model->sizes.empty());  // a model evaluated at some size
+                            covered += model->sizes.empty() ? 0 : 1;
+                            for (const auto& [name, value] : model->sizes) CHECK(value == size.dim(name));
+                            MemorySize shifted = size;  // every dimension one more
+                            for (auto& dim : shifted.dims) dim.second += 1;
+                            const auto moved = entry.recall_model(spec, shifted, shape, task);
+                            REQUIRE(moved);
+                            for (const auto& [name, value] : moved->sizes) CHECK(value == shifted.dim(name));
+                        }
+    }
+    CHECK(covered > 0);
+}
+
 TEST_CASE("peak bytes: a cell that cannot fit is visible before it runs", "[memory][sizing]") {
     // softmax at n = 10^8, d = 64: 10^8 pairs of 128 floats (51.2 GB) plus the 32 × 10^8
     // score matrix of one batched read (12.8 GB).

@@ -3,7 +3,7 @@
 
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "memories/softmax_cache.hpp"
+#include "memories/softmax/softmax_cache.hpp"
 
 using namespace memcap;
 using namespace memcap::test;

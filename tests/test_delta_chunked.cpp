@@ -1,4 +1,4 @@
-// The delta rule's chunked batch write (memories/delta_grid.cpp: the UT form,
+// The delta rule's chunked batch write (memories/delta/delta_grid.cpp: the UT form,
 // (I + βL) U = β(V − Φ Mᵀ) per chunk of 16) equals the sequential rule up to float rounding.
 #include "core/rng.hpp"
 #include "core/spec.hpp"

@@ -3,7 +3,7 @@
 // The essay divides dot products by √2 (d = 2); the backend multiplies raw dot
 // products by β, so β = 1/√2 reproduces it.
 #include "memories/registry.hpp"
-#include "memories/softmax_cache.hpp"
+#include "memories/softmax/softmax_cache.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -7,7 +7,7 @@
 #include "harness/eval/probe.hpp"
 #include "harness/results/csv.hpp"
 #include "memories/registry.hpp"
-#include "memories/softmax_cache.hpp"
+#include "memories/softmax/softmax_cache.hpp"
 #include "tasks/registry.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,8 +1,8 @@
-// HRR's factored batches (memories/hrr.hpp: write through G = Kᵀ V and the maps'
+// HRR's factored batches (memories/hrr/hrr.hpp: write through G = Kᵀ V and the maps'
 // spectra, read through W = P_vᵀ irfft(conj(A) · F T) / D by Parseval) equal the per-item
 // forms up to float rounding. At these sizes the batch takes the factored form.
 #include "core/rng.hpp"
-#include "memories/hrr.hpp"
+#include "memories/hrr/hrr.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // The rotation RNN's block form is an orthogonal change of basis away from the
-// dense recurrence with a Haar-random R (memories/rotation_rnn.hpp, "Form").
+// dense recurrence with a Haar-random R (memories/rotation/rotation_rnn.hpp, "Form").
 //
 // A dense Haar R (QR of a Gaussian with Mezzadri's sign fix) has a real Schur
 // form R = Z T Zᵀ with Z orthogonal and T block-diagonal: 2 × 2 rotations and
@@ -9,7 +9,7 @@
 // readout of [s, 1] fitted in either basis makes the same predictions. Finally
 // RotationRnn's O(D) step applies exactly such a T.
 #include "core/rng.hpp"
-#include "memories/rotation_rnn.hpp"
+#include "memories/rotation/rotation_rnn.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -10,7 +10,7 @@
 #include "core/fft.hpp"
 #include "core/rng.hpp"
 #include "harness/eval/readout.hpp"
-#include "memories/hrr.hpp"
+#include "memories/hrr/hrr.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 #include "tasks/spectral_codes.hpp"

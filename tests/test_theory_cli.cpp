@@ -73,6 +73,8 @@ const char* const kSummary =
     "\"linear:phi=proj,nu=1\",\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,64,16,,10,0,320,0.2,0.05,0.02,0.16,0.24,0.0625,1,\n"
     "softmax:beta=16,\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,128,8,8,,10,0,320,1,0,0.02,1,1,0.125,0.1,\"d,beta\"\n"
     "softmax:beta=16,\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,16,16,,10,0,320,0.5,0.05,0.02,0.46,0.54,0.0625,1,\"d,beta\"\n"
+    "\"softmax:beta=16,null=0\",\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,8,16,,10,0,320,0.9,0.05,0.02,0.86,0.94,0.0625,1,\n"
+    "\"softmax:beta=16,null=0\",\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,8,15,,10,0,320,0.9,0.05,0.02,0.86,0.94,0.0667,1,\n"
     "\"delta:beta=1,phi=proj,nu=1\",\"assoc_recall:queries=32,noise=0,cosine=1,control=none\",native,256,256,16,16,,10,0,320,0.5,0.05,0.02,0.46,0.54,0.0625,1,d\n";
 
 double num(const Row& r, const std::string& column) { return std::stod(r.at(column)); }
@@ -85,7 +87,7 @@ TEST_CASE("theory command: predictions are the models at each row's setting", "[
     REQUIRE(run_memcap("theory " + (dir / "summary.csv").string() + " --out " + (dir / "pred.csv").string() + " --capacity " +
                    (dir / "cap.csv").string() + " --max-budget 1024") == 0);
     const auto rows = read_rows(dir / "pred.csv");
-    REQUIRE(rows.size() == 8);  // every row but the delta rule's
+    REQUIRE(rows.size() == 10);  // every row but the delta rule's
 
     const Row& hrr = find(rows, "hrr", "64", "64", "16");
     CHECK(hrr.at("applies") == "exact");
@@ -124,6 +126,13 @@ TEST_CASE("theory command: predictions are the models at each row's setting", "[
     CHECK(cache.at("applies") == "exact");
     CHECK(num(cache, "model_accuracy_frac") == Approx(memcap::theory::cache_recall(8, 8, 16, 0.0)).epsilon(1e-5));
     CHECK(find(rows, "softmax:beta=16", "256", "16", "16").at("applies") == "no");  // holds 8 of 16 pairs
+    // A null slot takes one pair's row: 256 floats at d = 8 hold 15 pairs, not 16.
+    const Row& null_full = find(rows, "softmax:beta=16,null=0", "256", "8", "16");
+    CHECK(null_full.at("applies") == "no");
+    CHECK(null_full.at("note") == "evicting: holds 15 of 16 pairs");
+    const Row& null_fits = find(rows, "softmax:beta=16,null=0", "256", "8", "15");
+    CHECK(null_fits.at("applies") == "exact");
+    CHECK(num(null_fits, "model_accuracy_frac") == Approx(memcap::theory::cache_recall(15, 8, 16, 0.0)).epsilon(1e-5));
 
     // Capacity: HRR at D = B, scanning n = 4, 8, ... to the first n below 0.9.
     const auto caps = read_rows(dir / "cap.csv");

@@ -2,7 +2,7 @@
 #include "harness/experiments/lab000.hpp"
 
 #include "harness/experiments/published.hpp"
-#include "memories/softmax_cache.hpp"
+#include "memories/softmax/softmax_cache.hpp"
 
 #include <cmath>
 

@@ -2,8 +2,10 @@
 //
 // `memcap theory` reads `memcap aggregate`'s summary (columns by name) and writes two tables:
 //
-// Predictions, one row per assoc_recall summary row of a memory a model covers (softmax,
-// linear, hrr; control=none): the model's accuracy at the row's own setting, beside the
+// Predictions, one row per assoc_recall summary row (control=none) whose backend declares a
+// recall model (MemoryEntry::recall_model: today the cache, the linear grid and HRR), which
+// gives the model at the row's size (from the backend's sizing function), spec and task:
+// the model's accuracy at the row's own setting, beside the
 // measured mean and its standard error. Whether the model holds is said per row (`applies`):
 //   exact       the memory is the model: HRR at its natural size (trace D = d, no maps),
 //               the grid with d_φ = d (φ the identity), the cache holding all n pairs
@@ -23,9 +25,9 @@
 // fail independently, p_h ≈ p1^h); rows without cleanup, and assoc_recall rows with absent
 // queries, are left out.
 //
-// Capacity lines, per model, noise setting (each one the summary's assoc_recall rows hold)
-// and budget: the largest n on the power-of-two grid 4, 8, 16, … whose model accuracy is
-// at least `threshold` at the model's best width:
+// Capacity lines (memories/theory/capacity.hpp), per model, noise setting (each one the
+// summary's assoc_recall rows hold) and budget: the largest n on the power-of-two grid
+// 4, 8, 16, … whose model accuracy is at least `threshold` at the model's best width:
 //   hrr     D = d = B (the natural size; the only width the model describes); n scanned
 //           upward to the first miss (the report's rule for measured capacity);
 //   linear  the square grid d × d, d a power of two with d² ≤ B (a larger d_φ reads the

@@ -1,4 +1,4 @@
-// memcap/memories/hrr.hpp — holographic reduced representation (Plate 1995).
+// memcap/memories/hrr/hrr.hpp — holographic reduced representation (Plate 1995).
 //
 // Stores:       one trace vector T of D floats (T = 0 after reset).
 // Write:        T += k ⊛ v, circular convolution (k ⊛ v)_i = Σ_j k_j v_{(i−j) mod D},

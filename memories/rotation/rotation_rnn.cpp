@@ -1,5 +1,5 @@
-// memcap/memories/rotation_rnn.cpp — see rotation_rnn.hpp.
-#include "memories/rotation_rnn.hpp"
+// memcap/memories/rotation/rotation_rnn.cpp — see rotation_rnn.hpp.
+#include "memories/rotation/rotation_rnn.hpp"
 
 #include "core/error.hpp"
 

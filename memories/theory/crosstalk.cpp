@@ -1,9 +1,8 @@
-// memcap/memories/theory.cpp — see theory.hpp.
-#include "memories/theory.hpp"
+// memcap/memories/theory/crosstalk.cpp — see crosstalk.hpp (derivation: docs/theory.md, sections 2 and 3).
+#include "memories/theory/crosstalk.hpp"
 
 #include <boost/math/distributions/gamma.hpp>
 #include <boost/math/distributions/normal.hpp>
-#include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 
@@ -80,11 +79,6 @@ Rule probability_rule(int m) {
     Rule r = gauss_legendre(m);
     for (std::size_t k = 0; k < r.x.size(); ++k) r.x[k] = 0.5 * (r.x[k] + 1), r.w[k] *= 0.5;
     return r;
-}
-
-template <class F>
-double integrate(F f, double lo, double hi, double tol = 1e-11) {
-    return boost::math::quadrature::gauss_kronrod<double, 31>::integrate(f, lo, hi, 12, tol);
 }
 
 // ---------------------------------------------------------------------------
@@ -177,7 +171,7 @@ private:
 // H_d(z) = P(τ > κ(b) z), κ(b) = √((1 − b)/(1 + b)), b ~ Sphere(d), τ ~ Sphere(d − 1)
 // independent: the probability that one competitor beats the target when its
 // margin, in units of the crosstalk orthogonal to the target value, is z (see
-// theory.hpp). H(−z) = 1 − H(z). log H is tabulated on z ∈ [0, 64] (step 0.004)
+// docs/theory.md). H(−z) = 1 − H(z). log H is tabulated on z ∈ [0, 64] (step 0.004)
 // and on asinh(z) up to 10⁶ (step 0.004), beyond that a power law, from a
 // Gauss–Legendre rule over the angle θ = acos b, graded towards θ = 0 where large
 // z puts all of the mass.
@@ -254,7 +248,7 @@ private:
 };
 
 // ---------------------------------------------------------------------------
-// The crosstalk model shared by the grid and the cache (derivation in theory.hpp).
+// The crosstalk model shared by the grid and the cache (derivation in docs/theory.md).
 // The read is r = w_t v_i + Σ_{j≠i} g(a_j) v_j; competitor c beats the target when
 //   τ_c > κ(b_c) (w_t − g_c − δ_c ζ + X) / √(U − X² − δ_c²),   g_c = g(a_c), δ_c = g_c − ḡ,
 // U = ‖u_c‖², u_c = Σ_{j≠i,c} g(a_j) v_j, X = u_c·v_i = √U t (t ~ Sphere(d)),
@@ -518,43 +512,6 @@ void require(bool ok, const char* what) {
 
 // ---------------------------------------------------------------------------
 
-double normal_log_cdf(double x) {
-    if (x > 5) return std::log1p(-0.5 * std::erfc(x / M_SQRT2));
-    if (x > -30) return std::log(0.5 * std::erfc(-x / M_SQRT2));
-    const double x2 = x * x;  // asymptotic series of Mills' ratio
-    return -0.5 * x2 - kLogSqrt2Pi - std::log(-x) + std::log1p(-1 / x2 + 3 / (x2 * x2) - 15 / (x2 * x2 * x2));
-}
-
-double wta_recall(double gap, double sd_target, double sd_other, double candidates) {
-    require(sd_target >= 0 && sd_other > 0 && candidates >= 1, "wta_recall: need sd_target >= 0, sd_other > 0, candidates >= 1");
-    if (candidates <= 1) return 1.0;
-    auto f = [&](double h) {
-        return std::exp(-0.5 * h * h - kLogSqrt2Pi + (candidates - 1) * normal_log_cdf((gap + sd_target * h) / sd_other));
-    };
-    return std::clamp(integrate(f, -13, 13, 1e-12), 0.0, 1.0);
-}
-
-double fks_recall(double s, double candidates) { return wta_recall(s, 1, 1, candidates); }
-
-HrrMoments hrr_moments(std::int64_t n, std::int64_t D) {
-    require(n >= 1 && D >= 2, "hrr_moments: need n >= 1, D >= 2");
-    const double d = static_cast<double>(D), nn = static_cast<double>(n);
-    HrrMoments m;
-    m.signal_mean = 1;
-    m.signal_var = 2 * d / ((d + 2) * (d + 2));
-    m.target_var = m.signal_var + (nn - 1) / d;
-    const double own = (2 * d + 2) / (d * (d + 2));  // ‖s‖²/D and the competitor's own pair, each
-    m.other_var = (nn >= 2 ? (nn - 2) / d : 0.0) + 2 * own;
-    return m;
-}
-
-double hrr_recall(std::int64_t n, std::int64_t D, std::int64_t candidates) {
-    require(n >= 1 && D >= 2 && candidates >= 1, "hrr_recall: need n >= 1, D >= 2, candidates >= 1");
-    if (candidates == 1) return 1.0;
-    const HrrMoments m = hrr_moments(n, D);
-    return wta_recall(m.signal_mean, std::sqrt(m.target_var), std::sqrt(m.other_var), static_cast<double>(candidates));
-}
-
 namespace {
 
 // The grid and the cache: the target's weight w_t(ρ) and a rest pair's g(a; ρ).
@@ -586,30 +543,5 @@ double cache_recall(std::int64_t n, int d, double beta, double noise_sigma) {
 }
 
 double sphere_tail(int d, double x) { return Sphere::get(d)->tail(x); }
-
-double chain_cleanup_accuracy(double p1, std::int64_t n, int h) {
-    const double back = (1.0 - p1) / static_cast<double>(n - 1);  // an error that lands on the right item
-    double p = p1;
-    for (int k = 2; k <= h; ++k) p = p1 * p + (1.0 - p) * back;
-    return p;
-}
-
-double keyset_crosstalk(std::int64_t n, int d, std::int64_t vocab, bool frame) {
-    const double others = static_cast<double>(n - 1);
-    if (!frame) return others / d;
-    if (vocab <= d) return 0.0;
-    const double v = static_cast<double>(vocab);
-    return others * (v / d - 1.0) / (v - 1.0);
-}
-
-double keyset_grid_recall(std::int64_t n, int d, double crosstalk, double noise_sigma) {
-    if (n < 2) return 1.0;
-    const double rho2 = 1.0 / (1.0 + noise_sigma * noise_sigma * (d - 1.0)), rho = std::sqrt(rho2);
-    const double eps = rho2 * crosstalk + (1.0 - rho2) * static_cast<double>(n - 1) / d;
-    if (eps == 0.0) return 1.0;  // every read is its value exactly
-    const double sd_target = std::sqrt(eps / d);
-    const double sd_other = std::sqrt(eps / static_cast<double>(n - 1) + eps / d);
-    return wta_recall(rho, sd_target, sd_other, static_cast<double>(n));
-}
 
 }  // namespace memcap::theory

@@ -1,4 +1,4 @@
-// memcap/memories/feature_map.hpp — fixed feature maps φ for the grid memories.
+// memcap/memories/grid/feature_map.hpp — fixed feature maps φ for the grid memories.
 //
 // A grid memory of d_v × d_φ floats needs keys of d_φ features. When the
 // budget gives exactly d_φ = d_k columns, φ is the identity. Otherwise φ is a

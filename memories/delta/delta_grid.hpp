@@ -1,4 +1,4 @@
-// memcap/memories/delta_grid.hpp — delta-rule outer-product grid (fast weights with editing).
+// memcap/memories/delta/delta_grid.hpp — delta-rule outer-product grid (fast weights with editing).
 //
 // Stores:       one grid M of d_v × d_φ floats (M = 0 after reset).
 // Write:        M += β_w (v − M φ(k)) φ(k)ᵀ, one pass in write order; φ(k) is
@@ -15,7 +15,7 @@
 // State layout: M row-major, state()[i * d_φ + j] = M(i, j).
 #pragma once
 
-#include "memories/outer_product_grid.hpp"
+#include "memories/grid/outer_product_grid.hpp"
 
 namespace memcap {
 

@@ -1,4 +1,4 @@
-// memcap/memories/linear_grid.hpp — linear-attention / fast-weight outer-product grid.
+// memcap/memories/linear/linear_grid.hpp — linear-attention / fast-weight outer-product grid.
 //
 // Stores:       one grid M of d_v × d_φ floats (M = 0 after reset).
 // Write:        M += v φ(k)ᵀ.
@@ -14,7 +14,7 @@
 // State layout: M row-major, so state()[i * d_φ + j] = M(i, j).
 #pragma once
 
-#include "memories/outer_product_grid.hpp"
+#include "memories/grid/outer_product_grid.hpp"
 
 namespace memcap {
 

@@ -1,4 +1,4 @@
-// memcap/memories/outer_product_grid.hpp — what the three grid memories share.
+// memcap/memories/grid/outer_product_grid.hpp — what the three grid memories share.
 //
 // `linear`, `delta` and `selective` all hold one matrix M of d_v × d_φ floats
 // (row-major: state()[i * d_φ + j] = M(i, j)), take keys through the same
@@ -10,7 +10,7 @@
 #pragma once
 
 #include "core/rng.hpp"
-#include "memories/feature_map.hpp"
+#include "memories/grid/feature_map.hpp"
 #include "memories/memory.hpp"
 
 #include <string>

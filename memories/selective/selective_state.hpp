@@ -1,4 +1,4 @@
-// memcap/memories/selective_state.hpp — selective state model (Mamba / gated linear attention form).
+// memcap/memories/selective/selective_state.hpp — selective state model (Mamba / gated linear attention form).
 //
 // Stores:       one matrix S of d_v × N floats (S = 0 after reset).
 // Write:        S ← a(x) S + b(x) v φ(k)ᵀ, with an input-dependent step Δ(x):
@@ -31,7 +31,7 @@
 // State layout: S row-major, state()[i * d_φ + j] = S(i, j).
 #pragma once
 
-#include "memories/outer_product_grid.hpp"
+#include "memories/grid/outer_product_grid.hpp"
 
 #include <optional>
 

@@ -1,5 +1,5 @@
-// memcap/memories/selective_state.cpp — see selective_state.hpp.
-#include "memories/selective_state.hpp"
+// memcap/memories/selective/selective_state.cpp — see selective_state.hpp.
+#include "memories/selective/selective_state.hpp"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// memcap/memories/rotation_rnn.hpp — decaying rotation RNN (essay 004 Part 1).
+// memcap/memories/rotation/rotation_rnn.hpp — decaying rotation RNN (essay 004 Part 1).
 //
 // Stores:       one state vector s of D floats (s = 0 after reset).
 // Write:        s ← ρ R s + U x, R orthogonal, ρ the decay; x is the value

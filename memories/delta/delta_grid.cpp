@@ -1,5 +1,5 @@
-// memcap/memories/delta_grid.cpp — see delta_grid.hpp.
-#include "memories/delta_grid.hpp"
+// memcap/memories/delta/delta_grid.cpp — see delta_grid.hpp.
+#include "memories/delta/delta_grid.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
-// memcap/memories/feature_map.cpp — see feature_map.hpp.
-#include "memories/feature_map.hpp"
+// memcap/memories/grid/feature_map.cpp — see feature_map.hpp.
+#include "memories/grid/feature_map.hpp"
 
 #include "core/error.hpp"
 

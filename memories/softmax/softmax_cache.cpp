@@ -1,5 +1,5 @@
-// memcap/memories/softmax_cache.cpp — see softmax_cache.hpp.
-#include "memories/softmax_cache.hpp"
+// memcap/memories/softmax/softmax_cache.cpp — see softmax_cache.hpp.
+#include "memories/softmax/softmax_cache.hpp"
 
 #include "core/rng.hpp"
 

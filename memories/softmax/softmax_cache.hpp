@@ -1,4 +1,4 @@
-// memcap/memories/softmax_cache.hpp — softmax attention over a FIFO key–value cache.
+// memcap/memories/softmax/softmax_cache.hpp — softmax attention over a FIFO key–value cache.
 //
 // Stores:       the written (key, value) pairs, up to C = floor(B / (d_k + d_v))
 //               of them; when full, the oldest pair is evicted (FIFO). Without a

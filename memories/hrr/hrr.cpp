@@ -1,5 +1,5 @@
-// memcap/memories/hrr.cpp — see hrr.hpp.
-#include "memories/hrr.hpp"
+// memcap/memories/hrr/hrr.cpp — see hrr.hpp.
+#include "memories/hrr/hrr.hpp"
 
 #include "core/error.hpp"
 

@@ -1,5 +1,5 @@
-// memcap/memories/linear_grid.cpp — see linear_grid.hpp.
-#include "memories/linear_grid.hpp"
+// memcap/memories/linear/linear_grid.cpp — see linear_grid.hpp.
+#include "memories/linear/linear_grid.hpp"
 
 namespace memcap {
 

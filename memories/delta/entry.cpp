@@ -1,0 +1,43 @@
+// memcap/memories/delta/entry.cpp — the delta backend's table entry (DeltaGrid).
+#include "memories/delta/delta_grid.hpp"
+#include "memories/grid/grid_entry.hpp"
+
+namespace memcap {
+namespace {
+
+using I = std::int64_t;
+
+KernelCost delta_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batch) {
+    const double d_phi = grid_dims(spec, s).phi.dim;
+    // normalising φ: 2 d_phi + 1 (+ sqrt, divide); a write also does err = v − M φ (2 d_v d_phi + d_v)
+    // and M += (β err) φᵀ (2 d_v d_phi + d_v): a rank-1 update chain, two passes over M per item.
+    const double extra = 3.0 * d_phi + 2.0 + (k == Kernel::write_batch ? 2.0 * s.d_value * d_phi + 2.0 * s.d_value : 0.0);
+    return grid_cost(spec, s, k, batch, extra);
+}
+
+}  // namespace
+
+MemoryEntry delta_entry() {
+    MemoryEntry e;
+    e.name = "delta";
+    e.description = "delta-rule outer-product grid (fast weights that edit)";
+    e.params = {real_param("beta", "1", "write strength beta_w", 0.0, true, 2.0), grid_phi_param(), grid_nu_param()};
+    // delta:beta=best. In 1-2-5 steps down to 0.01: on one pass over random keys the best
+    // step falls as n grows past d_phi (about 0.05 at n = 3 d_phi), and beta -> 0 is the
+    // linear grid (up to scale, which the nearest-value read ignores); 1 and 1.5 are for
+    // few pairs, where overwriting what a key already reads pays.
+    e.params[0].best = {"0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "1.5"};
+    e.state_formula = "d_v x d_phi, as linear";
+    e.paper = "Schlag, Irie & Schmidhuber 2021";
+    e.size = grid_size;
+    e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+        return std::make_unique<DeltaGrid>(s, spec.real("beta"), spec.text("phi"),
+                                           static_cast<int>(spec.integer("nu")), rng);
+    };
+    e.cost = delta_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
+    e.order_free = false;  // each write edits what the previous ones left
+    e.backward = true;     // back through the recurrence (DeltaGrid::write_backward)
+    return e;
+}
+
+}  // namespace memcap

@@ -1,0 +1,56 @@
+// memcap/memories/grid/grid_entry.cpp — see grid_entry.hpp.
+#include "memories/grid/grid_entry.hpp"
+
+namespace memcap {
+
+ParamInfo grid_phi_param() {
+    return choice_param("phi", {"proj", "dpfp"}, "feature map when d_phi != d_k (identity otherwise)");
+}
+ParamInfo grid_nu_param() { return int_param("nu", "1", "DPFP order (phi=dpfp)", 1, 8); }
+
+OuterProductGrid::Dims grid_dims(const Spec& spec, const MemoryShape& s) {
+    return OuterProductGrid::size(s, spec.text("phi"), static_cast<int>(spec.integer("nu")));
+}
+
+MemorySize grid_size(const Spec& spec, const MemoryShape& s) {
+    const OuterProductGrid::Dims g = grid_dims(spec, s);
+    MemorySize m;
+    m.dims = {{"d_phi", g.phi.dim}};
+    if (spec.text("phi") == "dpfp") m.dims.emplace_back("m", g.phi.m);  // the projection before DPFP
+    m.state_floats = g.state_floats();
+    m.param_floats = g.phi.param_floats;
+    m.build_scratch_bytes = g.phi.build_scratch_bytes;
+    m.min_budget = g.min_budget;
+    return m;
+}
+
+namespace {
+
+constexpr double kFloat = 4.0;
+using I = std::int64_t;
+
+// φ of a batch: the feature rows, and for DPFP the projected rows and [relu(y), relu(−y)].
+double phi_scratch_bytes(const OuterProductGrid::Dims& g, bool dpfp, I batch) {
+    return kFloat * double(batch) * (g.phi.dim + (dpfp ? 3.0 * g.phi.m : 0.0));
+}
+
+// The feature map's FLOPs per row: the projection (2 per parameter), and DPFP's relus and products.
+double phi_flops_per_row(const OuterProductGrid::Dims& g, bool dpfp, I nu) {
+    return 2.0 * double(g.phi.param_floats) + (dpfp ? 2.0 * g.phi.m + 2.0 * g.phi.m * double(nu) : 0.0);
+}
+
+}  // namespace
+
+// Σ v φ(k)ᵀ grids (linear, selective): a write is one GEMM, a read is one GEMM.
+KernelCost grid_cost(const Spec& spec, const MemoryShape& s, Kernel k, I batch, double extra_per_row) {
+    const OuterProductGrid::Dims g = grid_dims(spec, s);
+    const bool dpfp = spec.text("phi") == "dpfp";
+    const double d_phi = g.phi.dim, state = double(g.state_floats()), b = double(batch);
+    KernelCost c;
+    c.flops = b * (phi_flops_per_row(g, dpfp, spec.integer("nu")) + extra_per_row + 2.0 * s.d_value * d_phi);
+    c.bytes = batch_bytes(s, batch) + kFloat * (double(g.phi.param_floats) + (k == Kernel::write_batch ? 2.0 : 1.0) * state);
+    c.scratch_bytes = phi_scratch_bytes(g, dpfp, batch);
+    return c;
+}
+
+}  // namespace memcap

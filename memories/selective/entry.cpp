@@ -1,0 +1,47 @@
+// memcap/memories/selective/entry.cpp — the selective backend's table entry (SelectiveState).
+#include "memories/selective/selective_state.hpp"
+#include "memories/grid/grid_entry.hpp"
+
+namespace memcap {
+namespace {
+
+constexpr double kFloat = 4.0;
+using I = std::int64_t;
+
+KernelCost selective_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batch) {
+    const double d_phi = grid_dims(spec, s).phi.dim;
+    // a write also computes the gate (2 d_v + 4; only with gate=salience and a declared
+    // salience feature, else Δ = 1) and scales φ's row by its weight (d_phi)
+    const double gate = spec.text("gate") == "salience" && s.salience_feature ? 2.0 * s.d_value + 4.0 : 0.0;
+    KernelCost c = grid_cost(spec, s, k, batch, k == Kernel::write_batch ? gate + d_phi : 0.0);
+    if (k == Kernel::write_batch) c.scratch_bytes += kFloat * double(batch) * (d_phi + 1.0);  // the weighted rows, the weights
+    return c;
+}
+
+}  // namespace
+
+MemoryEntry selective_entry() {
+    MemoryEntry e;
+    e.name = "selective";
+    e.description = "selective state model S <- a(x) S + b(x) v phi(k)^T, input-dependent step (Mamba)";
+    e.params = {real_param("rho", "1", "decay per full step (1 = none)", 0.0, true, 1.0),
+                choice_param("gate", {"salience", "none"},
+                             "step from the task's declared salience feature (1 when none), or always 1"),
+                grid_phi_param(), grid_nu_param()};
+    // selective:rho=best: no decay (the range's end), then decays whose memory spans
+    // about 1000, 300, 100, 30 and 10 writes
+    e.params[0].best = {"1", "0.999", "0.997", "0.99", "0.97", "0.9"};
+    e.state_formula = "d_v x d_phi, as linear";
+    e.paper = "Gu & Dao 2023 (Mamba); Dao & Gu 2024";
+    e.size = grid_size;
+    e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+        return std::make_unique<SelectiveState>(s, spec.real("rho"), spec.text("gate") == "salience",
+                                                spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
+    };
+    e.cost = selective_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
+    e.order_free = true;  // with its default rho = 1 no write decays another: a weighted sum of v phi(k)^T
+    e.backward = true;    // the gates read only the values (SelectiveState::write_backward)
+    return e;
+}
+
+}  // namespace memcap

@@ -1,0 +1,91 @@
+// memcap/memories/softmax/entry.cpp — the softmax backend's table entry (SoftmaxCache).
+#include "memories/softmax/softmax_cache.hpp"
+#include "memories/registry.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace memcap {
+namespace {
+
+constexpr double kFloat = 4.0;
+using I = std::int64_t;
+
+MemorySize softmax_size(const Spec& spec, const MemoryShape& s) {
+    const bool null_slot = spec.has("null");
+    const SoftmaxCache::Dims c = SoftmaxCache::size(s, null_slot);
+    MemorySize m;
+    m.dims = {{"pairs", c.capacity}};
+    m.state_floats = c.capacity < 0 ? -1 : (c.capacity + (null_slot ? 1 : 0)) * c.row_floats;
+    m.floats_per_write = c.row_floats;
+    m.initial_floats = null_slot ? c.row_floats : 0;  // the null slot's row
+    m.min_budget = c.min_budget;
+    return m;
+}
+
+KernelCost softmax_cost(const Spec& spec, const MemoryShape& s, Kernel k, I stored, I batch) {
+    const I capacity = SoftmaxCache::size(s, spec.has("null")).capacity;
+    KernelCost c;
+    if (k == Kernel::write_batch) {  // copies: the pairs in, the same floats into the cache
+        c.bytes = 2.0 * batch_bytes(s, batch);
+        return c;
+    }
+    const double m = double(capacity < 0 ? stored : std::min(stored, capacity));
+    // scores K q (2 d_k), max, subtract-scale, exp, sum, divide (≈ 5), weighted sum of V (2 d_v)
+    c.flops = double(batch) * m * (2.0 * s.d_key + 5.0 + 2.0 * s.d_value);
+    c.bytes = batch_bytes(s, batch) + kFloat * m * (s.d_key + s.d_value);
+    c.scratch_bytes = kFloat * double(batch) * m;  // the batch × stored score matrix
+    return c;
+}
+
+// The cache without eviction is the crosstalk model's cache (memories/theory/crosstalk.hpp)
+// at the spec's β; a null slot moves no comparison (its value is zero), only the capacity.
+std::optional<theory::RecallModel> softmax_recall(const Spec& spec, const MemorySize& size, const MemoryShape&,
+                                                  const theory::RecallTask& t) {
+    if (auto m = theory::keyset_not_modelled(t, "cache_recall", false)) return m;
+    theory::RecallModel m;
+    m.model = "cache_recall";
+    const std::int64_t capacity = size.dim("pairs");
+    m.sizes = {{"pairs", capacity}};
+    const std::int64_t pairs = capacity < 0 ? t.n : capacity;  // unbounded without a budget
+    if (t.d < 4) {
+        m.note = "d < 4";
+    } else if (t.n > pairs) {
+        m.note = "evicting: holds " + std::to_string(pairs) + " of " + std::to_string(t.n) + " pairs";
+    } else {
+        m.applies = "exact", m.call = theory::cache_call(t.n, t.d, spec.real("beta"), t.noise_sigma);
+    }
+    return m;
+}
+
+}  // namespace
+
+MemoryEntry softmax_entry() {
+    MemoryEntry e;
+    e.name = "softmax";
+    e.description = "softmax attention over a FIFO key-value cache";
+    e.params = {real_param("beta", "16", "sharpness on raw dot products (0 = uniform attention)", 0.0)};
+    // softmax:beta=best: the scale that suits the width and the noise, in factors of 2 from a
+    // soft average (1) to a hard argmax over narrow codes (1024)
+    e.params[0].best = {"1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024"};
+    e.params.push_back(optional_param(real_param(
+        "null", "", "a null slot: constant logit s (against beta k.q) with a zero value, taking one pair's row; none: no slot",
+        -std::numeric_limits<double>::infinity())));
+    e.params[1].best = {"0", "2", "4", "6", "8", "10", "12", "14", "16"};  // softmax:null=best
+    e.state_formula = "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs (one fewer with a null slot, "
+                      "whose row counts); unbounded without a budget";
+    e.paper = "Bahdanau et al. 2014; Vaswani et al. 2017";
+    e.size = softmax_size;
+    e.make = [](const Spec& spec, const MemoryShape& s, Rng&) -> std::unique_ptr<Memory> {
+        return std::make_unique<SoftmaxCache>(s, spec.real("beta"),
+                                              spec.has("null") ? std::optional<double>(spec.real("null")) : std::nullopt);
+    };
+    e.cost = softmax_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
+    e.order_free = true;      // unbounded without a budget: never evicts, and attention is a sum over pairs
+    e.can_hide_pairs = true;  // one row per pair: a read can give one of them weight 0
+    e.backward = true;        // SoftmaxCache::backward
+    e.recall_model = softmax_recall;
+    return e;
+}
+
+}  // namespace memcap
