@@ -12,7 +12,7 @@ using namespace std::chrono_literals;
 TEST_CASE("progress: the cost model prices the cells before any is timed", "[progress]") {
     std::chrono::steady_clock::time_point t{};
     const auto clock = [&] { return t; };
-    const double work = 4e11;  // 400 s of work at kSecondsPerWork = 1e-9 per unit
+    const double work = 4e11;  // about 100 s of work at kSecondsPerWork
     Progress bar(100, "test", true, work, clock);  // enabled: ticks count (the line goes to stderr)
     bar.set_threads(2);
     for (int i = 0; i < 100; ++i) bar.expect("a", work / 100);

@@ -36,9 +36,10 @@ namespace memcap {
 
 /// Seconds one unit of cell work (cell_work in eval/cell.hpp: about a FLOP of the memory's
 /// cost model) takes on one thread, roughly: the price of the cells before any is timed.
-/// Measured on the capacity sweep (docs/performance.md); a wrong value only moves the first
-/// estimates, never a result.
-constexpr double kSecondsPerWork = 1e-9;
+/// Measured seconds of cells over their work, per tuning round and for the scored cells of
+/// a cut-down capacity sweep (seeds 2, budgets 1024-16384, n 64-4096) on the 2-core EPYC,
+/// loaded: 1.4e-10 to 4.4e-10. A wrong value only moves the first estimates, never a result.
+constexpr double kSecondsPerWork = 2.5e-10;
 
 class Progress {
 public:
