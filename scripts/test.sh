@@ -20,7 +20,9 @@ if [[ ${MEMCAP_SANITIZE:-1} != 0 ]]; then
     # MPI and Slurm tests (which need mpirun/srun to start sanitized ranks) do not exist here.
     asan=${MEMCAP_ASAN_BUILD_DIR:-$root/build-asan}
     echo "test: AddressSanitizer + UndefinedBehaviorSanitizer build in $asan" >&2
-    cmake -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCAP_SANITIZE=ON -DMEMCAP_MPI=OFF \
+    # No benchmarks here (MEMCAP_BUILD_BENCH=OFF): their smoke tests run in the Release build
+    # above, and the kernels they time are the ones the conformance tests run under ASan.
+    cmake -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMCAP_SANITIZE=ON -DMEMCAP_MPI=OFF -DMEMCAP_BUILD_BENCH=OFF \
         ${MEMCAP_PORTABLE:+-DMEMCAP_PORTABLE="$MEMCAP_PORTABLE"} >/dev/null
     cmake --build "$asan" -j "$jobs"
     # (detect_stack_use_after_return is off: it made the suite ~3x slower)

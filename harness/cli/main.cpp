@@ -6,19 +6,23 @@
 #endif
 
 int main(int argc, char** argv) {
-#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
-    // Cells allocate and free the same episode-sized buffers (128 KiB at n = 512,
-    // d = 64) thousands of times. With glibc's defaults those come from mmap or from
-    // per-thread heaps that are trimmed back to the kernel after each free, so every
-    // cell page-faults its buffers in again (the associative-recall block of
-    // compare-baseline.sh: 64 000-78 000 minor faults, a quarter of its CPU time in
-    // the kernel, threads contending on the page tables). Blocks below 32 MiB
-    // now come from the heap, and up to 64 MiB of free heap top is kept: 1 900 faults,
-    // the same peak resident memory (docs/performance.md). Larger blocks are still mapped
-    // and unmapped, so a large cell's memory is still returned when it ends. Results
-    // do not depend on where a buffer lives.
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#if defined(__GLIBC__) && defined(M_ARENA_MAX) && defined(M_MMAP_MAX) && defined(M_TRIM_THRESHOLD)
+    // Cells allocate and free episode-sized buffers (keys, values, queries, reads: from
+    // 16 KiB to over 64 MiB) once per cell, and consecutive cells differ in n and d, so
+    // Eigen frees and allocates them again. glibc's defaults hand blocks above its mmap
+    // threshold, and every block of a thread's own arena (capped at 64 MiB, unmapped when
+    // empty), back to the kernel, and the next cell page-faults them in zeroed: in the
+    // capacity sweep 13 M minor faults and a quarter of its CPU time in the kernel, 93% of
+    // the faults in the episode fill (perf record -e page-faults). One arena for every
+    // thread (their small blocks still come from per-thread caches, without a lock), no
+    // mmap'd blocks, and no trimming below 1 GiB of free heap top keep freed memory in the
+    // process for the next cell (docs/performance.md). What the process then holds is the
+    // most its cells in flight held at once (what the memory gate bounds) plus
+    // fragmentation; the peak resident set is reported with each measurement. Results do
+    // not depend on where a buffer lives.
+    mallopt(M_ARENA_MAX, 1);
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
     return memcap::cli::memcap_main(argc, argv);
 }

@@ -8,9 +8,13 @@
 
 namespace memcap {
 
-Progress::Progress(std::int64_t total, std::string label, bool enabled, double total_weight)
-    : total_(total), total_weight_(total_weight > 0 ? total_weight : static_cast<double>(total)), label_(std::move(label)),
-      enabled_(enabled && total > 0), tty_(::isatty(2) != 0), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+Progress::Progress(std::int64_t total, std::string label, bool enabled, double total_weight, Clock now)
+    : total_(total), total_weight_(total_weight > 0 ? total_weight : static_cast<double>(total)),
+      prior_(total_weight > 0 ? kSecondsPerWork : 0.0), label_(std::move(label)), enabled_(enabled && total > 0),
+      tty_(::isatty(2) != 0), now_(now ? std::move(now) : Clock([] { return std::chrono::steady_clock::now(); })),
+      start_(now_()), last_draw_(start_) {}
+
+double Progress::seconds() const { return std::chrono::duration<double>(now_() - start_).count(); }
 
 void Progress::tick(std::int64_t done_now, double weight) {
     if (!enabled_) return;
@@ -21,7 +25,7 @@ void Progress::tick(std::int64_t done_now, double weight) {
 void Progress::advance(std::int64_t done_now, double weight) {
     done_ += done_now;
     weight_done_ += weight;
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = now_();
     if (tty_) {
         if (now - last_draw_ > std::chrono::milliseconds(100) || done_ == total_) draw(false), last_draw_ = now;
     } else {
@@ -66,15 +70,32 @@ void Progress::finish() {
     if (tty_ || last_step_ >= 0) draw(true);
 }
 
-void Progress::draw(bool final_line) {
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double rate = secs > 0 ? static_cast<double>(done_) / secs : 0.0;
+double Progress::eta(double secs) const {
     const double share = weight_done_ / total_weight_;
-    const bool known = share > 0 && (share >= 0.05 || secs >= 3.0);
-    const double by_class = class_eta(secs);
-    const double eta = !known ? 0.0 : by_class >= 0 ? by_class : secs * (1.0 - share) / share;
+    if (share > 0 && (share >= 0.05 || secs >= 3.0)) {  // measured on the cells done
+        const double by_class = class_eta(secs);
+        return by_class >= 0 ? by_class : secs * (1.0 - share) / share;
+    }
+    if (prior_ <= 0) return -1;
+    // priced by the cost model, over the threads that will run the cells left
+    const double threads = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(std::max(threads_, 1), total_ - done_)));
+    return std::max(0.0, total_weight_ - weight_done_) * prior_ / threads;
+}
+
+std::string Progress::eta_text() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const double e = eta(seconds());
+    char text[32];
+    std::snprintf(text, sizeof text, e >= 0 ? "%.0fs" : "?", e);
+    return text;
+}
+
+void Progress::draw(bool final_line) {
+    const double secs = seconds();
+    const double rate = secs > 0 ? static_cast<double>(done_) / secs : 0.0;
+    const double eta_s = final_line ? secs : eta(secs);
     char eta_text[32];
-    std::snprintf(eta_text, sizeof eta_text, known ? "%.0fs" : "?", final_line ? secs : eta);
+    std::snprintf(eta_text, sizeof eta_text, eta_s >= 0 ? "%.0fs" : "?", eta_s);
     if (tty_) {
         constexpr int width = 30;
         const int filled = static_cast<int>(width * done_ / total_);

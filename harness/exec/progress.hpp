@@ -19,20 +19,35 @@
 // Σ over classes of weight left × that rate, and the ETA is those seconds over the threads
 // running cells (set_threads; without it, the parallelism seen so far, seconds of cells done
 // over wall time, which undercounts while the first long cells are still running).
+//
+// Before any of that is known (no cell done, or less than a twentieth of the weight in the
+// first 3 s), the weight left is priced at kSecondsPerWork, the cost model's rough rate on
+// one thread: the ETA is a number from the first line, then calibrated as above.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
 
 namespace memcap {
 
+/// Seconds one unit of cell work (cell_work in eval/cell.hpp: about a FLOP of the memory's
+/// cost model) takes on one thread, roughly: the price of the cells before any is timed.
+/// Measured seconds of cells over their work, per tuning round and for the scored cells of
+/// a cut-down capacity sweep (seeds 2, budgets 1024-16384, n 64-4096) on the 2-core EPYC,
+/// loaded: 1.4e-10 to 4.4e-10. A wrong value only moves the first estimates, never a result.
+constexpr double kSecondsPerWork = 2.5e-10;
+
 class Progress {
 public:
-    /// `total_weight` 0: every cell weighs 1.
-    Progress(std::int64_t total, std::string label, bool enabled = true, double total_weight = 0);
+    using Clock = std::function<std::chrono::steady_clock::time_point()>;
+    /// `total_weight` 0: every cell weighs 1, and nothing prices a cell before one is done (the
+    /// ETA is "?" until then); otherwise weights are cell work, priced at kSecondsPerWork until
+    /// cells are timed. `now` replaces the steady clock (tests).
+    Progress(std::int64_t total, std::string label, bool enabled = true, double total_weight = 0, Clock now = {});
     void tick(std::int64_t done_now = 1, double weight = 1);
     /// Threads running the cells: the class-calibrated ETA divides the seconds left by it.
     void set_threads(int threads) { threads_ = threads; }
@@ -41,12 +56,17 @@ public:
     /// One cell of class `cls` done, of weight `weight`, which took `seconds` on its thread.
     void tick(const std::string& cls, double weight, double seconds);
     void finish();
+    /// The ETA as the progress line shows it now: seconds ("12s"), or "?" when nothing prices the
+    /// cells left.
+    std::string eta_text();
 
 private:
     void draw(bool final_line);
+    double seconds() const;  // since the start
+    double eta(double secs) const;  // < 0: not known
     void advance(std::int64_t done_now, double weight);  // with the lock held
     std::int64_t total_, done_ = 0, last_step_ = -1;
-    double total_weight_, weight_done_ = 0;
+    double total_weight_, weight_done_ = 0, prior_;
     std::string label_;
     struct Class {
         double expected = 0, weight_done = 0, seconds = 0;
@@ -58,6 +78,7 @@ private:
     /// Seconds left by the classes' own rates, over the parallelism seen; < 0 when not known.
     double class_eta(double wall) const;
     bool enabled_, tty_;
+    Clock now_;
     std::chrono::steady_clock::time_point start_, last_draw_;
     std::mutex mutex_;
 };
