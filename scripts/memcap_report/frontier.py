@@ -32,7 +32,8 @@ def tuning_words(manifest, frontier_rows):
     if all_blocks:
         if tseeds:
             text += (" — in a race on %s tuning seed%s per memory, budget and n (up to 8 times as many while "
-                     "candidates could not be told apart; those that never could, to the cheapest), disjoint from the "
+                     "candidates could not be told apart; those that never could, to the cheapest of those about as likely to "
+                     "reach 90%), disjoint from the "
                      "%s scored seeds (widths: %s)" % (" or ".join(map(str, tseeds)), "" if tseeds == [1] else "s", seeds_text(frontier_rows),
                                        ", ".join("every power of two from 4 up to the budget that the memory can be built with" if w == "best" else w
                                                  for w in widths)))
@@ -56,6 +57,12 @@ def tuning_words(manifest, frontier_rows):
 
 
 SETTING_NAMES = {"beta": "β", "rho": "ρ"}
+# What a choice at an end of a built-in's candidates means (any other: the generic sentence).
+EDGE_WHY = {("selective", "rho", "highest"): "the selective model's ρ = 1 is the end of its range (no decay)",
+            ("delta", "beta", "lowest"): "the delta rule's smallest step approaches the linear grid (its β → 0 "
+                                         "limit, up to a scale the nearest-value read ignores)",
+            ("softmax", "beta", "highest"): "the cache's largest β is already a hard argmax over its keys",
+            ("softmax", "beta", "lowest"): "the cache's smallest β is close to a uniform average"}
 
 
 def tuned_settings(m, spec_at_capacity):
@@ -99,11 +106,11 @@ def edge_lines(edges, narrowest):
                                                                ", ".join(str(b) for b in sorted(set(bs))))
              for (mem, k, v, end), bs in by.items()]
     if parts:
+        why = OrderedDict()
+        for mem, k, v, end, b, d in edges:
+            why.setdefault(EDGE_WHY.get((mem, k, end), "the candidates may stop short of its best"), None)
         lines.append("†: chosen at an end of its candidates (`memcap list` shows them) — " + "; ".join(parts) + ". "
-                     "A choice at an end means the candidates may stop short of the memory's best: a decay of 1 is "
-                     "the end of its range (no decay); the delta rule's smallest step approaches the linear grid "
-                     "(its β → 0 limit, up to a scale the nearest-value read ignores); the cache's largest β is a "
-                     "hard argmax.")
+                     "What that end means: " + "; ".join(why) + ".")
     if narrowest:
         lines.append("Chosen at the narrowest candidate width, d = 4: " + "; ".join(
             "%s at %s" % (m, ", ".join("%s floats" % b for b in bs)) for m, bs in narrowest.items()) +

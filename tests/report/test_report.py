@@ -18,7 +18,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import memcap_report  # noqa: E402
-from memcap_report import chains, common  # noqa: E402
+from memcap_report import chains, common, frontier as frontier_section  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "fixtures", "sweep")
 
@@ -87,6 +87,25 @@ class SpecsAndErrors(unittest.TestCase):
         row = {"accuracy_mean_frac": "1", "accuracy_sd_frac": "0", "seeds": "10", "errors": "0", "queries": "320",
                "accuracy_se_frac": "0.0123"}
         self.assertEqual(common.se(row), 0.0123)
+
+    def test_a_choice_at_an_end_of_its_candidates_is_flagged(self):
+        manifest = {"race_candidates": {"memories": {"delta": {"beta": ["0.01", "0.1", "1"]},
+                                                     "selective": {"rho": ["1", "0.99", "0.9"]}}}}
+        self.assertEqual(frontier_section.at_end(manifest, "delta", "beta", "0.01"), "lowest")
+        self.assertEqual(frontier_section.at_end(manifest, "delta", "beta", "0.1"), None)
+        self.assertEqual(frontier_section.at_end(manifest, "selective", "rho", "1"), "highest")  # by value, not list order
+        self.assertEqual(frontier_section.at_end({}, "delta", "beta", "0.01"), None)  # no manifest: nothing claimed
+        edges = []
+        row = {"spec_at_capacity": "delta:beta=0.01,phi=proj,nu=1", "budget_floats": 4096, "d_at_capacity": 64}
+        text = frontier_section.settings_text("delta:beta=best,phi=proj,nu=1", row, manifest, edges)
+        self.assertEqual(text, ", β=0.01†")
+        self.assertEqual(edges, [("delta", "beta", "0.01", "lowest", 4096, 64)])
+        lines = frontier_section.edge_lines(edges, {})
+        self.assertIn("delta's β = 0.01 (the lowest candidate) at 4096 floats", lines[0])
+        self.assertIn("approaches the linear grid", lines[0])
+        self.assertNotIn("argmax", lines[0])  # only the ends that occur are explained
+        row["spec_at_capacity"] = "delta:beta=0.1,phi=proj,nu=1"
+        self.assertEqual(frontier_section.settings_text("delta:beta=best,phi=proj,nu=1", row, manifest, []), ", β=0.1")
 
     def test_cleanup_model(self):
         self.assertEqual(chains.cleanup_model(1.0, 64, 4), [1.0] * 4)
