@@ -1,10 +1,12 @@
 """Nothing fits (abstention/abstention_summary.csv, from scripts/sweeps/abstention.ini): queries
 for keys never written, the read's score against a threshold; balanced accuracy and AUC per
 memory, and whether a null slot helps (figures/abstention.png)."""
+import json
 import os
 from collections import OrderedDict
 
 from .common import SUMMARY_COLUMNS, base, fnum, list_words, optional_csv, param, plt, spec_params
+from .frontier import at_end
 
 COLUMNS = SUMMARY_COLUMNS + ("auc_mean_frac", "auc_ci95_lo_frac", "auc_ci95_hi_frac", "balanced_accuracy_mean_frac",
                              "balanced_accuracy_ci95_lo_frac", "balanced_accuracy_ci95_hi_frac",
@@ -21,7 +23,7 @@ def _chosen(r):
     return "d" in r["tuned"].split(",")
 
 
-def figures_and_lines(rows, figures):
+def figures_and_lines(rows, figures, manifest=None):
     rows = [r for r in rows if r["errors"] == "0" and r["auc_mean_frac"] != ""]
     if not rows:
         return []
@@ -140,11 +142,27 @@ def figures_and_lines(rows, figures):
              "queries at all; widths chosen): " +
              ", ".join("%s %d" % (name(m), max(ns))
                        for m, ns in able.items()) + ".")
+    ends = OrderedDict()
+    for r in rows:
+        for k in [k for k in r["tuned"].split(",") if k and k != "d"]:
+            v = spec_params(r["memory_spec"]).get(k)
+            end = at_end(manifest or {}, base(r["memory_spec"]), k, v) if v is not None else None
+            if end:
+                ends.setdefault("%s's %s = %s (the %s candidate)" % (base(r["memory_spec"]), k, v, end), []).append(
+                    "B = %s, n = %s" % (r["budget_floats"], r["n"]))
+    if ends:
+        text += (" Chosen at an end of its candidates (`memcap list`), so the candidates may stop short of the "
+                 "memory's best there: " + "; ".join("%s at %s" % (w, ", ".join(at)) for w, at in ends.items()) + ".")
     lines += ["", text, ""]
     return lines
 
 
 def section(reports_dir, figures_dir):
     """The "Nothing fits" lines ([] when the study's summary is not there)."""
+    manifest_path = os.path.join(reports_dir, "abstention", "abstention.csv.manifest.json")
+    manifest = {}
+    if os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            manifest = json.load(f)
     return figures_and_lines(optional_csv(os.path.join(reports_dir, "abstention", "abstention_summary.csv"), COLUMNS),
-                             figures_dir)
+                             figures_dir, manifest)
