@@ -23,6 +23,16 @@ MemoryEntry delta_entry();
 MemoryEntry hrr_entry();
 MemoryEntry rotation_entry();
 MemoryEntry selective_entry();
+MemoryEntry sliding_window_entry();
+MemoryEntry deltanet_entry();
+MemoryEntry mamba2_entry();
+MemoryEntry retnet_entry();
+MemoryEntry gla_entry();
+MemoryEntry gated_deltanet_entry();
+MemoryEntry kda_entry();
+MemoryEntry rwkv7_entry();
+MemoryEntry mesanet_entry();
+MemoryEntry based_entry();
 
 namespace {
 
@@ -34,6 +44,16 @@ std::vector<MemoryEntry> build_registry() {
     table.push_back(hrr_entry());
     table.push_back(rotation_entry());
     table.push_back(selective_entry());
+    table.push_back(sliding_window_entry());
+    table.push_back(deltanet_entry());
+    table.push_back(mamba2_entry());
+    table.push_back(retnet_entry());
+    table.push_back(gla_entry());
+    table.push_back(gated_deltanet_entry());
+    table.push_back(kda_entry());
+    table.push_back(rwkv7_entry());
+    table.push_back(mesanet_entry());
+    table.push_back(based_entry());
     return table;
 }
 

@@ -33,9 +33,10 @@ namespace {
 struct Case {
     std::string memory;
     std::optional<std::int64_t> budget;
+    int n = 5;  // pairs written (more than 32 crosses the gated grids' backward checkpoints)
 };
 
-constexpr int kN = 5, kM = 4, kD = 6;
+constexpr int kM = 4, kD = 6;
 
 double loss(Memory& mem, const RowMat& keys, const RowMat& values, const RowMat& queries, const RowMat& w, double* max_read) {
     mem.reset();
@@ -53,7 +54,7 @@ void check_gradient(const Case& c) {
     auto mem = make_memory(spec, shape, 7);
     const int d_phi = static_cast<int>(mem->state_floats() > 0 ? mem->state_floats() / kD : kD);
     Rng rng = Rng::stream("test_backward", c.memory, c.budget.value_or(-1));
-    RowMat keys = rng.unit_rows<RowMat>(kN, kD), values = rng.unit_rows<RowMat>(kN, kD),
+    RowMat keys = rng.unit_rows<RowMat>(c.n, kD), values = rng.unit_rows<RowMat>(c.n, kD),
            queries = rng.unit_rows<RowMat>(kM, kD);
     queries.row(0) = keys.row(1);  // a query that matches a stored key
     queries.row(1) = keys.row(4);
@@ -62,11 +63,11 @@ void check_gradient(const Case& c) {
 
     double max_read = 0.0;
     loss(*mem, keys, values, queries, w, &max_read);
-    RowMat d_keys(kN, kD), d_queries(kM, kD);
+    RowMat d_keys(c.n, kD), d_queries(kM, kD);
     mem->backward(keys, values, queries, w, d_keys, d_queries);
 
     const double u = std::ldexp(1.0, -24), h = 1e-2;
-    const double cost = 4.0 * (kN + std::max(d_phi, kD) + kD);
+    const double cost = 4.0 * (c.n + std::max(d_phi, kD) + kD);
     const double eps = u * cost * w.cwiseAbs().cast<double>().sum() * std::max(1.0, 2.0 * max_read);
     double largest_tol = 0.0, largest_grad = 0.0;
     for (int which = 0; which < 2; ++which) {
@@ -116,7 +117,19 @@ TEST_CASE("backward passes of the non-default settings match finite differences"
                                            {"delta:phi=dpfp,nu=2", std::int64_t{kD * 24}},  // ν = 1 maps some of these inputs to φ = 0, where unit(φ) jumps
                                            {"selective:rho=0.8,gate=none", std::nullopt},
                                            {"hrr", std::int64_t{7}},  // an odd D, mapped
-                                           {"hrr", std::int64_t{64}}})
+                                           {"hrr", std::int64_t{64}},
+                                           {"gated_deltanet:alpha=0.8,beta=0.5", std::nullopt},
+                                           {"gated_deltanet:alpha=0.9,beta=1.5,step=longhorn", std::int64_t{kD * 10}},
+                                           {"gated_deltanet:alpha=0.95,beta=0.5", std::nullopt, 70},  // three checkpoint segments
+                                           {"kda:alpha=0.5,beta=0.7", std::nullopt},
+                                           {"kda:alpha=0.7,beta=0.5", std::int64_t{kD * 10}, 40},
+                                           {"rwkv7:w=0.6,a=0.7", std::nullopt},
+                                           {"rwkv7:w=0.8,a=0.4", std::nullopt, 40},
+                                           {"gla:alpha=0.5", std::int64_t{kD * 10}},
+                                           {"retnet:gamma=0.7", std::nullopt, 40},
+                                           {"mesanet:lambda=0.3,gamma=0.9", std::nullopt},
+                                           {"mesanet:lambda=1", std::int64_t{200}},  // d_phi = 11 > d: projected
+                                           {"based", std::int64_t{kD * 13}}})
         check_gradient(c);
 }
 

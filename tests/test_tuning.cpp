@@ -267,9 +267,16 @@ TEST_CASE("a family member at its best setting is never below its own special ca
         std::int64_t budget, n;
         int d;
     };
+    // Today's memories against theirs: each decay's candidates include 1 (no decay), so at
+    // its best it is never below the same memory without one.
     const std::vector<Case> cases{{"delta:beta=best", "linear", 4096, 192, 64},
                                   {"delta:beta=best", "linear", 1024, 64, 32},
-                                  {"selective:rho=best", "selective", 1024, 48, 32}};
+                                  {"selective:rho=best", "selective", 1024, 48, 32},
+                                  {"gla:alpha=best", "linear", 1024, 48, 32},
+                                  {"retnet:gamma=best", "linear", 1024, 48, 32},
+                                  {"gated_deltanet:alpha=best,beta=0.1", "delta:beta=0.1", 1024, 64, 32},
+                                  {"kda:alpha=best,beta=0.1", "delta:beta=0.1", 1024, 64, 32},
+                                  {"rwkv7:w=best,a=0.1", "delta:beta=0.1", 1024, 64, 32}};
     for (const auto& c : cases) {
         CAPTURE(c.family, c.special, c.budget, c.n);
         GridBlock g = best_width_grid(c.family, c.budget, c.n, 1, 3);

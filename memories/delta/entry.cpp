@@ -32,7 +32,7 @@ MemoryEntry delta_entry() {
     e.size = grid_size;
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
         return std::make_unique<DeltaGrid>(s, spec.real("beta"), spec.text("phi"),
-                                           static_cast<int>(spec.integer("nu")), rng);
+                                           grid_nu(spec), rng);
     };
     e.cost = delta_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
     e.order_free = false;  // each write edits what the previous ones left

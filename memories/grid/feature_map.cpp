@@ -12,14 +12,25 @@
 namespace memcap {
 
 FeatureMap::Dims FeatureMap::size(const std::string& kind, int d_in, std::int64_t max_dim, int nu) {
-    const bool dpfp = kind == "dpfp";
-    const std::int64_t m = dpfp ? max_dim / (2 * nu) : max_dim;
+    const bool dpfp = kind == "dpfp", taylor = kind == "taylor";
+    std::int64_t m = dpfp ? max_dim / (2 * nu) : max_dim;
+    if (taylor) {  // the largest m with 1 + m + m² ≤ max_dim
+        m = static_cast<std::int64_t>(std::sqrt(static_cast<double>(std::max<std::int64_t>(max_dim, 0))));
+        if (m > 46341) m = 46341;  // d_φ beyond an int: refused below
+        else {
+            while (m > 0 && 1 + m + m * m > max_dim) --m;
+            while (1 + (m + 1) + (m + 1) * (m + 1) <= max_dim) ++m;
+        }
+    }
+    if (taylor && 1 + m + m * m > std::numeric_limits<int>::max())
+        throw UsageError("feature map 'taylor': " + std::to_string(1 + m + m * m) +
+                         " features exceed the largest supported; lower the budget");
     if (m > std::numeric_limits<int>::max() / (2 * nu))
         throw UsageError("feature map '" + kind + "': " + std::to_string(m) + " features exceed the largest supported (" +
                          std::to_string(std::numeric_limits<int>::max() / (2 * nu)) + "); lower the budget");
     Dims d;
     d.m = static_cast<int>(m);
-    d.dim = dpfp ? 2 * nu * d.m : d.m;
+    d.dim = dpfp ? 2 * nu * d.m : taylor ? 1 + d.m + d.m * d.m : d.m;
     d.identity = d.m == d_in;
     if (!d.identity) {
         d.param_floats = std::int64_t{d.m} * d_in;
@@ -30,7 +41,7 @@ FeatureMap::Dims FeatureMap::size(const std::string& kind, int d_in, std::int64_
 }
 
 FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng)
-    : dpfp_(kind == "dpfp"), nu_(nu) {
+    : dpfp_(kind == "dpfp"), taylor_(kind == "taylor"), nu_(nu) {
     const Dims dims = size(kind, d_in, max_dim, nu);
     m_ = dims.m;
     dim_ = dims.dim;
@@ -53,6 +64,15 @@ FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, 
 }
 
 void FeatureMap::apply(ConstMatRef x, MatRef phi) const {
+    if (taylor_) {
+        const RowMat y = identity_ ? RowMat(x) : RowMat(x * proj_.transpose());
+        const float half = static_cast<float>(std::sqrt(0.5));
+        phi.col(0).setOnes();
+        phi.middleCols(1, m_) = y;
+        for (int i = 0; i < m_; ++i)
+            for (int j = 0; j < m_; ++j) phi.col(1 + m_ + i * m_ + j) = half * y.col(i).cwiseProduct(y.col(j));
+        return;
+    }
     if (!dpfp_) {
         if (identity_) phi = x;
         else phi.noalias() = x * proj_.transpose();
@@ -69,6 +89,20 @@ void FeatureMap::apply(ConstMatRef x, MatRef phi) const {
 }
 
 void FeatureMap::backward(ConstMatRef x, ConstMatRef d_phi, MatRef d_x) const {
+    if (taylor_) {  // ∂y_i = ∂φ_{1+i} + Σ_j (∂φ_{ij} + ∂φ_{ji}) y_j / √2
+        const RowMat y = identity_ ? RowMat(x) : RowMat(x * proj_.transpose());
+        const float half = static_cast<float>(std::sqrt(0.5));
+        RowMat d_y = d_phi.middleCols(1, m_);
+        for (int i = 0; i < m_; ++i)
+            for (int j = 0; j < m_; ++j) {
+                const auto g = d_phi.col(1 + m_ + i * m_ + j);
+                d_y.col(i) += half * g.cwiseProduct(y.col(j));
+                d_y.col(j) += half * g.cwiseProduct(y.col(i));
+            }
+        if (identity_) d_x = d_y;
+        else d_x.noalias() = d_y * proj_;
+        return;
+    }
     if (!dpfp_) {
         if (identity_) d_x = d_phi;
         else d_x.noalias() = d_phi * proj_;

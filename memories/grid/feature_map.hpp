@@ -17,6 +17,11 @@
 //         j = 1..ν, so d_φ = 2mν. Here y = x when m = d_k and y = P x (as in
 //         proj, to m dimensions) otherwise, with m = floor(d_φ_max / 2ν).
 //         Non-linear, so capacity keeps growing with the budget.
+//   taylor Based's second-order Taylor feature map (Arora et al. 2024, "Simple linear
+//         attention language models balance the recall-throughput tradeoff", §3.1):
+//         φ(x) = [1, y, vec(y yᵀ)/√2] with y = x when m = d_k and y = P x (as in proj, to
+//         m dimensions) otherwise, m the largest with 1 + m + m² ≤ d_φ_max, so d_φ = 1 + m
+//         + m² and φ(q)·φ(k) = 1 + y_q·y_k + (y_q·y_k)²/2, the Taylor expansion of exp.
 //
 // Layout: apply() maps an n × d_k batch (row per vector) to n × dim().
 #pragma once
@@ -32,20 +37,22 @@ class FeatureMap {
 public:
     /// The map's dimensions (its one sizing function; the constructor uses it).
     struct Dims {
-        int m = 0;        // dimension after the projection, before DPFP (= d_in: no projection)
-        int dim = 0;      // output dimension d_φ: m (proj) or 2νm (dpfp)
+        int m = 0;        // dimension after the projection, before DPFP or Taylor (= d_in: no projection)
+        int dim = 0;      // output dimension d_φ: m (proj), 2νm (dpfp) or 1 + m + m² (taylor)
         bool identity = false;      // m = d_in: no projection
         std::int64_t param_floats = 0;  // the projection's m × d_in floats (0 when identity)
         std::int64_t build_scratch_bytes = 0;  // the QR that draws the projection (doubles)
     };
-    /// kind: "proj" or "dpfp"; max_dim: the most features the budget allows; nu: DPFP's ν.
+    /// kind: "proj", "dpfp" or "taylor"; max_dim: the most features the budget allows; nu: DPFP's ν.
     /// UsageError when d_φ would not fit an int.
     static Dims size(const std::string& kind, int d_in, std::int64_t max_dim, int nu);
 
     FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng);
 
-    /// Smallest max_dim this kind accepts (proj: 1; dpfp: 2ν).
-    static std::int64_t min_dim(const std::string& kind, int nu) { return kind == "dpfp" ? 2 * nu : 1; }
+    /// Smallest max_dim this kind accepts (proj: 1; dpfp: 2ν; taylor: 3, m = 1).
+    static std::int64_t min_dim(const std::string& kind, int nu) {
+        return kind == "dpfp" ? 2 * nu : kind == "taylor" ? 3 : 1;
+    }
 
     int dim() const { return dim_; }
     std::int64_t param_floats() const { return proj_.size(); }
@@ -57,6 +64,7 @@ public:
 
 private:
     bool dpfp_ = false;
+    bool taylor_ = false;
     bool identity_ = false;
     int nu_ = 1;
     int m_ = 0;  // dimension after the projection (before DPFP)

@@ -14,6 +14,8 @@ namespace memcap {
 ParamInfo grid_phi_param();
 ParamInfo grid_nu_param();
 
+/// `spec`'s DPFP order: its nu with phi=dpfp, else 1 (the other maps have none).
+int grid_nu(const Spec& spec);
 /// OuterProductGrid::size for `spec`'s phi and nu.
 OuterProductGrid::Dims grid_dims(const Spec& spec, const MemoryShape& s);
 

@@ -19,9 +19,12 @@ namespace memcap {
 
 class OuterProductGrid : public Memory {
 public:
-    /// φ's largest output dimension for a shape: floor(B / d_v), or d_k without a budget.
-    static std::int64_t feature_budget(const MemoryShape& shape) {
-        return shape.budget_floats ? *shape.budget_floats / shape.d_value : shape.d_key;
+    /// φ's largest output dimension for a shape: floor(B / d_v); without a budget d_k, or for
+    /// the Taylor map 1 + d_k + d_k² (its natural size: y = k, no projection).
+    static std::int64_t feature_budget(const MemoryShape& shape, const std::string& phi) {
+        if (shape.budget_floats) return *shape.budget_floats / shape.d_value;
+        const std::int64_t d = shape.d_key;
+        return phi == "taylor" ? 1 + d + d * d : d;
     }
     /// A grid's dimensions at a shape: its one sizing function (linear, delta and
     /// selective), used by the constructor (through φ's), the table's cost models and
@@ -33,7 +36,7 @@ public:
         std::int64_t state_floats() const { return d_value * phi.dim; }
     };
     static Dims size(const MemoryShape& shape, const std::string& phi, int nu) {
-        return {FeatureMap::size(phi, shape.d_key, feature_budget(shape), nu), shape.d_value,
+        return {FeatureMap::size(phi, shape.d_key, feature_budget(shape, phi), nu), shape.d_value,
                 FeatureMap::min_dim(phi, nu) * shape.d_value};
     }
 
@@ -89,7 +92,7 @@ protected:
     }
 
     OuterProductGrid(const MemoryShape& shape, const std::string& phi, int nu, bool normalise, Rng& rng)
-        : phi_(phi, shape.d_key, feature_budget(shape), nu, rng), normalise_(normalise),
+        : phi_(phi, shape.d_key, feature_budget(shape, phi), nu, rng), normalise_(normalise),
           grid_(RowMat::Zero(shape.d_value, phi_.dim())) {}
 
     /// φ of every row of x (n × d_k → n × d_φ), rows normalised when asked.

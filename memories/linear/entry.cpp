@@ -59,7 +59,7 @@ MemoryEntry linear_entry() {
     e.paper = "Katharopoulos et al. 2020; Schlag, Irie & Schmidhuber 2021";
     e.size = grid_size;
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-        return std::make_unique<LinearGrid>(s, spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
+        return std::make_unique<LinearGrid>(s, spec.text("phi"), grid_nu(spec), rng);
     };
     e.cost = linear_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
     e.order_free = true;  // M = sum of v phi(k)^T

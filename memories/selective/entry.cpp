@@ -36,7 +36,7 @@ MemoryEntry selective_entry() {
     e.size = grid_size;
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
         return std::make_unique<SelectiveState>(s, spec.real("rho"), spec.text("gate") == "salience",
-                                                spec.text("phi"), static_cast<int>(spec.integer("nu")), rng);
+                                                spec.text("phi"), grid_nu(spec), rng);
     };
     e.cost = selective_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
     e.order_free = true;  // with its default rho = 1 no write decays another: a weighted sum of v phi(k)^T

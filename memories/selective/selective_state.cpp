@@ -1,17 +1,15 @@
 // memcap/memories/selective/selective_state.cpp — see selective_state.hpp.
 #include "memories/selective/selective_state.hpp"
 
+#include "memories/grid/salience.hpp"
+
 #include <cmath>
 
 namespace memcap {
 
 float SelectiveState::step(const float* value, int d_value) const {
-    if (!gated_ || !feature_) return 1.0f;  // no declared salience feature: nothing to select on
-    double norm2 = 0.0;
-    for (int i = 0; i < d_value; ++i) norm2 += static_cast<double>(value[i]) * value[i];
-    if (norm2 == 0.0) return 0.0f;
-    const double v = value[*feature_];
-    return static_cast<float>(1.0 - v * v / norm2);
+    if (!gated_) return 1.0f;
+    return salience_step(value, d_value, feature_);  // 1 without a declared salience feature
 }
 
 void SelectiveState::write(ConstVecRef key, ConstVecRef value) { write_batch(key.transpose(), value.transpose()); }

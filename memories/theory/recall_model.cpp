@@ -22,6 +22,12 @@ ModelCall cache_call(std::int64_t n, int d, double beta, double sigma) {
     return {"cache_recall", {double(n), double(d), beta, sigma}, [=] { return cache_recall(n, d, beta, sigma); }};
 }
 
+ModelCall least_squares_call(std::int64_t n, int d) {
+    // n ≤ d random keys are linearly independent with probability 1, so the least-squares
+    // map G H⁺ sends each stored key to its value exactly
+    return {"least_squares_recall", {double(n), double(d)}, [=] { return n <= d ? 1.0 : std::numeric_limits<double>::quiet_NaN(); }};
+}
+
 ModelCall frame_call(std::int64_t n, int d, std::int64_t vocab, double sigma) {
     return {"keyset_grid_recall", {double(n), double(d), double(vocab), sigma},
             [=] { return keyset_grid_recall(n, d, keyset_crosstalk(n, d, vocab, true), sigma); }};

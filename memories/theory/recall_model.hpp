@@ -34,6 +34,9 @@ ModelCall hrr_call(std::int64_t n, std::int64_t D, double sigma);
 ModelCall grid_call(std::int64_t n, int d, double sigma);
 /// cache_recall(n, d, β, σ) (crosstalk.hpp).
 ModelCall cache_call(std::int64_t n, int d, double beta, double sigma);
+/// least_squares_recall(n, d): the ridge read of n ≤ d random unit keys without query noise,
+/// in the limit λ → 0, returns every stored value exactly (1); MesaNet's model.
+ModelCall least_squares_call(std::int64_t n, int d);
 /// keyset_grid_recall of n of a tight frame of `vocab` keys (keysets.hpp).
 ModelCall frame_call(std::int64_t n, int d, std::int64_t vocab, double sigma);
 

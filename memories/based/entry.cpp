@@ -1,0 +1,32 @@
+// memcap/memories/based/entry.cpp — Based: the linear grid with the second-order Taylor
+// feature map.
+//
+// Stores:       M, d_v × d_φ floats, d_φ = 1 + m + m² (m the largest that fits floor(B / d_v)).
+// Write:        M += v φ(k)ᵀ, φ(x) = [1, y, vec(y yᵀ)/√2], y = P x a fixed semi-orthogonal
+//               projection to m dimensions (identity when m = d_k) — feature_map.hpp's
+//               `taylor`: φ(q)·φ(k) = 1 + y_q·y_k + (y_q·y_k)²/2 ≈ exp(y_q·y_k).
+// Read:         M φ(q).
+// state_floats: d_v × (1 + m + m²): narrow keys, a wide state (m = 7 at 4096 floats, d_v = 64);
+//               without a budget m = d_k (y = k).
+// Parameters:   phi = taylor (the only choice). The paper's sliding-window half of the Based
+//               layer is memcap's `sliding_window`; the paper's 1/√d' scaling of q and k is a
+//               learned projection's business here (y has the key's norm).
+// Source:       Arora et al. 2024, "Simple linear attention language models balance the
+//               recall-throughput tradeoff" (ICML).
+#include "memories/registry.hpp"
+
+namespace memcap {
+
+MemoryEntry linear_entry();
+
+MemoryEntry based_entry() {
+    MemoryEntry e = linear_entry();  // the same grid, sizing, cost model and backward pass
+    e.name = "based";
+    e.description = "Based: the linear grid with the Taylor feature map [1, y, y(x)y/sqrt 2]";
+    e.params = {choice_param("phi", {"taylor"}, "Based's second-order Taylor feature map")};
+    e.state_formula = "d_v x (1 + m + m^2), m the largest with 1 + m + m^2 <= floor(B / d_v); m = d_k without a budget";
+    e.paper = "Arora et al. 2024 (Based)";
+    return e;
+}
+
+}  // namespace memcap

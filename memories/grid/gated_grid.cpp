@@ -1,0 +1,127 @@
+// memcap/memories/grid/gated_grid.cpp — see gated_grid.hpp.
+#include "memories/grid/gated_grid.hpp"
+
+#include "memories/grid/salience.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace memcap {
+
+namespace {
+using RowVec = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+constexpr Eigen::Index kCheckpoint = 32;  // writes between the backward pass's saved states
+}
+
+GatedGrid::GatedGrid(const MemoryShape& shape, const Rule& rule, const std::string& phi, int nu, Rng& rng)
+    : OuterProductGrid(shape, phi, nu, /*normalise=*/rule.delta(), rng), rule_(rule), feature_(shape.salience_feature) {
+    const Eigen::Index d = grid_.cols();
+    decays_.resize(d);
+    for (Eigen::Index j = 0; j < d; ++j) {
+        const double x = !rule_.per_channel ? 1.0 : d == 1 ? 1.0 : double(j) / double(d - 1);
+        decays_(j) = static_cast<float>(std::pow(rule_.alpha, x));
+    }
+}
+
+float GatedGrid::gate(ConstVecRef value) const {
+    if (!rule_.gated) return 1.0f;
+    return salience_step(value.data(), static_cast<int>(value.size()), feature_);
+}
+
+float GatedGrid::strength(float delta) const {
+    double b = rule_.beta;
+    if (rule_.longhorn) b = b / (1.0 + b);  // β / (1 + β ‖φ‖²) with ‖φ‖ = 1 (the delta forms' unit features)
+    return static_cast<float>(b * delta);
+}
+
+void GatedGrid::step(RowMat& grid, const float* fp, ConstVecRef value, Vec* update) const {
+    const Eigen::Index d = grid.cols();
+    const Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>> f(fp, d);
+    const float delta = gate(value);
+    if (delta == 0.0f) {  // a skipped token: the state exactly as it was
+        if (update) update->setZero(value.size());
+        return;
+    }
+    const bool decays = rule_.alpha != 1.0;
+    RowVec a;  // this write's decays a^Δ
+    if (decays) a = delta == 1.0f ? RowVec(decays_.transpose()) : RowVec(decays_.transpose().array().pow(delta));
+    const float b = strength(delta);
+    Vec u;
+    if (!rule_.delta()) {
+        u = b * value;
+    } else {
+        Vec r;
+        if (rule_.form == Rule::Form::delta_removal_first || !decays) r.noalias() = grid * f.transpose();
+        else r.noalias() = grid * (a.cwiseProduct(f)).transpose();
+        u = b * (value - r);
+    }
+    if (decays) {
+        if (rule_.per_channel) grid.array().rowwise() *= a.array();
+        else grid *= a(0);
+    }
+    grid.noalias() += u * f;
+    if (update) *update = u;
+}
+
+void GatedGrid::write(ConstVecRef key, ConstVecRef value) {
+    const RowMat f = features(key.transpose());
+    step(grid_, f.data(), value, nullptr);
+}
+
+void GatedGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
+    const RowMat f = features(keys);
+    for (Eigen::Index t = 0; t < f.rows(); ++t) step(grid_, f.row(t).data(), values.row(t).transpose(), nullptr);
+}
+
+void GatedGrid::write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const {
+    const RowMat f = features(keys);
+    const Eigen::Index n = f.rows(), d = f.cols();
+    // forward, saving S at the start of every segment of kCheckpoint writes
+    std::vector<RowMat> saved;
+    RowMat grid = RowMat::Zero(grid_.rows(), d);
+    for (Eigen::Index t = 0; t < n; ++t) {
+        if (t % kCheckpoint == 0) saved.push_back(grid);
+        step(grid, f.row(t).data(), values.row(t).transpose(), nullptr);
+    }
+    RowMat g = d_grid, d_f = RowMat::Zero(n, d);
+    std::vector<RowMat> states;  // S_{t−1} for each t of the segment
+    std::vector<Vec> updates;
+    for (Eigen::Index seg = static_cast<Eigen::Index>(saved.size()) - 1; seg >= 0; --seg) {
+        const Eigen::Index start = seg * kCheckpoint, end = std::min(n, start + kCheckpoint);
+        states.clear(), updates.clear();
+        grid = saved[static_cast<std::size_t>(seg)];
+        for (Eigen::Index t = start; t < end; ++t) {
+            states.push_back(grid);
+            updates.emplace_back();
+            step(grid, f.row(t).data(), values.row(t).transpose(), &updates.back());
+        }
+        for (Eigen::Index t = end - 1; t >= start; --t) {
+            const float delta = gate(values.row(t).transpose());
+            if (delta == 0.0f) continue;  // S_t = S_{t−1}: φ_t has no effect
+            const RowMat& prev = states[static_cast<std::size_t>(t - start)];
+            const Vec& u = updates[static_cast<std::size_t>(t - start)];
+            const auto phi = f.row(t);
+            const bool decays = rule_.alpha != 1.0;
+            RowVec a = RowVec::Ones(d);
+            if (decays) a = delta == 1.0f ? RowVec(decays_.transpose()) : RowVec(decays_.transpose().array().pow(delta));
+            d_f.row(t).noalias() = u.transpose() * g;  // Gᵀ u
+            if (rule_.delta()) {
+                const float b = strength(delta);
+                const Vec d_r = -b * (g * phi.transpose());  // ∂r = −b G φ
+                const bool decay_first = rule_.form == Rule::Form::delta_decay_first && decays;
+                RowVec back = d_r.transpose() * prev;  // (S_{t−1}ᵀ ∂r)ᵀ
+                if (decay_first) back = back.cwiseProduct(a);
+                d_f.row(t) += back;
+                if (decays) g.array().rowwise() *= a.array();
+                const RowVec e = decay_first ? RowVec(a.cwiseProduct(phi)) : RowVec(phi);
+                g.noalias() += d_r * e;
+            } else if (decays) {
+                g.array().rowwise() *= a.array();
+            }
+        }
+    }
+    features_backward(keys, d_f, d_keys);
+}
+
+}  // namespace memcap

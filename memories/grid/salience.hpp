@@ -1,0 +1,26 @@
+// memcap/memories/grid/salience.hpp — the step Δ a gated memory takes from a task's
+// declared salience feature (core/inputs.hpp), computed without training.
+//
+// Δ(v) = 1 − v_f² / ‖v‖² (0 for v = 0), f the value coordinate the task declares as its
+// salience feature: a filler token is e_f, so Δ = 0 and the write is skipped; a content
+// token has v_f = 0, so Δ = 1. Without a declared feature (random values: nothing tells
+// filler from content) Δ = 1 for every write. Used by every gated grid (selective, mamba2,
+// gated_deltanet, kda, rwkv7, gla with gate=salience): an input-dependent gate of an
+// untrained model has nothing else to depend on, and memcap never derives one from
+// random projections of random inputs.
+#pragma once
+
+#include <optional>
+
+namespace memcap {
+
+inline float salience_step(const float* value, int d_value, const std::optional<int>& feature) {
+    if (!feature) return 1.0f;
+    double norm2 = 0.0;
+    for (int i = 0; i < d_value; ++i) norm2 += static_cast<double>(value[i]) * value[i];
+    if (norm2 == 0.0) return 0.0f;
+    const double v = value[*feature];
+    return static_cast<float>(1.0 - v * v / norm2);
+}
+
+}  // namespace memcap

@@ -1,0 +1,115 @@
+// memcap/memories/mesanet/mesa_memory.cpp — see mesa_memory.hpp.
+#include "memories/mesanet/mesa_memory.hpp"
+
+#include "memories/grid/salience.hpp"
+
+#include <Eigen/Cholesky>
+
+#include <cmath>
+
+namespace memcap {
+
+MesaMemory::Dims MesaMemory::size(const MemoryShape& shape) {
+    const std::int64_t dv = shape.d_value;
+    std::int64_t d = shape.d_key;
+    if (shape.budget_floats) {
+        const double b = static_cast<double>(*shape.budget_floats);
+        d = static_cast<std::int64_t>(std::floor((-double(dv) + std::sqrt(double(dv) * dv + 4.0 * b)) / 2.0));
+        while (d > 0 && d * d + dv * d > *shape.budget_floats) --d;
+        while ((d + 1) * (d + 1) + dv * (d + 1) <= *shape.budget_floats) ++d;
+        d = std::max<std::int64_t>(d, 1);  // below the minimum: make_memory refuses it
+    }
+    return {FeatureMap::size("proj", shape.d_key, d, 1), dv, 1 + dv};
+}
+
+MesaMemory::MesaMemory(const MemoryShape& shape, double lambda, double gamma, bool gated, Rng& rng)
+    : phi_("proj", shape.d_key, size(shape).phi.dim, 1, rng), lambda_(lambda), gamma_(gamma), gated_(gated),
+      feature_(shape.salience_feature), d_phi_(phi_.dim()), d_value_(shape.d_value),
+      state_(RowMat::Zero(shape.d_value + phi_.dim(), phi_.dim())) {}
+
+RowMat MesaMemory::features(ConstMatRef x) const {
+    RowMat f(x.rows(), d_phi_);
+    phi_.apply(x, f);
+    normalise_rows(f);
+    return f;
+}
+
+void MesaMemory::features_backward(ConstMatRef x, ConstMatRef d_f, MatRef d_x) const {
+    RowMat raw(x.rows(), d_phi_);
+    phi_.apply(x, raw);
+    RowMat d_raw(x.rows(), d_phi_);
+    for (Eigen::Index i = 0; i < raw.rows(); ++i) {  // f = raw/|raw|: ∂raw = (I − f fᵀ) ∂f / |raw|
+        const float norm = raw.row(i).norm();
+        if (norm == 0.0f) {
+            d_raw.row(i).setZero();
+            continue;
+        }
+        const auto f = raw.row(i) / norm;
+        d_raw.row(i) = (d_f.row(i) - f.dot(d_f.row(i)) * f) / norm;
+    }
+    phi_.backward(x, d_raw, d_x);
+}
+
+Vec MesaMemory::write_weights(ConstMatRef values, double& decay) const {
+    const Eigen::Index n = values.rows();
+    Vec w(n);
+    double suffix = 1.0;
+    for (Eigen::Index i = n - 1; i >= 0; --i) {
+        const float delta = gated_ ? salience_step(values.row(i).data(), static_cast<int>(values.cols()), feature_) : 1.0f;
+        w(i) = static_cast<float>(delta * suffix);
+        suffix *= std::pow(gamma_, static_cast<double>(delta));
+    }
+    decay = suffix;
+    return w;
+}
+
+void MesaMemory::write_batch(ConstMatRef keys, ConstMatRef values) {
+    const RowMat f = features(keys);
+    double decay = 1.0;
+    const Vec w = write_weights(values, decay);
+    if (decay != 1.0) state_ *= static_cast<float>(decay);
+    const RowMat wf = w.asDiagonal() * f;
+    state_.topRows(d_value_).noalias() += values.transpose() * wf;
+    state_.bottomRows(d_phi_).noalias() += f.transpose() * wf;
+}
+
+Eigen::LLT<Eigen::MatrixXd> MesaMemory::factor() const {
+    Eigen::MatrixXd a = state_.bottomRows(d_phi_).cast<double>();
+    a = 0.5 * (a + a.transpose());  // H is symmetric up to the GEMM's rounding
+    a.diagonal().array() += lambda_;
+    return Eigen::LLT<Eigen::MatrixXd>(a);
+}
+
+void MesaMemory::read(ConstVecRef query, VecRef out) const {
+    RowMat r(1, d_value_);
+    read_batch(query.transpose(), r);
+    out = r.row(0).transpose();
+}
+
+void MesaMemory::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options) const {
+    require_no_hidden(options);
+    // Y = Φ_q A⁻¹ (A symmetric: Yᵀ = A⁻¹ Φ_qᵀ), then R = Y Gᵀ
+    const Eigen::MatrixXd y = factor().solve(features(queries).cast<double>().transpose()).transpose();
+    out = (y * state_.topRows(d_value_).cast<double>().transpose()).cast<float>();
+}
+
+void MesaMemory::backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
+                          MatRef d_queries) const {
+    const RowMat fq = features(queries), fk = features(keys);
+    const Eigen::LLT<Eigen::MatrixXd> llt = factor();
+    const Eigen::MatrixXd y = llt.solve(fq.cast<double>().transpose()).transpose();  // Φ_q A⁻¹, m × d_φ
+    const Eigen::MatrixXd g = state_.topRows(d_value_).cast<double>();                 // d_v × d_φ
+    const Eigen::MatrixXd zd = llt.solve((d_reads.cast<double>() * g).transpose()).transpose();  // W G A⁻¹
+    const Eigen::MatrixXd d_g = d_reads.cast<double>().transpose() * y;  // d_v × d_φ
+    const Eigen::MatrixXd d_h = -(y.transpose() * zd);                    // d_φ × d_φ
+    const Eigen::MatrixXd d_h_sym = d_h + d_h.transpose();
+    double decay = 1.0;
+    const Vec w = write_weights(values, decay);
+    const Eigen::MatrixXd fkd = fk.cast<double>();
+    Eigen::MatrixXd d_fk = fkd * d_h_sym + values.cast<double>() * d_g;  // row t: ((∂H + ∂Hᵀ) φ_t + ∂Gᵀ v_t)ᵀ
+    d_fk = w.cast<double>().asDiagonal() * d_fk;
+    features_backward(queries, zd.cast<float>(), d_queries);
+    features_backward(keys, d_fk.cast<float>(), d_keys);
+}
+
+}  // namespace memcap

@@ -1,0 +1,23 @@
+// memcap/memories/sliding_window/entry.cpp — sliding-window attention: the softmax cache at a
+// budget under its published name.
+//
+// The same memory as `softmax` (memories/softmax/softmax_cache.hpp): a budget of B floats holds
+// the last floor(B / (d_k + d_v)) pairs (FIFO eviction), which is a window of that many writes.
+// Every parameter, the sizing, the cost model, the backward pass and the recall model are
+// softmax's.
+// Source:       Beltagy, Peters & Cohan 2020 (Longformer); Child et al. 2019.
+#include "memories/registry.hpp"
+
+namespace memcap {
+
+MemoryEntry softmax_entry();
+
+MemoryEntry sliding_window_entry() {
+    MemoryEntry e = softmax_entry();
+    e.name = "sliding_window";
+    e.description = "sliding-window attention: the softmax cache holding the last floor(B/(d_k+d_v)) pairs";
+    e.paper = "Beltagy et al. 2020; Child et al. 2019";
+    return e;
+}
+
+}  // namespace memcap
