@@ -129,7 +129,8 @@ TEST_CASE("backward passes of the non-default settings match finite differences"
                                            {"retnet:gamma=0.7", std::nullopt, 40},
                                            {"mesanet:lambda=0.3,gamma=0.9", std::nullopt},
                                            {"mesanet:lambda=1", std::int64_t{200}},  // d_phi = 11 > d: projected
-                                           {"based", std::int64_t{kD * 13}}})
+                                           {"based", std::int64_t{kD * 13}},
+                                           {"based:scale=2", std::nullopt}})
         check_gradient(c);
 }
 

@@ -144,10 +144,10 @@ TEST_CASE("the gated grids' updates are the published ones, written out", "[memo
             (g * (h + 0.5 * Eigen::MatrixXd::Identity(d, d)).inverse() * unit(q.keys).cast<double>().transpose()).transpose();
         REQUIRE((reads.cast<double>() - want).norm() <= 1e-5 * want.norm());
     }
-    SECTION("Based: phi(q).phi(k) = 1 + q.k + (q.k)^2 / 2") {
+    SECTION("Based: phi(q).phi(k) = 1 + s^2 q.k + s^4 (q.k)^2 / 2") {
         // d = 3 at a budget of 3 x 13 floats: m = 3 = d_k, so y = x (no projection)
         const MemoryShape small(3, 3, 39);
-        auto m = make_memory(parse_memory_spec("based"), small, 1);
+        auto m = make_memory(parse_memory_spec("based:scale=1.5"), small, 1);
         REQUIRE(memory_size(parse_memory_spec("based"), small).dim("d_phi") == 13);
         const Episode e = episode(1, 3, "based");
         m->write(e.keys.row(0).transpose(), e.values.row(0).transpose());
@@ -155,7 +155,8 @@ TEST_CASE("the gated grids' updates are the published ones, written out", "[memo
         Vec out(3);
         m->read(q.keys.row(0).transpose(), out);
         const double c = q.keys.row(0).dot(e.keys.row(0));
-        const Vec want = float(1 + c + c * c / 2) * e.values.row(0).transpose();
+        const double s2 = 1.5 * 1.5;
+        const Vec want = float(1 + s2 * c + s2 * s2 * c * c / 2) * e.values.row(0).transpose();
         REQUIRE((out - want).norm() <= 1e-5f * want.norm());
     }
 }
@@ -250,4 +251,30 @@ TEST_CASE("bad settings of the new memories are refused, naming the value", "[me
         REQUIRE_THROWS_AS(parse_memory_spec(bad), UsageError);
     }
     REQUIRE_THROWS_WITH(make_memory(parse_memory_spec("mesanet"), MemoryShape(64, 64, 64), 0), Catch::Contains("minimum"));
+}
+
+TEST_CASE("the gated grids' chunked batch write equals the rule one pair at a time", "[memory][modern]") {
+    // write_batch solves chunks of 16 writes with matrix products (exact algebra); write()
+    // applies the rule to one pair. n = 300 spans several chunks and a partial one; repeated
+    // keys make later writes edit earlier ones; a salience feature skips some writes.
+    const int d = 32, n = 300;
+    Episode ep = episode(n, d, "chunked");
+    for (int i = 7; i < n; i += 7) ep.keys.row(i) = ep.keys.row(i - 5);
+    for (int i = 0; i < n; ++i) ep.values(i, 0) = 0.0f;
+    for (int i = 11; i < n; i += 11) ep.values.row(i).setZero(), ep.values(i, 0) = 1.0f;  // filler
+    normalise_rows(ep.values);
+    InputDescription in{d, d, false, 0};
+    for (const char* name : {"gated_deltanet:alpha=0.95,beta=0.5", "gated_deltanet:alpha=1,beta=1.9", "kda:alpha=0.5,beta=1",
+                             "kda:alpha=0.9,beta=0.2,step=longhorn", "rwkv7:w=0.7,a=0.5", "gla:alpha=0.5", "retnet:gamma=0.9",
+                             "gla:alpha=0.001", "kda:alpha=0.01,beta=0.5"}) {  // the last two: chunks past the 1e-12 floor
+        for (const std::int64_t budget : {std::int64_t{d * d}, std::int64_t{2048}}) {
+            CAPTURE(name, budget);
+            const MemoryShape shape(in, budget);
+            auto batched = make_memory(parse_memory_spec(name), shape, 3), single = make_memory(parse_memory_spec(name), shape, 3);
+            batched->write_batch(ep.keys, ep.values);
+            for (int i = 0; i < n; ++i) single->write(ep.keys.row(i).transpose(), ep.values.row(i).transpose());
+            INFO("relative difference " << relative(batched->state(), single->state()));
+            REQUIRE(relative(batched->state(), single->state()) <= 1e-4);
+        }
+    }
 }

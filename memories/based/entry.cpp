@@ -8,12 +8,15 @@
 // Read:         M φ(q).
 // state_floats: d_v × (1 + m + m²): narrow keys, a wide state (m = 7 at 4096 floats, d_v = 64);
 //               without a budget m = d_k (y = k).
-// Parameters:   phi = taylor (the only choice). The paper's sliding-window half of the Based
+// Parameters:   phi = taylor (the only choice); scale = 1 (> 0; y = scale · P x, so the kernel is
+//               1 + s² y·y' + s⁴ (y·y')²/2; scale=best races 0.5, 1, 1.5, 2, 3, 4: the norm a
+//               trained projection gives q and k, which sets how sharp the kernel is). The paper's sliding-window half of the Based
 //               layer is memcap's `sliding_window`; the paper's 1/√d' scaling of q and k is a
 //               learned projection's business here (y has the key's norm).
 // Source:       Arora et al. 2024, "Simple linear attention language models balance the
 //               recall-throughput tradeoff" (ICML).
-#include "memories/registry.hpp"
+#include "memories/grid/grid_entry.hpp"
+#include "memories/linear/linear_grid.hpp"
 
 namespace memcap {
 
@@ -23,7 +26,14 @@ MemoryEntry based_entry() {
     MemoryEntry e = linear_entry();  // the same grid, sizing, cost model and backward pass
     e.name = "based";
     e.description = "Based: the linear grid with the Taylor feature map [1, y, y(x)y/sqrt 2]";
-    e.params = {choice_param("phi", {"taylor"}, "Based's second-order Taylor feature map")};
+    e.params = {choice_param("phi", {"taylor"}, "Based's second-order Taylor feature map"),
+                real_param("scale", "1", "y = scale P x: the keys' norm a trained projection would set", 0.0, true)};
+    // based:scale=best: from y at the key's norm (1 + c + c^2/2, dominated by its constant)
+    // to a sharp kernel where the quadratic term dominates
+    e.params[1].best = {"0.5", "1", "1.5", "2", "3", "4"};
+    e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
+        return std::make_unique<LinearGrid>(s, "taylor", 1, rng, spec.real("scale"));
+    };
     e.state_formula = "d_v x (1 + m + m^2), m the largest with 1 + m + m^2 <= floor(B / d_v); m = d_k without a budget";
     e.paper = "Arora et al. 2024 (Based)";
     return e;

@@ -40,8 +40,8 @@ FeatureMap::Dims FeatureMap::size(const std::string& kind, int d_in, std::int64_
     return d;
 }
 
-FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng)
-    : dpfp_(kind == "dpfp"), taylor_(kind == "taylor"), nu_(nu) {
+FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng, double scale)
+    : dpfp_(kind == "dpfp"), taylor_(kind == "taylor"), scale_(static_cast<float>(scale)), nu_(nu) {
     const Dims dims = size(kind, d_in, max_dim, nu);
     m_ = dims.m;
     dim_ = dims.dim;
@@ -65,7 +65,7 @@ FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, 
 
 void FeatureMap::apply(ConstMatRef x, MatRef phi) const {
     if (taylor_) {
-        const RowMat y = identity_ ? RowMat(x) : RowMat(x * proj_.transpose());
+        const RowMat y = scale_ * (identity_ ? RowMat(x) : RowMat(x * proj_.transpose()));
         const float half = static_cast<float>(std::sqrt(0.5));
         phi.col(0).setOnes();
         phi.middleCols(1, m_) = y;
@@ -89,8 +89,8 @@ void FeatureMap::apply(ConstMatRef x, MatRef phi) const {
 }
 
 void FeatureMap::backward(ConstMatRef x, ConstMatRef d_phi, MatRef d_x) const {
-    if (taylor_) {  // ∂y_i = ∂φ_{1+i} + Σ_j (∂φ_{ij} + ∂φ_{ji}) y_j / √2
-        const RowMat y = identity_ ? RowMat(x) : RowMat(x * proj_.transpose());
+    if (taylor_) {  // ∂y_i = ∂φ_{1+i} + Σ_j (∂φ_{ij} + ∂φ_{ji}) y_j / √2, and y = s P x
+        const RowMat y = scale_ * (identity_ ? RowMat(x) : RowMat(x * proj_.transpose()));
         const float half = static_cast<float>(std::sqrt(0.5));
         RowMat d_y = d_phi.middleCols(1, m_);
         for (int i = 0; i < m_; ++i)
@@ -99,8 +99,8 @@ void FeatureMap::backward(ConstMatRef x, ConstMatRef d_phi, MatRef d_x) const {
                 d_y.col(i) += half * g.cwiseProduct(y.col(j));
                 d_y.col(j) += half * g.cwiseProduct(y.col(i));
             }
-        if (identity_) d_x = d_y;
-        else d_x.noalias() = d_y * proj_;
+        if (identity_) d_x = scale_ * d_y;
+        else d_x.noalias() = scale_ * (d_y * proj_);
         return;
     }
     if (!dpfp_) {

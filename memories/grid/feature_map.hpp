@@ -47,7 +47,9 @@ public:
     /// UsageError when d_φ would not fit an int.
     static Dims size(const std::string& kind, int d_in, std::int64_t max_dim, int nu);
 
-    FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng);
+    /// `scale` multiplies y before the Taylor map's products (taylor only: the norm a trained
+    /// projection would give the keys; 1 keeps y at the key's norm).
+    FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng, double scale = 1.0);
 
     /// Smallest max_dim this kind accepts (proj: 1; dpfp: 2ν; taylor: 3, m = 1).
     static std::int64_t min_dim(const std::string& kind, int nu) {
@@ -65,6 +67,7 @@ public:
 private:
     bool dpfp_ = false;
     bool taylor_ = false;
+    float scale_ = 1.0f;  // taylor: y = scale · P x
     bool identity_ = false;
     int nu_ = 1;
     int m_ = 0;  // dimension after the projection (before DPFP)

@@ -2,6 +2,7 @@
 #include "memories/grid/gated_grid.hpp"
 
 #include "memories/grid/salience.hpp"
+#include "memories/grid/unit_lower.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -70,8 +71,63 @@ void GatedGrid::write(ConstVecRef key, ConstVecRef value) {
 }
 
 void GatedGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
+    // Chunks of C writes with matrix products (exact algebra; the "UT" form of DeltaGrid::
+    // write_batch with decays, as Gated DeltaNet's and KDA's chunked kernels). Within a chunk
+    // from the state S₀, with Γ_i = Π_{j≤i} a_j (per channel; Γ₀ = 1):
+    //     S_i = S₀ diag(Γ_i) + Σ_{j≤i} u_j (φ_j ⊙ Γ_i / Γ_j)ᵀ,
+    //     r_i = S_{i−1} e_i = S₀ ê_i + Σ_{j<i} (φ̃_j · ê_i) u_j,   φ̃_j = φ_j / Γ_j,
+    // with ê_i = Γ_i ⊙ φ_i (decay first) or Γ_{i−1} ⊙ φ_i (removal first). So u_i = b_i (v_i − r_i)
+    // solve (I + L) U = diag(b) (V − Ê S₀ᵀ), L_ij = b_i ê_i · φ̃_j (j < i), and the chunk ends at
+    // S_C = S₀ diag(Γ_C) + Uᵀ (Φ̃ diag(Γ_C)); the additive forms have U = diag(b) V. A chunk
+    // whose decays fall below 1e−12 (φ̃ would overflow) is written one pair at a time.
     const RowMat f = features(keys);
-    for (Eigen::Index t = 0; t < f.rows(); ++t) step(grid_, f.row(t).data(), values.row(t).transpose(), nullptr);
+    constexpr Eigen::Index kChunk = 16;
+    const Eigen::Index d = f.cols();
+    const bool decays = rule_.alpha != 1.0;
+    RowMat u, lower, ehat, ftil;
+    Eigen::ArrayXXd gam;
+    Vec b;
+    for (Eigen::Index start = 0; start < f.rows(); start += kChunk) {
+        const Eigen::Index c = std::min(kChunk, f.rows() - start);
+        gam.setOnes(c + 1, d);
+        b.resize(c);
+        for (Eigen::Index i = 0; i < c; ++i) {
+            const float delta = gate(values.row(start + i).transpose());
+            b(i) = delta == 0.0f ? 0.0f : strength(delta);
+            if (!decays || delta == 0.0f) {
+                gam.row(i + 1) = gam.row(i);
+            } else {
+                const Eigen::ArrayXd a = decays_.cast<double>().array().pow(double(delta));
+                gam.row(i + 1) = gam.row(i) * a.transpose();
+            }
+        }
+        if (decays && gam.row(c).minCoeff() < 1e-12) {
+            for (Eigen::Index t = start; t < start + c; ++t) step(grid_, f.row(t).data(), values.row(t).transpose(), nullptr);
+            continue;
+        }
+        const auto phi = f.middleRows(start, c);
+        if (decays) ftil = (phi.array().cast<double>() / gam.bottomRows(c)).cast<float>();
+        else ftil = phi;
+        if (!rule_.delta()) {
+            u = b.asDiagonal() * values.middleRows(start, c);
+        } else {
+            const bool decay_first = rule_.form == Rule::Form::delta_decay_first;
+            if (decays) ehat = (phi.array().cast<double>() * (decay_first ? gam.bottomRows(c) : gam.topRows(c))).cast<float>();
+            else ehat = phi;
+            u = values.middleRows(start, c);
+            u.noalias() -= ehat * grid_.transpose();  // V − Ê S₀ᵀ
+            u = b.asDiagonal() * u;
+            lower.noalias() = ehat * ftil.transpose();
+            lower = b.asDiagonal() * lower;  // only its strictly lower part is used
+            solve_unit_lower(lower, u);
+        }
+        if (decays) {
+            const Eigen::Array<float, 1, Eigen::Dynamic> end = gam.row(c).cast<float>();
+            grid_.array().rowwise() *= end;
+            ftil.array().rowwise() *= end;
+        }
+        grid_.noalias() += u.transpose() * ftil;
+    }
 }
 
 void GatedGrid::write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const {

@@ -91,8 +91,9 @@ protected:
         phi_.backward(x, d_raw, d_x);
     }
 
-    OuterProductGrid(const MemoryShape& shape, const std::string& phi, int nu, bool normalise, Rng& rng)
-        : phi_(phi, shape.d_key, feature_budget(shape, phi), nu, rng), normalise_(normalise),
+    OuterProductGrid(const MemoryShape& shape, const std::string& phi, int nu, bool normalise, Rng& rng,
+                     double taylor_scale = 1.0)
+        : phi_(phi, shape.d_key, feature_budget(shape, phi), nu, rng, taylor_scale), normalise_(normalise),
           grid_(RowMat::Zero(shape.d_value, phi_.dim())) {}
 
     /// φ of every row of x (n × d_k → n × d_φ), rows normalised when asked.

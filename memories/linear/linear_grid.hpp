@@ -20,8 +20,9 @@ namespace memcap {
 
 class LinearGrid final : public OuterProductGrid {
 public:
-    LinearGrid(const MemoryShape& shape, const std::string& phi, int nu, Rng& rng)
-        : OuterProductGrid(shape, phi, nu, /*normalise=*/false, rng) {}
+    /// taylor_scale: phi=taylor's input scale (FeatureMap; Based's raced scale).
+    LinearGrid(const MemoryShape& shape, const std::string& phi, int nu, Rng& rng, double taylor_scale = 1.0)
+        : OuterProductGrid(shape, phi, nu, /*normalise=*/false, rng, taylor_scale) {}
 
     void write(ConstVecRef key, ConstVecRef value) override;
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
