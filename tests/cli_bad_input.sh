@@ -93,7 +93,8 @@ expect_bad "content=16 tokens do not fit in a stream of n=8" run --memory softma
 expect_bad "d=1 cannot hold n=8 candidate values" run --memory softmax --task assoc_recall --d 1 --n 8 --out "$o"
 expect_bad "more than 80% of this machine" run --memory softmax --task assoc_recall --n 100000000 --seeds 1 --out "$o"
 expect_bad "cosine=best: this parameter has no candidates" run --memory hrr --task assoc_recall:cosine=best --n 4 --out "$o"
-expect_bad "d=best chooses the width at a budget" run --memory softmax --task assoc_recall --n 4 --d best --out "$o"
+expect_bad "--d best chooses the width at a budget, and --budget is not given" run --memory softmax --task assoc_recall --n 4 --d best --out "$o"
+expect_bad "--budget includes 'natural'" run --memory softmax --task assoc_recall --n 4 --budget natural 1024 --d best --out "$o"
 expect_bad "--d: 'bset' is not an integer (or 'best'" run --memory softmax --task assoc_recall --n 4 --d bset --out "$o"
 expect_bad "--tuning-seeds: '0' must be at least 1" run --memory softmax --task assoc_recall --n 4 --budget 1024 --d best --tuning-seeds 0 --out "$o"
 expect_bad "--n: '-4' must be at least 1" run --memory softmax --task assoc_recall --n -4 --out "$o"
@@ -109,7 +110,7 @@ expect_bad "does not exist" run --memory softmax --task assoc_recall --n 4 --out
 expect_bad "unknown readout" run --memory softmax --task assoc_recall --n 4 --readout psychic --out "$o"
 expect_bad "unrecognised option" run --memory softmax --task assoc_recall --n 4 --bogus --out "$o"
 expect_bad "accepted: --help, --memory" run --memory softmax --task assoc_recall --n 4 --bogus --out "$o"
-expect_bad "unexpected argument '64'" run --memory softmax --task assoc_recall --n 4 --d 32 64 --out "$o"
+expect_bad "unexpected argument '64': --d takes one value" run --memory softmax --task assoc_recall --n 4 --d 32 64 --out "$o"
 expect_bad "unexpected argument 'foo'" list foo
 expect_bad "unexpected argument 'b.csv'" aggregate a.csv b.csv
 expect_bad "known: list, run, sweep, aggregate, reproduce, theory" runn

@@ -49,7 +49,7 @@ __version__ = _memcap.__version__
 # empty fields as "".
 _TEXT = "object"
 CELL_DTYPES = {
-    "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
+    "memory": _TEXT, "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
     "budget_floats": "Int64", "state_floats": "Int64", "param_floats": "Int64",
     "d": "int64", "n": "int64", "seed": "int64", "slot": "Int64",
     "queries": "Int64", "correct": "Int64",
@@ -60,8 +60,8 @@ CELL_DTYPES = {
     "tuned": _TEXT, "status": _TEXT, "message": _TEXT,
 }
 SUMMARY_DTYPES = {
-    "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
-    "budget_floats": "Int64", "state_floats": "int64", "d": "int64", "n": "int64", "slot": "Int64",
+    "memory": _TEXT, "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
+    "budget_floats": "Int64", "state_floats": "Int64", "param_floats": "Int64", "d": "int64", "n": "int64", "slot": "Int64",
     "seeds": "int64", "errors": "int64", "queries": "int64",
     "accuracy_mean_frac": "float64", "accuracy_sd_frac": "float64", "accuracy_se_frac": "float64",
     "accuracy_ci95_lo_frac": "float64", "accuracy_ci95_hi_frac": "float64",
@@ -190,7 +190,10 @@ def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=T
     command = "memcap.sweep(%r, out=%r%s)" % (config, out, ", resume=True" if resume else "")
     if threads is not None:
         threads = _integer(threads, "threads")
-    status = _memcap.sweep(config, out, threads, bool(resume), bool(force), bool(dry_run), bool(progress), command)
+    try:
+        status = _memcap.sweep(config, out, threads, bool(resume), bool(force), bool(dry_run), bool(progress), command)
+    except UsageError as e:
+        raise UsageError(_sweep_arguments(str(e))) from None
     if status in (130, 143):
         raise KeyboardInterrupt("memcap.sweep stopped; continue with memcap.sweep(%r, out=%r, resume=True)"
                                 % (config, out))
@@ -200,6 +203,18 @@ def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=T
         return None
     name = os.path.splitext(os.path.basename(config))[0]
     return read_csv(os.path.join(out, name + ".csv"))
+
+
+# The command line's flags as memcap.sweep's arguments, for the messages the two share.
+_SWEEP_FLAGS = [("pass --resume", "pass resume=True"), ("--resume", "resume=True"), ("--force", "force=True"),
+                ("--out", "out"), ("--threads", "threads"), ("--dry-run", "dry_run=True")]
+
+
+def _sweep_arguments(message):
+    """A sweep's message with each command-line flag it names replaced by memcap.sweep's argument."""
+    for flag, argument in _SWEEP_FLAGS:
+        message = message.replace(flag, argument)
+    return message
 
 
 def aggregate(results):

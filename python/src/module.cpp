@@ -39,6 +39,7 @@
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
+#include <cmath>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -279,9 +280,22 @@ public:
         memory_->reset();
     }
 
+    /// ValueError naming the first NaN or infinity in `a` (a write of one would poison the state).
+    static void check_finite(const py::array_t<float>& a, const char* what, const char* method) {
+        const py::ssize_t size = a.size(), width = a.ndim() == 1 ? size : a.shape(1);
+        const float* p = a.data();
+        for (py::ssize_t i = 0; i < size; ++i)
+            if (!std::isfinite(p[i]))
+                throw py::value_error(std::string(method) + ": " + what + " hold " + (std::isnan(p[i]) ? "NaN" : "an infinity") +
+                                      " at row " + std::to_string(width ? i / width : 0) + ", column " +
+                                      std::to_string(width ? i % width : 0) + "; give finite numbers");
+    }
+
     void write(const py::object& keys, const py::object& values) {
         auto k = rows_of(keys, shape_.d_key, "keys", "write");
         auto v = rows_of(values, shape_.d_value, "values", "write");
+        check_finite(k, "keys", "write");
+        check_finite(v, "values", "write");
         const py::ssize_t n = k.ndim() == 1 ? 1 : k.shape(0);
         if (k.ndim() != v.ndim() || (v.ndim() == 1 ? 1 : v.shape(0)) != n)
             throw py::value_error("write: keys and values must have the same number of rows; got " +
@@ -294,6 +308,7 @@ public:
 
     py::array_t<float> read(const py::object& queries) {
         auto q = rows_of(queries, shape_.d_key, "queries", "read");
+        check_finite(q, "queries", "read");
         const py::ssize_t n = q.ndim() == 1 ? 1 : q.shape(0);
         std::vector<py::ssize_t> dims = {n, py::ssize_t(shape_.d_value)};
         if (q.ndim() == 1) dims.erase(dims.begin());

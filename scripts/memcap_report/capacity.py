@@ -39,7 +39,7 @@ def capacity_rows(summary, frame):
     rows, top = [], {}
     for (mem, task, noise, readout, budget), rs in groups.items():
         pts, what, at = capacity_points(task, rs)
-        cap = capacity(pts, largest=(frame == "frontier"))
+        cap = capacity(pts, what)
         top[(frame, mem, task, noise, readout)] = max(p[0] for p in pts)
         where = at.get(cap) if cap is not None else None
         # a smaller x that misses below the capacity (widths are chosen per n: the one chosen

@@ -194,13 +194,14 @@ def seeds_text(summary):
 
 # ------------------------------------------------------------------ capacity
 
-def capacity(points, largest=True):
-    """The capacity along an axis of (x, mean accuracy) points. The frontier (largest=True):
-    the largest x with mean accuracy >= THRESHOLD (a smaller x may miss). The essay's frame
-    (largest=False), as the essays read it: scanning x upward, the last x before the first
-    miss (its lag and copying curves sit flat near 0.9, where the largest passing x would be
-    picked by sampling noise)."""
-    if largest:
+def capacity(points, axis="n"):
+    """The capacity along an axis of (x, mean accuracy) points — the one rule every table,
+    figure and sentence of the reports uses (docs/PROTOCOL.md). Along n (stored pairs): the
+    largest n with mean accuracy >= THRESHOLD (a smaller n may miss; the tables name where).
+    Along a lag or a copy length L (lag recall, copying), whose curves are not monotone (lag
+    recall's rises again at the longest lags; copying's sits flat near 0.9), scanning x upward:
+    the last x before the first miss, as the essays read them."""
+    if axis == "n":
         return max((x for x, acc in points if acc >= THRESHOLD), default=None)
     best = None
     for x, acc in sorted(points):
