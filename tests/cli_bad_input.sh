@@ -294,7 +294,7 @@ expect_bad "give the summary CSV" theory --out "$o"
 expect_bad "--out and --capacity name the same file" theory "$work/results.csv" --out "$o" --capacity "$o"
 # a summary with no budget has no capacity lines: refused rather than a header-only file
 "$memcap" aggregate "$work/results.csv" --out "$work/natural_summary.csv"
-expect_bad "has no associative-recall row of softmax, linear or hrr at a budget" theory "$work/natural_summary.csv" --out "$o" --capacity "$work/cap.csv"
+expect_bad "(the memories with a recall model) at a budget" theory "$work/natural_summary.csv" --out "$o" --capacity "$work/cap.csv"
 expect_bad "the grid (memories x tasks x budgets x n x seeds) has more than 1000000 cells" run "${g[@]}" --n 1 2 3 4 5 6 7 8 9 10 11 --seeds 100000 --out "$o"
 
 # Config files: truly empty (0 bytes), binary garbage, a bad range, an out-of-range spec

@@ -37,12 +37,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <new>
 #include <optional>
+
+#include <unistd.h>
 
 #ifndef MEMCAP_VERSION
 #define MEMCAP_VERSION "0.0.0"
@@ -61,6 +66,7 @@ const char* const kUsage =
     "  reproduce   every experiment of essays 000 and 004, with a table of essay vs measured numbers\n"
     "  aggregate   summarise a results CSV over seeds (mean, sd, 95% interval)\n"
     "  theory      the models of memories/theory.hpp beside a summary: predictions and capacity lines\n"
+    "  report      capacities, figures and an HTML page from any sweep directory, results or summary CSV\n"
     "\n"
     "`memcap <command> --help` describes a command's options.\n";
 
@@ -315,10 +321,17 @@ int cmd_theory(const std::vector<std::string>& args) {
     if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
     if (vm.count("capacity")) capacity.emplace(vm["capacity"].as<std::string>());
     const TheoryTables t = theory_tables(o);
-    if (capacity && t.capacity_lines == 0)  // a header-only file would look like a result
-        throw UsageError("theory: --capacity: '" + o.summary_path + "' has no associative-recall row of softmax, linear or "
-                         "hrr at a budget (natural-size rows have none), so there are no capacity lines; run with "
-                         "--budget, or drop --capacity");
+    if (capacity && t.capacity_lines == 0) {  // a header-only file would look like a result
+        std::vector<std::string> modelled;  // the backends whose table entry declares a recall model
+        for (const auto& e : memory_registry())
+            if (e.recall_model) modelled.push_back(e.name);
+        std::string names;
+        for (std::size_t i = 0; i < modelled.size(); ++i)
+            names += (i == 0 ? "" : i + 1 == modelled.size() ? " or " : ", ") + modelled[i];
+        throw UsageError("theory: --capacity: '" + o.summary_path + "' has no associative-recall row of " + names +
+                         " (the memories with a recall model) at a budget (natural-size rows have none), so there "
+                         "are no capacity lines; run with --budget, or drop --capacity");
+    }
     if (out) out->write(t.predictions_csv);
     else std::cout << t.predictions_csv;
     if (capacity) capacity->write(t.capacity_csv);
@@ -347,6 +360,47 @@ int cmd_reproduce(const std::vector<std::string>& args, const std::string& cmdli
     return 0;
 }
 
+/// The directory holding the report package (memcap_report/): MEMCAP_REPORT_PATH, else the
+/// source tree's scripts/ beside the build directory the binary is in, else the one it was built from.
+std::string report_package_dir() {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> candidates;
+    if (const char* env = std::getenv("MEMCAP_REPORT_PATH")) candidates.emplace_back(env);
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) candidates.push_back(exe.parent_path().parent_path() / "scripts");
+#ifdef MEMCAP_SOURCE_DIR
+    candidates.push_back(fs::path(MEMCAP_SOURCE_DIR) / "scripts");
+#endif
+    for (const auto& c : candidates)
+        if (fs::exists(c / "memcap_report" / "sweep.py", ec)) return c.string();
+    throw UsageError("report: cannot find the report package (scripts/memcap_report of memcap's source tree); "
+                     "set MEMCAP_REPORT_PATH to the directory that holds memcap_report/");
+}
+
+/// `memcap report`: runs the report package (scripts/memcap_report/sweep.py) with Debian's
+/// /usr/bin/python3 (MEMCAP_PYTHON overrides), with this binary for its aggregate and theory.
+int cmd_report(const std::vector<std::string>& args) {
+    const std::string dir = report_package_dir();
+    const char* py_env = std::getenv("MEMCAP_PYTHON");
+    const std::string python = py_env && *py_env ? py_env : "/usr/bin/python3";
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) ::setenv("MEMCAP_BINARY", exe.c_str(), 1);
+    const char* old_path = std::getenv("PYTHONPATH");
+    ::setenv("PYTHONPATH", (dir + (old_path && *old_path ? ":" + std::string(old_path) : "")).c_str(), 1);
+    ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    std::vector<std::string> words = {python, "-m", "memcap_report.sweep"};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    std::cout.flush();
+    ::execv(python.c_str(), argv.data());
+    throw UsageError("report: cannot run '" + python + "': " + std::strerror(errno) +
+                     " (the report needs Debian's python3-numpy and python3-matplotlib; MEMCAP_PYTHON names another)");
+}
+
 }  // namespace
 
 int memcap_main(int argc, char** argv) {
@@ -362,7 +416,8 @@ int memcap_main(int argc, char** argv) {
         if (cmd == "aggregate") return cmd_aggregate(args);
         if (cmd == "reproduce") return cmd_reproduce(args, command_line(argc, argv));
         if (cmd == "theory") return cmd_theory(args);
-        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce, theory)");
+        if (cmd == "report") return cmd_report(args);
+        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce, theory, report)");
     } catch (const UsageError& e) {
         std::cerr << "memcap: error: " << e.what() << "\n";
         return 2;

@@ -150,9 +150,19 @@ def noise_order(keys):
     return sorted(set(keys), key=rank)
 
 
+def tuned_keys(tuned):
+    """The keys of a `tuned` column: "d=64,beta=8" (or, from an older memcap, "d,beta") -> ["d", "beta"]."""
+    return [k.split("=", 1)[0] for k in tuned.split(",") if k]
+
+
+def memory_name(row):
+    """A row's memory name: its `memory` column, or (a CSV from an older memcap) its spec's name."""
+    return row.get("memory") or base(row["memory_spec"])
+
+
 def frontier_spec(mem, tuned):
     """The memory as the sweep named it: keys chosen on tuning seeds read `best`."""
-    keys = [k for k in tuned.split(",") if k and k != "d"]
+    keys = [k for k in tuned_keys(tuned) if k != "d"]
     p = spec_params(mem)
     for k in keys:
         p[k] = "best"
