@@ -228,7 +228,9 @@ def frontier_figure(task, caps, tcaps, colour, path):
             if pts:
                 ax.plot(*zip(*pts), marker(series), color=colour[series], label=label(series))
         budgets = {int(c["budget_floats"]) for c in at}
-        for model in OrderedDict((t["memory"], 1) for t in tcaps if (t["noise"] == noise or not noise)):
+        present = {s[0] for s in colour}  # theory only for the memories the sweep holds
+        for model in OrderedDict((t["memory"], 1) for t in tcaps
+                                 if (t["noise"] == noise or not noise) and t["memory"] in present):
             pts = sorted((int(t["budget_floats"]), int(t["capacity_n"])) for t in tcaps
                          if t["memory"] == model and (t["noise"] == noise or not noise) and t["capacity_n"]
                          and budgets and int(t["budget_floats"]) <= max(budgets))
