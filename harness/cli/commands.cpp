@@ -120,7 +120,46 @@ int cmd_list(const std::vector<std::string>& args) {
     return 0;
 }
 
+/// Replaces this process with `python -m MODULE ARGS` (Debian's /usr/bin/python3 unless MEMCAP_PYTHON
+/// names another), `path` put first on PYTHONPATH and this binary in MEMCAP_BINARY.
+[[noreturn]] void exec_python(const std::string& path, const std::string& module, const std::vector<std::string>& args,
+                              const std::string& what) {
+    const char* py_env = std::getenv("MEMCAP_PYTHON");
+    const std::string python = py_env && *py_env ? py_env : "/usr/bin/python3";
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) ::setenv("MEMCAP_BINARY", exe.c_str(), 1);
+    const char* old_path = std::getenv("PYTHONPATH");
+    ::setenv("PYTHONPATH", (path + (old_path && *old_path ? ":" + std::string(old_path) : "")).c_str(), 1);
+    ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    std::vector<std::string> words = {python, "-m", module};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    std::cout.flush();
+    ::execv(python.c_str(), argv.data());
+    throw UsageError(what + ": cannot run '" + python + "': " + std::strerror(errno) + " (MEMCAP_PYTHON names another)");
+}
+
+/// `memcap run --python-backend FILE.py:NAME ...`: the Python module's `python3 -m memcap run`
+/// (python/memcap/__main__.py), which registers the backend and runs the grid through memcap.run.
+[[noreturn]] void run_with_python_backends(const std::vector<std::string>& args) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    std::string path;
+    if (const char* env = std::getenv("MEMCAP_PYTHONPATH")) path = env;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (path.empty() && !ec && fs::exists(exe.parent_path() / "python" / "memcap" / "__main__.py", ec))
+        path = (exe.parent_path() / "python").string();  // the build tree's module
+    std::vector<std::string> words = {"run"};
+    words.insert(words.end(), args.begin(), args.end());
+    exec_python(path, "memcap", words, "run --python-backend");
+}
+
 int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
+    for (const auto& a : args)
+        if (a == "--python-backend" || a.rfind("--python-backend=", 0) == 0) run_with_python_backends(args);
     po::options_description desc(
         "memcap run: every combination of the given memories, tasks, budgets, n and seeds;\n"
         "tidy CSV (one row per cell and seed, per slot where the task has slots)");
@@ -149,7 +188,10 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
         ("force", "replace an existing --out file (otherwise refused)")
         ("threads", po::value<std::string>(), "threads (default: all cores)")
-        ("quiet,q", "no progress bar");
+        ("quiet,q", "no progress bar")
+        ("python-backend", po::value<std::vector<std::string>>()->composing(),
+         "FILE.py:NAME: a backend written in Python (FILE's register(NAME) registers it); the run goes "
+         "through `python3 -m memcap run` with these options");
     add_plugin_option(desc);
     const auto vm = parse(desc, args);
     if (vm.count("help")) return std::cout << desc, 0;
@@ -381,24 +423,7 @@ std::string report_package_dir() {
 /// `memcap report`: runs the report package (scripts/memcap_report/sweep.py) with Debian's
 /// /usr/bin/python3 (MEMCAP_PYTHON overrides), with this binary for its aggregate and theory.
 int cmd_report(const std::vector<std::string>& args) {
-    const std::string dir = report_package_dir();
-    const char* py_env = std::getenv("MEMCAP_PYTHON");
-    const std::string python = py_env && *py_env ? py_env : "/usr/bin/python3";
-    std::error_code ec;
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec) ::setenv("MEMCAP_BINARY", exe.c_str(), 1);
-    const char* old_path = std::getenv("PYTHONPATH");
-    ::setenv("PYTHONPATH", (dir + (old_path && *old_path ? ":" + std::string(old_path) : "")).c_str(), 1);
-    ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
-    std::vector<std::string> words = {python, "-m", "memcap_report.sweep"};
-    words.insert(words.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& w : words) argv.push_back(w.data());
-    argv.push_back(nullptr);
-    std::cout.flush();
-    ::execv(python.c_str(), argv.data());
-    throw UsageError("report: cannot run '" + python + "': " + std::strerror(errno) +
-                     " (the report needs Debian's python3-numpy and python3-matplotlib; MEMCAP_PYTHON names another)");
+    exec_python(report_package_dir(), "memcap_report.sweep", args, "report");
 }
 
 }  // namespace

@@ -35,10 +35,10 @@ except ImportError as e:  # the usual cause: another interpreter than the one th
                       "(see docs/python.md)" % (sys.executable, e)) from e
 
 from . import _memcap
-from ._memcap import Memory, UsageError
+from ._memcap import FeatureMap, Memory, UsageError
 
 __all__ = [
-    "run", "sweep", "aggregate", "read_csv", "list", "Memory", "register_memory", "load_plugin",
+    "run", "sweep", "aggregate", "read_csv", "list", "Memory", "FeatureMap", "register_memory", "load_plugin",
     "UsageError", "CELL_DTYPES", "SUMMARY_DTYPES", "columns", "__version__",
 ]
 __version__ = _memcap.__version__
@@ -242,7 +242,7 @@ def aggregate(results):
 
 def register_memory(name, cls, params=None, state_floats=None, min_budget=None, param_floats=0,
                     floats_per_write=0, description="", state_formula="", paper="", native_read=True,
-                    order_free=False):
+                    order_free=False, candidates=None):
     """Adds a backend written in Python; it then runs through ``run`` and ``sweep`` like the C++ ones.
 
     ``cls(d_key=, d_value=, budget=, seed=, **params)`` builds one memory (``budget`` is None at
@@ -266,6 +266,9 @@ def register_memory(name, cls, params=None, state_floats=None, min_budget=None, 
     ``floats_per_write``: 0 when the state has its full size from the start (a grid);
     otherwise it grows by this many floats per write up to ``state_floats`` (a cache; -1
     there for no bound). The harness checks the built memory against these numbers.
+    ``candidates``: {key: [values...]}: the values a spec's ``key=best`` races on tuning seeds,
+    as the built-ins' candidates are raced (``"mybackend:rho=best"``; in order of preference on
+    ties); the row's ``memory_spec`` then carries the value chosen and ``tuned`` names it.
     ``native_read=False`` makes ``readout="auto"`` score it through the probe;
     ``order_free=True`` declares that its writes commute (the paired-permutation control).
 
@@ -275,7 +278,7 @@ def register_memory(name, cls, params=None, state_floats=None, min_budget=None, 
     """
     _memcap.register_memory(name, cls, dict(params or {}), state_floats, min_budget, param_floats,
                             floats_per_write, description, state_formula, paper, bool(native_read),
-                            bool(order_free))
+                            bool(order_free), dict(candidates or {}))
 
 
 def load_plugin(path):

@@ -180,10 +180,10 @@ def theory(paths, binary, tmp):
     preds, caps = [], []
     for i, p in enumerate(paths):
         out, cap = os.path.join(tmp, "theory.%d.csv" % i), os.path.join(tmp, "theory_capacity.%d.csv" % i)
-        r = subprocess.run([binary, "theory", p, "--out", out, "--capacity", cap, "--threads", "1"],
+        r = subprocess.run([binary, "theory", p, "--out", out, "--capacity", cap],
                            capture_output=True, text=True)
         if r.returncode != 0:  # no capacity lines (no model at a budget): the predictions alone
-            r = subprocess.run([binary, "theory", p, "--out", out, "--threads", "1"], capture_output=True, text=True)
+            r = subprocess.run([binary, "theory", p, "--out", out], capture_output=True, text=True)
             cap = None
         if r.returncode != 0:
             raise ReportError("%s: memcap theory failed: %s" % (p, " ".join(r.stderr.strip().splitlines()[-1:])))
