@@ -185,6 +185,11 @@ mv "$work/exists.keep" "$work/exists.csv"
 "$memcap" run --memory softmax --task assoc_recall --n 4 --seeds 1 --quiet --out /dev/stdout >/dev/null ||
     { echo "FAIL: run --out /dev/stdout"; failures=$((failures + 1)); }
 [[ -e /dev/stdout.manifest.json ]] && { echo "FAIL: run --out /dev/stdout wrote a manifest in /dev"; failures=$((failures + 1)); }
+# a descriptor link whose descriptor is a regular file is written through too, never renamed over
+# (/proc/self/fd/1 here: renaming over it fails, where renaming over /dev/stdout would replace the link)
+"$memcap" run --memory softmax --task assoc_recall --n 4 --seeds 2 --quiet --out /proc/self/fd/1 >"$work/captured.csv" ||
+    { echo "FAIL: run --out /proc/self/fd/1 into a regular file"; failures=$((failures + 1)); }
+[[ $(wc -l <"$work/captured.csv") -eq 3 ]] || { echo "FAIL: run --out /proc/self/fd/1 wrote $(wc -l <"$work/captured.csv") lines"; failures=$((failures + 1)); }
 
 # A config that starts with a UTF-8 byte-order mark reads as the same config.
 { printf '\xef\xbb\xbf'; printf '%s\n' "${good[@]}"; } >"$work/bom.ini"
@@ -278,7 +283,7 @@ expect_bad "input '$work/empty.csv': empty, not a memcap results CSV" aggregate 
 expect_bad "not a memcap results CSV (no column 'memory_spec')" aggregate "$work/foreign.csv" --out "$o"
 "$memcap" run "${g[@]}" --n 4 --seeds 2 --quiet >"$work/results.csv"
 { cat "$work/results.csv"; echo "softmax,assoc_recall,native"; } >"$work/torn.csv"
-expect_bad "line 4 has 3 fields, expected 25" aggregate "$work/torn.csv" --out "$o"
+expect_bad "line 4 has 3 fields, expected 26" aggregate "$work/torn.csv" --out "$o"
 expect_bad "directory '$work/no/such' does not exist" aggregate "$work/results.csv" --out "$work/no/such/summary.csv"
 expect_bad "directory '$work/nodir' does not exist" aggregate "$work/results.csv" --markdown "$work/nodir/s.md"
 expect_bad "give the results CSV" aggregate --out "$o"

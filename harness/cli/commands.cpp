@@ -197,12 +197,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     if (vm.count("help")) return std::cout << desc, 0;
     load_plugins(many(vm, "plugin"));
     // A device or pipe (/dev/stdout, a FIFO) is written through, with no manifest beside it.
-    bool to_device = false;
-    if (vm.count("out")) {
-        std::error_code ec;
-        const auto st = std::filesystem::status(vm["out"].as<std::string>(), ec);
-        to_device = std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st);
-    }
+    const bool to_device = vm.count("out") && writes_through(vm["out"].as<std::string>());
     if (vm.count("out") && !to_device && !vm.count("force")) {  // before any work: results are never replaced silently
         const std::string out = vm["out"].as<std::string>();
         for (const std::string& path : {out, out + ".manifest.json"}) {

@@ -42,6 +42,17 @@ void remove_stale_temporaries(const std::string& path) {
 
 }  // namespace
 
+bool writes_through(const std::string& path) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    // /dev/stdout and friends are links into /proc/self/fd: when the descriptor is a regular
+    // file, renaming over the link would replace /dev/stdout itself.
+    const bool descriptor_link = std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)) &&
+                                 (path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0);
+    return descriptor_link || (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+                               !std::filesystem::is_directory(status));
+}
+
 void check_writable(const std::string& path) {
     const std::string dir = parent_of(path);
     std::error_code ec;
@@ -54,10 +65,7 @@ void check_writable(const std::string& path) {
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path_, ec);
-    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
-        !std::filesystem::is_directory(status)) {
+    if (writes_through(path_)) {
         // A device or pipe (/dev/stdout, /dev/full, a FIFO): write through, never rename over it.
         file_ = std::fopen(path_.c_str(), "wb");
         if (!file_) throw UsageError("output '" + path_ + "': cannot open: " + std::strerror(errno));

@@ -16,6 +16,10 @@
 
 namespace memcap {
 
+/// True for a target AtomicFile writes through rather than replaces: a device, pipe or FIFO,
+/// or a link under /dev or /proc (/dev/stdout, whose descriptor may be a regular file).
+bool writes_through(const std::string& path);
+
 class AtomicFile {
 public:
     explicit AtomicFile(std::string path);
