@@ -240,8 +240,14 @@ def frontier_figure(task, caps, tcaps, colour, path):
         style(ax, "budget (floats of state)", "capacity (largest n at ≥ %d%%)" % round(100 * THRESHOLD))
         ax.set_yscale("log", base=2)
         ax.set_title("%s%s" % (task, ", " + noise_words(noise) if noise else ""), fontsize=10)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)  # below: the lines stay visible
     save(fig, path)
+
+
+def exact_models(preds):
+    """`memcap theory`'s accuracy per (memory_spec, task_spec, budget, d, n) where its model applies exactly."""
+    return {(t["memory_spec"], t["task_spec"], t["budget_floats"], t["d"], t["n"]): fnum(t["model_accuracy_frac"])
+            for t in preds if t["applies"] in ("exact", "equivalent")}
 
 
 def accuracy_figure(task, noise, rows, preds, colour, path):
@@ -257,17 +263,15 @@ def accuracy_figure(task, noise, rows, preds, colour, path):
             ys = [a for _, a, _ in pts]
             errs = [se(row) for _, _, row in pts]
             ax.errorbar(xs, ys, yerr=errs, fmt=marker(series), ms=3, capsize=2, color=colour[series], label=label(series))
-            model = sorted((int(t["n"]), fnum(t["model_accuracy_frac"])) for t in preds
-                           if t["applies"] in ("exact", "equivalent") and t["budget_floats"] == b
-                           and any(t["memory_spec"] == r["memory_spec"] and t["task_spec"] == r["task_spec"]
-                                   and t["d"] == r["d"] and t["n"] == r["n"] for r in rs))
+            model = sorted((int(r["n"]), preds[k]) for r in rs
+                           for k in [(r["memory_spec"], r["task_spec"], r["budget_floats"], r["d"], r["n"])] if k in preds)
             if model:
                 ax.plot(*zip(*model), ":", color=colour[series], alpha=0.9)
         ax.axhline(THRESHOLD, color="#999999", lw=0.8)
         style(ax, axis, "mean accuracy")
         ax.set_ylim(-0.02, 1.02)
         ax.set_title("B = %s floats" % (b or "natural"), fontsize=10)
-    axes[0][0].legend(fontsize=7)
+    axes[0][0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(0, -0.16), ncol=min(3, len(colour)))
     fig.suptitle("%s%s (dotted: theory where it applies)" % (task, ", " + noise_words(noise) if noise else ""),
                  fontsize=10)
     save(fig, path)
@@ -314,6 +318,7 @@ def accuracy_rows(rows):
              "%.4f" % se(r)] for r in rows]
 
 
+MAX_LISTED = 400  # summary rows listed in the pages' accuracy table (more: the summary CSV holds them)
 ACCURACY_HEADER = ["memory", "memory_spec", "task", "noise", "budget_floats", "d", "n", "slot", "tuned", "seeds",
                    "errors", "accuracy_mean", "accuracy_se"]
 
@@ -328,7 +333,9 @@ def write_pages(stage, title, named, caps, rows, figures, theory_note):
         md += ["Theory: none drawn (%s)." % theory_note, ""]
     md += ["## Capacity", ""] + md_table(TABLE_COLUMNS, cap_rows) + [""]
     md += ["## Figures", ""] + ["![%s](figures/%s)" % (what, name) for name, what in figures] + [""]
-    md += ["## Mean accuracy", ""] + md_table(ACCURACY_HEADER, accuracy_rows(rows)) + [""]
+    listed = len(rows) <= MAX_LISTED
+    too_many = "%d summary rows: too many to list here; they are the summary's" % len(rows)
+    md += ["## Mean accuracy", ""] + (md_table(ACCURACY_HEADER, accuracy_rows(rows)) if listed else [too_many + "."]) + [""]
     with open(os.path.join(stage, "report.md"), "w") as f:
         f.write("\n".join(md))
 
@@ -348,7 +355,8 @@ def write_pages(stage, title, named, caps, rows, figures, theory_note):
             data = base64.b64encode(f.read()).decode("ascii")
         parts.append('<figure><img alt="%s" src="data:image/png;base64,%s"><figcaption>%s</figcaption></figure>'
                      % (html.escape(what), data, html.escape(what)))
-    parts += ["<h2>Mean accuracy</h2>", html_table(ACCURACY_HEADER, accuracy_rows(rows), "accuracy"),
+    parts += ["<h2>Mean accuracy</h2>",
+              html_table(ACCURACY_HEADER, accuracy_rows(rows), "accuracy") if listed else "<p>%s.</p>" % too_many,
               '<p id="page-check"></p>', "<script>%s</script>" % SORT_JS, "</body></html>"]
     with open(os.path.join(stage, "report.html"), "w") as f:
         f.write("\n".join(parts) + "\n")
@@ -383,6 +391,7 @@ def build(path, out=None):
         preds, tcaps, note = theory(paths, binary, tmp)
         caps = capacity_table(rows)
         colour = colours(rows)
+        models = exact_models(preds)
         stage = os.path.join(tmp, "out")
         os.makedirs(os.path.join(stage, "figures"))
         figures = []
@@ -396,7 +405,7 @@ def build(path, out=None):
             for noise in OrderedDict((row_noise(r), 1) for r in rows if base(r["task_spec"]) == task):
                 rs = [r for r in rows if base(r["task_spec"]) == task and row_noise(r) == noise]
                 name = "accuracy_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
-                accuracy_figure(task, noise, rs, preds, colour, os.path.join(stage, "figures", name))
+                accuracy_figure(task, noise, rs, models, colour, os.path.join(stage, "figures", name))
                 figures.append((name, "%s%s: mean accuracy against n" % (task, ", " + noise if noise else "")))
         write_capacity_csv(os.path.join(stage, "capacity.csv"), caps)
         title = os.path.basename(os.path.normpath(path))
