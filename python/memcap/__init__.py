@@ -162,6 +162,12 @@ def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning
     ``progress(done, total)`` is called from this thread as cells finish (e.g. to drive a
     notebook widget); False shows nothing.
     """
+    return _parse(io.StringIO(_run_text(memories, tasks, n, budgets, seeds, d, readout, tuning_seeds, threads,
+                                        progress, on_tuning_seeds)), CELL_DTYPES)
+
+
+def _run_text(memories, tasks, n, budgets, seeds, d, readout, tuning_seeds, threads, progress, on_tuning_seeds):
+    """The CSV text of ``run`` (what ``memcap run`` writes, byte for byte)."""
     callback = progress if callable(progress) else None
     if not isinstance(seeds, (str, numbers.Number)):
         raise UsageError("seeds: a count S (seeds 0..S-1 are run), e.g. seeds=10; got %r" % (seeds,))
@@ -172,9 +178,8 @@ def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning
     tuning_seeds = _integer(tuning_seeds, "tuning_seeds")
     if threads is not None:
         threads = _integer(threads, "threads")
-    text = _memcap.run_csv(memories, tasks, budgets, n, seeds, d,
+    return _memcap.run_csv(memories, tasks, budgets, n, seeds, d,
                            str(readout), tuning_seeds, bool(on_tuning_seeds), threads, bool(progress), callback)
-    return _parse(io.StringIO(text), CELL_DTYPES)
 
 
 def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=True, force=False):

@@ -72,10 +72,8 @@ def run(argv):
     if a.out and not os.path.isdir(os.path.dirname(os.path.abspath(a.out))):
         raise _Refusal("--out '%s': directory '%s' does not exist" % (a.out, os.path.dirname(a.out) or "."))
     d = a.d if not a.d.isdigit() else int(a.d)
-    df = memcap.run(memories=a.memory, tasks=a.task, n=a.n, budgets=a.budget or None, seeds=a.seeds, d=d,
-                    readout=a.readout, tuning_seeds=a.tuning_seeds, threads=a.threads, progress=not a.quiet,
-                    on_tuning_seeds=a.on_tuning_seeds)
-    text = df.to_csv(index=False, lineterminator="\n", na_rep="")
+    text = memcap._run_text(a.memory, a.task, a.n, a.budget or ["natural"], a.seeds, d, a.readout, a.tuning_seeds,
+                            a.threads, not a.quiet, a.on_tuning_seeds)  # memcap run's CSV, byte for byte
     if a.out is None:
         sys.stdout.write(text)
         return 0

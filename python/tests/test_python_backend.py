@@ -235,6 +235,14 @@ class EqualTerms(unittest.TestCase):
             self.assertEqual(sorted(df.memory.unique()), ["lin_np", "linear"])
             mine, theirs = df[df.memory == "lin_np"], df[df.memory == "linear"]
             self.assertEqual(mine.accuracy_frac.tolist(), theirs.accuracy_frac.tolist())
+            # the built-ins' rows of that run are memcap run's CSV byte for byte
+            both = os.path.join(tmp, "both.csv")
+            plain = os.path.join(tmp, "plain.csv")
+            grid = ["-m", "linear", "-m", "hrr", "-t", "assoc_recall", "--n", "16", "--seeds", "2", "--quiet"]
+            cli("run", "--python-backend", example + ":lin_np", *grid, "--out", both)
+            cli("run", *grid, "--out", plain)
+            with open(both, "rb") as a, open(plain, "rb") as b:
+                self.assertEqual(a.read(), b.read())
             done = cli("run", "--python-backend", example + ":lin_np", "-m", "lin_np", "-t", "assoc_recall",
                        "--n", "4", "--out", out, check=False)  # exists: refused, the file kept
             self.assertEqual(done.returncode, 2)
