@@ -240,7 +240,10 @@ def frontier_figure(task, caps, tcaps, colour, path):
         style(ax, "budget (floats of state)", "capacity (largest n at ≥ %d%%)" % round(100 * THRESHOLD))
         ax.set_yscale("log", base=2)
         ax.set_title("%s%s" % (task, ", " + noise_words(noise) if noise else ""), fontsize=10)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)  # below: the lines stay visible
+        if ax.get_legend_handles_labels()[0]:  # below the panel: the lines stay visible
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+        else:
+            ax.text(0.5, 0.5, "no n reaches %d%%" % round(100 * THRESHOLD), ha="center", transform=ax.transAxes)
     save(fig, path)
 
 
