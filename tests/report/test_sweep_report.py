@@ -108,6 +108,15 @@ class SweepReport(unittest.TestCase):
         for name in os.listdir(os.path.join(out, "figures")):
             self.assertIn("figures/" + name, md)
 
+    def test_the_same_summary_gives_the_same_files_byte_for_byte(self):
+        a = sweep.build(FIXTURE_SUMMARY, os.path.join(self.tmp, "a"))
+        b = sweep.build(FIXTURE_SUMMARY, os.path.join(self.tmp, "b"))
+        names = sorted(os.path.relpath(os.path.join(d, f), a) for d, _, fs in os.walk(a) for f in fs)
+        self.assertEqual(names, sorted(os.path.relpath(os.path.join(d, f), b) for d, _, fs in os.walk(b) for f in fs))
+        for n in names:
+            with open(os.path.join(a, n), "rb") as x, open(os.path.join(b, n), "rb") as y:
+                self.assertEqual(x.read(), y.read(), n)
+
     def test_bad_input_is_one_line_status_2_and_nothing_written(self):
         out = os.path.join(self.tmp, "rep")
         missing = os.path.join(self.tmp, "nope.csv")
