@@ -32,4 +32,6 @@ echo "reports: 3/3 summary, theory beside it (about 20 s), tables, figures and R
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 "$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
 /usr/bin/python3 "$root/scripts/report.py" .
+# The sweep's page as `memcap report` draws any sweep (capacity_report/report.html, report.md)
+"$memcap" report capacity_summary.csv --out capacity_report
 echo "reports written to $out" >&2

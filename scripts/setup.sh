@@ -8,7 +8,8 @@
 # MEMCAP_BUILD_TARGETS="memcap" builds only the listed targets (quickstart.sh:
 # the main job needs the memcap binary only, not the tests and benchmarks).
 # MEMCAP_TEST_DEPS=1 (set by test.sh) adds what only the tests use: Slurm and
-# munge for the local-cluster test, clang and its runtimes for the fuzzers.
+# munge for the local-cluster test, clang and its runtimes for the fuzzers, chromium for
+# the HTML report's browser test.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -31,6 +32,7 @@ if [[ ${MEMCAP_TEST_DEPS:-0} == 1 ]]; then
     packages+=(
         slurm-wlm munge                      # scripts/slurm/local-cluster-test.sh: a one-node Slurm cluster
         clang libclang-rt-14-dev libomp-dev  # scripts/fuzz.sh: libFuzzer + sanitizers, OpenMP for clang
+        chromium                             # tests/report_browser.sh: the HTML report in a headless browser
     )
 fi
 missing=()

@@ -93,7 +93,8 @@ expect_bad "content=16 tokens do not fit in a stream of n=8" run --memory softma
 expect_bad "d=1 cannot hold n=8 candidate values" run --memory softmax --task assoc_recall --d 1 --n 8 --out "$o"
 expect_bad "more than 80% of this machine" run --memory softmax --task assoc_recall --n 100000000 --seeds 1 --out "$o"
 expect_bad "cosine=best: this parameter has no candidates" run --memory hrr --task assoc_recall:cosine=best --n 4 --out "$o"
-expect_bad "d=best chooses the width at a budget" run --memory softmax --task assoc_recall --n 4 --d best --out "$o"
+expect_bad "--d best chooses the width at a budget, and --budget is not given" run --memory softmax --task assoc_recall --n 4 --d best --out "$o"
+expect_bad "--budget includes 'natural'" run --memory softmax --task assoc_recall --n 4 --budget natural 1024 --d best --out "$o"
 expect_bad "--d: 'bset' is not an integer (or 'best'" run --memory softmax --task assoc_recall --n 4 --d bset --out "$o"
 expect_bad "--tuning-seeds: '0' must be at least 1" run --memory softmax --task assoc_recall --n 4 --budget 1024 --d best --tuning-seeds 0 --out "$o"
 expect_bad "--n: '-4' must be at least 1" run --memory softmax --task assoc_recall --n -4 --out "$o"
@@ -109,7 +110,7 @@ expect_bad "does not exist" run --memory softmax --task assoc_recall --n 4 --out
 expect_bad "unknown readout" run --memory softmax --task assoc_recall --n 4 --readout psychic --out "$o"
 expect_bad "unrecognised option" run --memory softmax --task assoc_recall --n 4 --bogus --out "$o"
 expect_bad "accepted: --help, --memory" run --memory softmax --task assoc_recall --n 4 --bogus --out "$o"
-expect_bad "unexpected argument '64'" run --memory softmax --task assoc_recall --n 4 --d 32 64 --out "$o"
+expect_bad "unexpected argument '64': --d takes one value" run --memory softmax --task assoc_recall --n 4 --d 32 64 --out "$o"
 expect_bad "unexpected argument 'foo'" list foo
 expect_bad "unexpected argument 'b.csv'" aggregate a.csv b.csv
 expect_bad "known: list, run, sweep, aggregate, reproduce, theory" runn
@@ -184,6 +185,11 @@ mv "$work/exists.keep" "$work/exists.csv"
 "$memcap" run --memory softmax --task assoc_recall --n 4 --seeds 1 --quiet --out /dev/stdout >/dev/null ||
     { echo "FAIL: run --out /dev/stdout"; failures=$((failures + 1)); }
 [[ -e /dev/stdout.manifest.json ]] && { echo "FAIL: run --out /dev/stdout wrote a manifest in /dev"; failures=$((failures + 1)); }
+# a descriptor link whose descriptor is a regular file is written through too, never renamed over
+# (/proc/self/fd/1 here: renaming over it fails, where renaming over /dev/stdout would replace the link)
+"$memcap" run --memory softmax --task assoc_recall --n 4 --seeds 2 --quiet --out /proc/self/fd/1 >"$work/captured.csv" ||
+    { echo "FAIL: run --out /proc/self/fd/1 into a regular file"; failures=$((failures + 1)); }
+[[ $(wc -l <"$work/captured.csv") -eq 3 ]] || { echo "FAIL: run --out /proc/self/fd/1 wrote $(wc -l <"$work/captured.csv") lines"; failures=$((failures + 1)); }
 
 # A config that starts with a UTF-8 byte-order mark reads as the same config.
 { printf '\xef\xbb\xbf'; printf '%s\n' "${good[@]}"; } >"$work/bom.ini"
@@ -277,7 +283,7 @@ expect_bad "input '$work/empty.csv': empty, not a memcap results CSV" aggregate 
 expect_bad "not a memcap results CSV (no column 'memory_spec')" aggregate "$work/foreign.csv" --out "$o"
 "$memcap" run "${g[@]}" --n 4 --seeds 2 --quiet >"$work/results.csv"
 { cat "$work/results.csv"; echo "softmax,assoc_recall,native"; } >"$work/torn.csv"
-expect_bad "line 4 has 3 fields, expected 25" aggregate "$work/torn.csv" --out "$o"
+expect_bad "line 4 has 3 fields, expected 26" aggregate "$work/torn.csv" --out "$o"
 expect_bad "directory '$work/no/such' does not exist" aggregate "$work/results.csv" --out "$work/no/such/summary.csv"
 expect_bad "directory '$work/nodir' does not exist" aggregate "$work/results.csv" --markdown "$work/nodir/s.md"
 expect_bad "give the results CSV" aggregate --out "$o"
@@ -293,7 +299,7 @@ expect_bad "give the summary CSV" theory --out "$o"
 expect_bad "--out and --capacity name the same file" theory "$work/results.csv" --out "$o" --capacity "$o"
 # a summary with no budget has no capacity lines: refused rather than a header-only file
 "$memcap" aggregate "$work/results.csv" --out "$work/natural_summary.csv"
-expect_bad "has no associative-recall row of softmax, linear or hrr at a budget" theory "$work/natural_summary.csv" --out "$o" --capacity "$work/cap.csv"
+expect_bad "(the memories with a recall model) at a budget" theory "$work/natural_summary.csv" --out "$o" --capacity "$work/cap.csv"
 expect_bad "the grid (memories x tasks x budgets x n x seeds) has more than 1000000 cells" run "${g[@]}" --n 1 2 3 4 5 6 7 8 9 10 11 --seeds 100000 --out "$o"
 
 # Config files: truly empty (0 bytes), binary garbage, a bad range, an out-of-range spec

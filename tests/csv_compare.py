@@ -101,7 +101,7 @@ def compare_csv(golden, new, tie_flips):
             if same_reads and consistent:
                 flips += abs(cg - cn)
                 notes.append(f"line {line}: tie flip, correct {cg} -> {cn} with target_dist_mean {dg} / {dn} "
-                             f"({rg[0]} {rg[1]} seed {rg[col['seed']]} slot {rg[col['slot']] or '-'})")
+                             f"({rg[col['memory_spec']]} {rg[col['task_spec']]} seed {rg[col['seed']]} slot {rg[col['slot']] or '-'})")
                 continue
         details = ", ".join(f"{name} {rg[col[name]]!r} -> {rn[col[name]]!r}" for name in bad)
         problems.append(f"line {line}: {details}")

@@ -87,7 +87,7 @@ TEST_CASE("the example backend runs in cells like any backend", "[memory][regist
     REQUIRE(o.ok);
     REQUIRE(o.state_floats == 64);
     REQUIRE(o.slots.size() == 1);
-    REQUIRE(cell_rows(o).rfind("value_sum:decay=1,", 0) == 0);
+    REQUIRE(cell_rows(o).rfind("value_sum,value_sum:decay=1,", 0) == 0);  // memory, then memory_spec
     require_matches_exact(measure(Run{"value_sum", "assoc_recall", 16, 20}), 1.0 / 16);
     const auto copy = measure_slot_mean(Run{"value_sum", "copying:episodes=50", 8, 3});
     REQUIRE(copy.mean < 0.5);

@@ -40,7 +40,7 @@ int chosen_width(GridBlock g, std::uint64_t tuning_offset = 0) {
     std::set<int> widths;
     for (const auto& c : cells) widths.insert(c.d);
     REQUIRE(widths.size() == 1);  // one choice per group, shared by every scored seed
-    REQUIRE(cells.front().tuned == "d");
+    REQUIRE(cells.front().tuned == "d=" + std::to_string(cells.front().d));  // what was chosen, and its value
     return *widths.begin();
 }
 

@@ -37,12 +37,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <new>
 #include <optional>
+
+#include <unistd.h>
 
 #ifndef MEMCAP_VERSION
 #define MEMCAP_VERSION "0.0.0"
@@ -61,6 +66,7 @@ const char* const kUsage =
     "  reproduce   every experiment of essays 000 and 004, with a table of essay vs measured numbers\n"
     "  aggregate   summarise a results CSV over seeds (mean, sd, 95% interval)\n"
     "  theory      the models of memories/theory.hpp beside a summary: predictions and capacity lines\n"
+    "  report      capacities, figures and an HTML page from any sweep directory, results or summary CSV\n"
     "\n"
     "`memcap <command> --help` describes a command's options.\n";
 
@@ -114,7 +120,46 @@ int cmd_list(const std::vector<std::string>& args) {
     return 0;
 }
 
+/// Replaces this process with `python -m MODULE ARGS` (Debian's /usr/bin/python3 unless MEMCAP_PYTHON
+/// names another), `path` put first on PYTHONPATH and this binary in MEMCAP_BINARY.
+[[noreturn]] void exec_python(const std::string& path, const std::string& module, const std::vector<std::string>& args,
+                              const std::string& what) {
+    const char* py_env = std::getenv("MEMCAP_PYTHON");
+    const std::string python = py_env && *py_env ? py_env : "/usr/bin/python3";
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) ::setenv("MEMCAP_BINARY", exe.c_str(), 1);
+    const char* old_path = std::getenv("PYTHONPATH");
+    ::setenv("PYTHONPATH", (path + (old_path && *old_path ? ":" + std::string(old_path) : "")).c_str(), 1);
+    ::setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    std::vector<std::string> words = {python, "-m", module};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    std::cout.flush();
+    ::execv(python.c_str(), argv.data());
+    throw UsageError(what + ": cannot run '" + python + "': " + std::strerror(errno) + " (MEMCAP_PYTHON names another)");
+}
+
+/// `memcap run --python-backend FILE.py:NAME ...`: the Python module's `python3 -m memcap run`
+/// (python/memcap/__main__.py), which registers the backend and runs the grid through memcap.run.
+[[noreturn]] void run_with_python_backends(const std::vector<std::string>& args) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    std::string path;
+    if (const char* env = std::getenv("MEMCAP_PYTHONPATH")) path = env;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (path.empty() && !ec && fs::exists(exe.parent_path() / "python" / "memcap" / "__main__.py", ec))
+        path = (exe.parent_path() / "python").string();  // the build tree's module
+    std::vector<std::string> words = {"run"};
+    words.insert(words.end(), args.begin(), args.end());
+    exec_python(path, "memcap", words, "run --python-backend");
+}
+
 int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
+    for (const auto& a : args)
+        if (a == "--python-backend" || a.rfind("--python-backend=", 0) == 0) run_with_python_backends(args);
     po::options_description desc(
         "memcap run: every combination of the given memories, tasks, budgets, n and seeds;\n"
         "tidy CSV (one row per cell and seed, per slot where the task has slots)");
@@ -143,18 +188,16 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
         ("force", "replace an existing --out file (otherwise refused)")
         ("threads", po::value<std::string>(), "threads (default: all cores)")
-        ("quiet,q", "no progress bar");
+        ("quiet,q", "no progress bar")
+        ("python-backend", po::value<std::vector<std::string>>()->composing(),
+         "FILE.py:NAME: a backend written in Python (FILE's register(NAME) registers it); the run goes "
+         "through `python3 -m memcap run` with these options");
     add_plugin_option(desc);
     const auto vm = parse(desc, args);
     if (vm.count("help")) return std::cout << desc, 0;
     load_plugins(many(vm, "plugin"));
     // A device or pipe (/dev/stdout, a FIFO) is written through, with no manifest beside it.
-    bool to_device = false;
-    if (vm.count("out")) {
-        std::error_code ec;
-        const auto st = std::filesystem::status(vm["out"].as<std::string>(), ec);
-        to_device = std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) && !std::filesystem::is_directory(st);
-    }
+    const bool to_device = vm.count("out") && writes_through(vm["out"].as<std::string>());
     if (vm.count("out") && !to_device && !vm.count("force")) {  // before any work: results are never replaced silently
         const std::string out = vm["out"].as<std::string>();
         for (const std::string& path : {out, out + ".manifest.json"}) {
@@ -315,10 +358,17 @@ int cmd_theory(const std::vector<std::string>& args) {
     if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
     if (vm.count("capacity")) capacity.emplace(vm["capacity"].as<std::string>());
     const TheoryTables t = theory_tables(o);
-    if (capacity && t.capacity_lines == 0)  // a header-only file would look like a result
-        throw UsageError("theory: --capacity: '" + o.summary_path + "' has no associative-recall row of softmax, linear or "
-                         "hrr at a budget (natural-size rows have none), so there are no capacity lines; run with "
-                         "--budget, or drop --capacity");
+    if (capacity && t.capacity_lines == 0) {  // a header-only file would look like a result
+        std::vector<std::string> modelled;  // the backends whose table entry declares a recall model
+        for (const auto& e : memory_registry())
+            if (e.recall_model) modelled.push_back(e.name);
+        std::string names;
+        for (std::size_t i = 0; i < modelled.size(); ++i)
+            names += (i == 0 ? "" : i + 1 == modelled.size() ? " or " : ", ") + modelled[i];
+        throw UsageError("theory: --capacity: '" + o.summary_path + "' has no associative-recall row of " + names +
+                         " (the memories with a recall model) at a budget (natural-size rows have none), so there "
+                         "are no capacity lines; run with --budget, or drop --capacity");
+    }
     if (out) out->write(t.predictions_csv);
     else std::cout << t.predictions_csv;
     if (capacity) capacity->write(t.capacity_csv);
@@ -347,6 +397,30 @@ int cmd_reproduce(const std::vector<std::string>& args, const std::string& cmdli
     return 0;
 }
 
+/// The directory holding the report package (memcap_report/): MEMCAP_REPORT_PATH, else the
+/// source tree's scripts/ beside the build directory the binary is in, else the one it was built from.
+std::string report_package_dir() {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> candidates;
+    if (const char* env = std::getenv("MEMCAP_REPORT_PATH")) candidates.emplace_back(env);
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) candidates.push_back(exe.parent_path().parent_path() / "scripts");
+#ifdef MEMCAP_SOURCE_DIR
+    candidates.push_back(fs::path(MEMCAP_SOURCE_DIR) / "scripts");
+#endif
+    for (const auto& c : candidates)
+        if (fs::exists(c / "memcap_report" / "sweep.py", ec)) return c.string();
+    throw UsageError("report: cannot find the report package (scripts/memcap_report of memcap's source tree); "
+                     "set MEMCAP_REPORT_PATH to the directory that holds memcap_report/");
+}
+
+/// `memcap report`: runs the report package (scripts/memcap_report/sweep.py) with Debian's
+/// /usr/bin/python3 (MEMCAP_PYTHON overrides), with this binary for its aggregate and theory.
+int cmd_report(const std::vector<std::string>& args) {
+    exec_python(report_package_dir(), "memcap_report.sweep", args, "report");
+}
+
 }  // namespace
 
 int memcap_main(int argc, char** argv) {
@@ -362,7 +436,8 @@ int memcap_main(int argc, char** argv) {
         if (cmd == "aggregate") return cmd_aggregate(args);
         if (cmd == "reproduce") return cmd_reproduce(args, command_line(argc, argv));
         if (cmd == "theory") return cmd_theory(args);
-        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce, theory)");
+        if (cmd == "report") return cmd_report(args);
+        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce, theory, report)");
     } catch (const UsageError& e) {
         std::cerr << "memcap: error: " << e.what() << "\n";
         return 2;

@@ -21,13 +21,25 @@ po::variables_map parse(const po::options_description& desc, const std::vector<s
         // theirs (aggregate's input, sweep's config); any other is named as an error
         // (Boost would drop it silently, e.g. the 64 of `--d 32 64`).
         unsigned taken = 0;
+        const std::string* previous = nullptr;  // the option the word follows, if any
         for (auto& o : parsed.options) {
-            if (o.position_key < 0) continue;
+            if (o.position_key < 0) {
+                previous = &o.string_key;
+                continue;
+            }
             if (positional && taken < positional->max_total_count()) {
                 o.string_key = positional->name_for_position(taken++);
+                previous = nullptr;
                 continue;
             }
             const std::string word = o.value.empty() ? std::string() : o.value.front();
+            if (previous && !previous->empty()) {
+                const auto* d = desc.find_nothrow(*previous, false);
+                const unsigned most = d ? d->semantic()->max_tokens() : 1;
+                if (most <= 1)
+                    throw UsageError("unexpected argument '" + word + "': --" + *previous + " takes " +
+                                     (most == 0 ? "no value" : "one value") + " (see --help)");
+            }
             throw UsageError("unexpected argument '" + word + "': not the value of any option (see --help)");
         }
         po::store(parsed, vm);

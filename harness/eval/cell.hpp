@@ -45,7 +45,7 @@ struct CellSpec {
     // choice and records what was chosen in `tuned`.
     std::vector<int> d_candidates;  // empty with d = 0: the default widths for the memory and budget
     int tuning_seeds = 0;           // 0: nothing left to choose
-    std::string tuned;              // what was chosen, e.g. "d,beta" (CSV column `tuned`); empty: nothing
+    std::string tuned;              // what was chosen, e.g. "d=64,beta=8" (CSV column `tuned`); empty: nothing
 
     bool needs_tuning() const { return tuning_seeds > 0; }
 };

@@ -224,6 +224,11 @@ GridBlock build_grid(const GridRequest& r, const GridKeys& keys, const std::stri
                                  "', whose settings are chosen on them");
         g.first_seed = kTuningSeedBase;
     }
+    if (g.d_best && std::find(g.budgets.begin(), g.budgets.end(), std::nullopt) != g.budgets.end())
+        throw UsageError(keys.d + " best chooses the width at a budget, and " + keys.budgets +
+                         (r.budgets.empty() ? " is not given (the natural size, whose state grows with d)"
+                                            : " includes 'natural' (whose state grows with d)") +
+                         ": give " + keys.budgets + " numbers only, or a fixed " + keys.d);
     return g;
 }
 

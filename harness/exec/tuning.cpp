@@ -55,9 +55,11 @@ std::vector<Spec> memory_choices(const Spec& memory) {
     return out;
 }
 
-std::string tuned_label(const CellSpec& c) {
-    std::string out = c.d == 0 ? "d" : "";
-    for (const auto& k : c.memory.best_keys()) out += (out.empty() ? "" : ",") + k;
+/// The settings the race chose for `c` (a cell that needs tuning) when `chosen` won:
+/// "d=64,beta=8" (the width when d was best, then each memory key given as best).
+std::string tuned_label(const CellSpec& c, const CellSpec& chosen) {
+    std::string out = c.d == 0 ? "d=" + std::to_string(chosen.d) : "";
+    for (const auto& k : c.memory.best_keys()) out += (out.empty() ? "" : ",") + k + "=" + chosen.memory.text(k);
     return out;
 }
 
@@ -480,7 +482,7 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
         if (!c.needs_tuning()) continue;
         const std::size_t g = group_of.at(group_label(c));
         const CellSpec& chosen = candidates[g][winner[g]];
-        c.tuned = tuned_label(c);
+        c.tuned = tuned_label(c, chosen);
         c.d = chosen.d;
         c.memory = chosen.memory;
         c.d_candidates.clear();

@@ -40,7 +40,7 @@
 // cell fails (a non-finite read) is out; when every candidate fails, the cheapest
 // is taken (its cells then report the failure).
 // Every cell of the group is then rewritten with the choice (d, memory spec) and
-// its `tuned` column names what was chosen ("d", "beta", "d,beta").
+// its `tuned` column names what was chosen and its value ("d=64", "beta=8", "d=64,beta=8").
 //
 // Default widths for `d = best`: 4, 8, 16, ... up to the cell's budget B (a code
 // wider than the whole state cannot be held; HRR's natural width is D = B), each

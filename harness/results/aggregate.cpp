@@ -57,7 +57,8 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
     const std::ptrdiff_t cosine = optional_column("target_cos_mean"), threshold = optional_column("threshold"),
                          false_accept = optional_column("false_accept_frac"),
                          present_accept = optional_column("present_accept_frac"),
-                         balanced = optional_column("balanced_accuracy_frac"), auc = optional_column("auc_frac");
+                         balanced = optional_column("balanced_accuracy_frac"), auc = optional_column("auc_frac"),
+                         params = optional_column("param_floats");
     std::map<std::string, std::size_t> index;
     std::vector<Acc> groups;
     std::size_t lineno = 1;
@@ -86,6 +87,8 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
         }
         const std::string what = "input '" + path + "' line " + std::to_string(lineno);
         a.g.state_floats = std::max(a.g.state_floats, parse_int(f[state], what + " state_floats"));
+        if (params >= 0 && !f[std::size_t(params)].empty())
+            a.g.param_floats = std::max(a.g.param_floats.value_or(0), parse_int(f[std::size_t(params)], what + " param_floats"));
         a.g.queries += parse_int(f[queries], what + " queries");
         a.acc.push_back(parse_real(f[accuracy], what + " accuracy_frac"));
         a.g.chance = parse_real(f[chance], what + " chance_frac");
@@ -130,8 +133,10 @@ std::string summary_csv(const std::vector<GroupSummary>& groups) {
         const bool ci = g.seeds - g.errors > 1;
         const auto measured = [&](bool shown, double x) { return shown ? format_sig(x) : std::string(); };
         CsvRecord r(summary_columns());
-        r.set("memory_spec", g.memory_spec).set("task_spec", g.task_spec).set("readout", g.readout);
+        r.set("memory", memory_name(g.memory_spec)).set("memory_spec", g.memory_spec).set("task_spec", g.task_spec);
+        r.set("readout", g.readout);
         r.set("budget_floats", g.budget_floats).set("state_floats", any ? std::to_string(g.state_floats) : "");
+        r.set("param_floats", any && g.param_floats ? std::to_string(*g.param_floats) : "");
         r.set("d", g.d).set("n", g.n).set("slot", g.slot);
         r.set("seeds", std::to_string(g.seeds)).set("errors", std::to_string(g.errors)).set("queries", std::to_string(g.queries));
         r.set("accuracy_mean_frac", measured(any, g.mean)).set("accuracy_sd_frac", measured(any, g.sd));

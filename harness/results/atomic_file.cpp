@@ -4,8 +4,10 @@
 #include "core/error.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 
 #include <unistd.h>
 
@@ -17,7 +19,39 @@ std::string parent_of(const std::string& path) {
     return parent.empty() ? std::string(".") : parent.string();
 }
 
+/// Removes PATH.tmp.PID files that a process killed before it could clean up (SIGKILL, power
+/// loss) left beside `path`: those whose PID no longer runs (kill(pid, 0) fails with ESRCH).
+/// A live process's temporary file is left alone. Each removal is named on stderr.
+void remove_stale_temporaries(const std::string& path) {
+    const std::filesystem::path p(path);
+    const std::string prefix = p.filename().string() + ".tmp.";
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(parent_of(path), ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string pid_text = name.substr(prefix.size());
+        if (pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9) continue;
+        const long pid = std::stol(pid_text);
+        if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+        std::error_code rm;
+        if (std::filesystem::remove(entry.path(), rm))
+            std::cerr << "memcap: removed '" << entry.path().string() << "', left by process " << pid
+                      << " which no longer runs\n";
+    }
+}
+
 }  // namespace
+
+bool writes_through(const std::string& path) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    // /dev/stdout and friends are links into /proc/self/fd: when the descriptor is a regular
+    // file, renaming over the link would replace /dev/stdout itself.
+    const bool descriptor_link = std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec)) &&
+                                 (path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0);
+    return descriptor_link || (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+                               !std::filesystem::is_directory(status));
+}
 
 void check_writable(const std::string& path) {
     const std::string dir = parent_of(path);
@@ -31,16 +65,14 @@ void check_writable(const std::string& path) {
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path_, ec);
-    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
-        !std::filesystem::is_directory(status)) {
+    if (writes_through(path_)) {
         // A device or pipe (/dev/stdout, /dev/full, a FIFO): write through, never rename over it.
         file_ = std::fopen(path_.c_str(), "wb");
         if (!file_) throw UsageError("output '" + path_ + "': cannot open: " + std::strerror(errno));
         return;
     }
     check_writable(path_);
+    remove_stale_temporaries(path_);
     tmp_ = path_ + ".tmp." + std::to_string(::getpid());
     file_ = std::fopen(tmp_.c_str(), "wb");
     if (!file_) throw UsageError("output '" + path_ + "': cannot create file: " + std::strerror(errno));

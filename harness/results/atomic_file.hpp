@@ -6,12 +6,19 @@
 // and never changes an existing one. Every write is checked: a full disk or an
 // unwritable directory is a UsageError naming the path. A target that is a
 // device or pipe (/dev/stdout, a FIFO) is written through, never replaced.
+// A process killed outright (SIGKILL) cannot remove its temporary: the next
+// AtomicFile for the same path removes every `<path>.tmp.<pid>` whose process
+// no longer runs, and names each on stderr.
 #pragma once
 
 #include <cstdio>
 #include <string>
 
 namespace memcap {
+
+/// True for a target AtomicFile writes through rather than replaces: a device, pipe or FIFO,
+/// or a link under /dev or /proc (/dev/stdout, whose descriptor may be a regular file).
+bool writes_through(const std::string& path);
 
 class AtomicFile {
 public:

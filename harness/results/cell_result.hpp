@@ -63,7 +63,7 @@ struct CellResult : CellOutcome {
     std::int64_t n = 0;
     std::uint64_t seed = 0;
     double chance_frac = 0.0;  // accuracy of a uniform guess among the candidates
-    std::string tuned;         // settings chosen on tuning seeds, e.g. "d,beta"; empty: none
+    std::string tuned;         // settings chosen on tuning seeds, e.g. "d=64,beta=8"; empty: none
     std::optional<Abstention> abstention;  // tasks with absent queries only
 };
 

@@ -13,6 +13,7 @@ namespace memcap {
 
 const std::vector<Column>& cell_columns() {
     static const std::vector<Column> columns = {
+        {"memory", "the memory's name (memory_spec without its parameters)", true},
         {"memory_spec", "the memory's canonical spec string"},
         {"task_spec", "the task's canonical spec string"},
         {"readout", "the readout used: native or probe:train=...,ridge=..."},
@@ -35,7 +36,7 @@ const std::vector<Column>& cell_columns() {
         {"present_accept_frac", "present queries accepted / present queries", true},
         {"balanced_accuracy_frac", "(present queries accepted and right / present + absent rejected / absent) / 2", true},
         {"auc_frac", "area under the ROC curve of the decision statistic, present against absent (threshold-free)", true},
-        {"tuned", "settings chosen on tuning seeds (d, memory parameters given as best); empty: none"},
+        {"tuned", "settings chosen on tuning seeds, e.g. d=64,beta=8 (d, and memory parameters given as best); empty: none"},
         {"status", "ok, or error"},
         {"message", "why the cell failed (status error)"},
     };
@@ -44,11 +45,13 @@ const std::vector<Column>& cell_columns() {
 
 const std::vector<Column>& summary_columns() {
     static const std::vector<Column> columns = {
+        {"memory", "the memory's name (memory_spec without its parameters)", true},
         {"memory_spec", "the memory's canonical spec string"},
         {"task_spec", "the task's canonical spec string"},
         {"readout", "the readout used"},
         {"budget_floats", "the budget; empty = natural size"},
         {"state_floats", "largest state_floats over the group's seeds"},
+        {"param_floats", "largest param_floats (fixed projections, not state) over the group's seeds", true},
         {"d", "code width"},
         {"n", "task size"},
         {"slot", "lag or position; empty for tasks without slots"},
@@ -74,7 +77,7 @@ const std::vector<Column>& summary_columns() {
         {"auc_mean_frac", "mean area under the ROC curve over seeds", true},
         {"auc_ci95_lo_frac", "its 95% t interval, lower end (clipped to 0)", true},
         {"auc_ci95_hi_frac", "its 95% t interval, upper end (clipped to 1)", true},
-        {"tuned", "settings chosen on tuning seeds"},
+        {"tuned", "settings chosen on tuning seeds, e.g. d=64,beta=8; empty: none"},
     };
     return columns;
 }
@@ -133,7 +136,7 @@ std::size_t CsvColumns::operator[](std::string_view column) const {
 
 std::string cell_rows(const CellResult& r) {
     CsvRecord lead(cell_columns());
-    lead.set("memory_spec", r.memory_spec).set("task_spec", r.task_spec).set("readout", r.readout);
+    lead.set("memory", memory_name(r.memory_spec)).set("memory_spec", r.memory_spec).set("task_spec", r.task_spec).set("readout", r.readout);
     lead.set("budget_floats", r.budget_floats ? std::to_string(*r.budget_floats) : std::string());
     lead.set("d", std::to_string(r.d)).set("n", std::to_string(r.n)).set("seed", std::to_string(r.seed));
     lead.set("tuned", r.tuned);
@@ -160,6 +163,10 @@ std::string cell_rows(const CellResult& r) {
         out += row.line();
     }
     return out;
+}
+
+std::string memory_name(const std::string& memory_spec) {
+    return memory_spec.substr(0, memory_spec.find(':'));
 }
 
 std::string csv_field(const std::string& text) {

@@ -61,6 +61,8 @@ private:
 /// The CSV lines of one cell: one per slot, or one error line (measurement columns empty).
 std::string cell_rows(const CellResult& result);
 
+/// The memory's name: its canonical spec string without the parameters (the CSVs' `memory` column).
+std::string memory_name(const std::string& memory_spec);
 /// Quotes a CSV field when it holds a comma, quote or newline.
 std::string csv_field(const std::string& text);
 /// Splits one CSV line (no trailing newline) into fields, undoing csv_field's quoting.

@@ -35,10 +35,10 @@ except ImportError as e:  # the usual cause: another interpreter than the one th
                       "(see docs/python.md)" % (sys.executable, e)) from e
 
 from . import _memcap
-from ._memcap import Memory, UsageError
+from ._memcap import FeatureMap, Memory, UsageError
 
 __all__ = [
-    "run", "sweep", "aggregate", "read_csv", "list", "Memory", "register_memory", "load_plugin",
+    "run", "sweep", "aggregate", "read_csv", "list", "Memory", "FeatureMap", "register_memory", "load_plugin",
     "UsageError", "CELL_DTYPES", "SUMMARY_DTYPES", "columns", "__version__",
 ]
 __version__ = _memcap.__version__
@@ -49,7 +49,7 @@ __version__ = _memcap.__version__
 # empty fields as "".
 _TEXT = "object"
 CELL_DTYPES = {
-    "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
+    "memory": _TEXT, "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
     "budget_floats": "Int64", "state_floats": "Int64", "param_floats": "Int64",
     "d": "int64", "n": "int64", "seed": "int64", "slot": "Int64",
     "queries": "Int64", "correct": "Int64",
@@ -60,8 +60,8 @@ CELL_DTYPES = {
     "tuned": _TEXT, "status": _TEXT, "message": _TEXT,
 }
 SUMMARY_DTYPES = {
-    "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
-    "budget_floats": "Int64", "state_floats": "int64", "d": "int64", "n": "int64", "slot": "Int64",
+    "memory": _TEXT, "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
+    "budget_floats": "Int64", "state_floats": "Int64", "param_floats": "Int64", "d": "int64", "n": "int64", "slot": "Int64",
     "seeds": "int64", "errors": "int64", "queries": "int64",
     "accuracy_mean_frac": "float64", "accuracy_sd_frac": "float64", "accuracy_se_frac": "float64",
     "accuracy_ci95_lo_frac": "float64", "accuracy_ci95_hi_frac": "float64",
@@ -162,6 +162,12 @@ def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning
     ``progress(done, total)`` is called from this thread as cells finish (e.g. to drive a
     notebook widget); False shows nothing.
     """
+    return _parse(io.StringIO(_run_text(memories, tasks, n, budgets, seeds, d, readout, tuning_seeds, threads,
+                                        progress, on_tuning_seeds)), CELL_DTYPES)
+
+
+def _run_text(memories, tasks, n, budgets, seeds, d, readout, tuning_seeds, threads, progress, on_tuning_seeds):
+    """The CSV text of ``run`` (what ``memcap run`` writes, byte for byte)."""
     callback = progress if callable(progress) else None
     if not isinstance(seeds, (str, numbers.Number)):
         raise UsageError("seeds: a count S (seeds 0..S-1 are run), e.g. seeds=10; got %r" % (seeds,))
@@ -172,9 +178,8 @@ def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning
     tuning_seeds = _integer(tuning_seeds, "tuning_seeds")
     if threads is not None:
         threads = _integer(threads, "threads")
-    text = _memcap.run_csv(memories, tasks, budgets, n, seeds, d,
+    return _memcap.run_csv(memories, tasks, budgets, n, seeds, d,
                            str(readout), tuning_seeds, bool(on_tuning_seeds), threads, bool(progress), callback)
-    return _parse(io.StringIO(text), CELL_DTYPES)
 
 
 def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=True, force=False):
@@ -190,7 +195,10 @@ def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=T
     command = "memcap.sweep(%r, out=%r%s)" % (config, out, ", resume=True" if resume else "")
     if threads is not None:
         threads = _integer(threads, "threads")
-    status = _memcap.sweep(config, out, threads, bool(resume), bool(force), bool(dry_run), bool(progress), command)
+    try:
+        status = _memcap.sweep(config, out, threads, bool(resume), bool(force), bool(dry_run), bool(progress), command)
+    except UsageError as e:
+        raise UsageError(_sweep_arguments(str(e))) from None
     if status in (130, 143):
         raise KeyboardInterrupt("memcap.sweep stopped; continue with memcap.sweep(%r, out=%r, resume=True)"
                                 % (config, out))
@@ -200,6 +208,18 @@ def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=T
         return None
     name = os.path.splitext(os.path.basename(config))[0]
     return read_csv(os.path.join(out, name + ".csv"))
+
+
+# The command line's flags as memcap.sweep's arguments, for the messages the two share.
+_SWEEP_FLAGS = [("pass --resume", "pass resume=True"), ("--resume", "resume=True"), ("--force", "force=True"),
+                ("--out", "out"), ("--threads", "threads"), ("--dry-run", "dry_run=True")]
+
+
+def _sweep_arguments(message):
+    """A sweep's message with each command-line flag it names replaced by memcap.sweep's argument."""
+    for flag, argument in _SWEEP_FLAGS:
+        message = message.replace(flag, argument)
+    return message
 
 
 def aggregate(results):
@@ -227,7 +247,7 @@ def aggregate(results):
 
 def register_memory(name, cls, params=None, state_floats=None, min_budget=None, param_floats=0,
                     floats_per_write=0, description="", state_formula="", paper="", native_read=True,
-                    order_free=False):
+                    order_free=False, candidates=None):
     """Adds a backend written in Python; it then runs through ``run`` and ``sweep`` like the C++ ones.
 
     ``cls(d_key=, d_value=, budget=, seed=, **params)`` builds one memory (``budget`` is None at
@@ -251,6 +271,9 @@ def register_memory(name, cls, params=None, state_floats=None, min_budget=None, 
     ``floats_per_write``: 0 when the state has its full size from the start (a grid);
     otherwise it grows by this many floats per write up to ``state_floats`` (a cache; -1
     there for no bound). The harness checks the built memory against these numbers.
+    ``candidates``: {key: [values...]}: the values a spec's ``key=best`` races on tuning seeds,
+    as the built-ins' candidates are raced (``"mybackend:rho=best"``; in order of preference on
+    ties); the row's ``memory_spec`` then carries the value chosen and ``tuned`` names it.
     ``native_read=False`` makes ``readout="auto"`` score it through the probe;
     ``order_free=True`` declares that its writes commute (the paired-permutation control).
 
@@ -260,7 +283,7 @@ def register_memory(name, cls, params=None, state_floats=None, min_budget=None, 
     """
     _memcap.register_memory(name, cls, dict(params or {}), state_floats, min_budget, param_floats,
                             floats_per_write, description, state_formula, paper, bool(native_read),
-                            bool(order_free))
+                            bool(order_free), dict(candidates or {}))
 
 
 def load_plugin(path):

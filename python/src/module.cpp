@@ -36,9 +36,11 @@
 #include "harness/exec/tuning.hpp"
 #include "harness/results/aggregate.hpp"
 #include "harness/results/csv.hpp"
+#include "memories/grid/feature_map.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
+#include <cmath>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -231,6 +233,39 @@ py::array_t<float, py::array::c_style> rows_of(const py::handle& value, int widt
     return py::array_t<float, py::array::c_style>::ensure(a);  // a itself when already C-contiguous
 }
 
+/// memcap.FeatureMap: one built-in feature map (proj or dpfp) of d_in-wide rows, drawn from its own
+/// stream (kind, d_in, max_dim, nu, seed), so the same arguments give the same map everywhere.
+struct PyFeatureMap {
+    static void check(const std::string& kind, int d_in, std::int64_t max_dim, int nu) {
+        if (kind != "proj" && kind != "dpfp") throw UsageError("FeatureMap: kind '" + kind + "' is not proj or dpfp");
+        if (d_in < 1 || nu < 1 || max_dim < FeatureMap::min_dim(kind, nu))
+            throw UsageError("FeatureMap: d_in and nu must be at least 1 and max_dim at least " +
+                             std::to_string(FeatureMap::min_dim(kind, nu)) + "; got d_in=" + std::to_string(d_in) +
+                             ", max_dim=" + std::to_string(max_dim) + ", nu=" + std::to_string(nu));
+    }
+    static FeatureMap make(const std::string& kind, int d_in, std::int64_t max_dim, int nu, std::uint64_t seed) {
+        check(kind, d_in, max_dim, nu);
+        Rng rng = Rng::stream("python feature map", kind, d_in, max_dim, nu, seed);
+        return FeatureMap(kind, d_in, max_dim, nu, rng);
+    }
+    PyFeatureMap(const std::string& kind, int d_in_, std::int64_t max_dim, int nu, std::uint64_t seed)
+        : map(make(kind, d_in_, max_dim, nu, seed)), d_in(d_in_) {}
+
+    /// phi(x) for the rows of x (n x d_in float32): an n x dim float32 array.
+    py::array_t<float> apply(const py::object& x) const {
+        auto a = rows_of(x, d_in, "x", "FeatureMap.apply");
+        const py::ssize_t n = a.ndim() == 1 ? 1 : a.shape(0);
+        Eigen::Map<const RowMat> X(a.data(), n, d_in);
+        py::array_t<float> out(std::vector<py::ssize_t>{n, py::ssize_t(map.dim())});
+        Eigen::Map<RowMat> Y(out.mutable_data(), n, map.dim());
+        map.apply(X, Y);
+        return out;
+    }
+
+    FeatureMap map;
+    int d_in;
+};
+
 class PyMemoryHandle {
 public:
     PyMemoryHandle(const std::string& spec_text, int d, const py::object& budget, std::uint64_t seed,
@@ -279,9 +314,22 @@ public:
         memory_->reset();
     }
 
+    /// ValueError naming the first NaN or infinity in `a` (a write of one would poison the state).
+    static void check_finite(const py::array_t<float>& a, const char* what, const char* method) {
+        const py::ssize_t size = a.size(), width = a.ndim() == 1 ? size : a.shape(1);
+        const float* p = a.data();
+        for (py::ssize_t i = 0; i < size; ++i)
+            if (!std::isfinite(p[i]))
+                throw py::value_error(std::string(method) + ": " + what + " hold " + (std::isnan(p[i]) ? "NaN" : "an infinity") +
+                                      " at row " + std::to_string(width ? i / width : 0) + ", column " +
+                                      std::to_string(width ? i % width : 0) + "; give finite numbers");
+    }
+
     void write(const py::object& keys, const py::object& values) {
         auto k = rows_of(keys, shape_.d_key, "keys", "write");
         auto v = rows_of(values, shape_.d_value, "values", "write");
+        check_finite(k, "keys", "write");
+        check_finite(v, "values", "write");
         const py::ssize_t n = k.ndim() == 1 ? 1 : k.shape(0);
         if (k.ndim() != v.ndim() || (v.ndim() == 1 ? 1 : v.shape(0)) != n)
             throw py::value_error("write: keys and values must have the same number of rows; got " +
@@ -294,6 +342,7 @@ public:
 
     py::array_t<float> read(const py::object& queries) {
         auto q = rows_of(queries, shape_.d_key, "queries", "read");
+        check_finite(q, "queries", "read");
         const py::ssize_t n = q.ndim() == 1 ? 1 : q.shape(0);
         std::vector<py::ssize_t> dims = {n, py::ssize_t(shape_.d_value)};
         if (q.ndim() == 1) dims.erase(dims.begin());
@@ -463,7 +512,8 @@ std::int64_t size_call(const py::object& f, const Spec& spec, const std::vector<
 void register_python_memory(const std::string& name, const py::object& cls, const py::dict& params,
                             const py::object& state_floats, const py::object& min_budget,
                             const py::object& param_floats, const py::object& floats_per_write, std::string description,
-                            std::string state_formula, std::string paper, bool native_read, bool order_free) {
+                            std::string state_formula, std::string paper, bool native_read, bool order_free,
+                            const py::dict& candidates) {
     refuse_while_running("register_memory");
     if (!PyCallable_Check(cls.ptr())) throw py::type_error("register_memory: cls must be a class (or a callable)");
     if (PyType_Check(cls.ptr())) {  // a class: its instances need the four methods (a factory is checked when called)
@@ -496,6 +546,27 @@ void register_python_memory(const std::string& name, const py::object& cls, cons
             throw UsageError("register_memory: parameter '" + key + "': give a float, an int or a list of choices, not " +
                              py::str(py::type::of(value)).cast<std::string>());
         }
+    }
+    // Candidates for `key=best`: raced on tuning seeds like a built-in's (harness/exec/tuning.hpp),
+    // in order of preference on ties (a value the parameter refuses is named when a race binds it).
+    for (const auto& [key_obj, values] : candidates) {
+        const std::string key = py::str(key_obj).cast<std::string>();
+        auto it = std::find_if(e.params.begin(), e.params.end(), [&](const ParamInfo& p) { return p.key == key; });
+        if (it == e.params.end()) {
+            std::string known;
+            for (const auto& p : e.params) known += (known.empty() ? "" : ", ") + p.key;
+            throw UsageError("register_memory: candidates for '" + key + "', which is not a parameter (parameters: " +
+                             (known.empty() ? "none" : known) + ")");
+        }
+        if (py::isinstance<py::str>(values) || !py::hasattr(values, "__iter__"))
+            throw UsageError("register_memory: candidates for '" + key + "': give a list of values");
+        std::vector<std::string> texts;
+        for (const auto& v : values) {
+            const std::string text = py::isinstance<py::float_>(v) ? format_real(v.cast<double>()) : py::str(v).cast<std::string>();
+            texts.push_back(text);
+        }
+        if (texts.empty()) throw UsageError("register_memory: candidates for '" + key + "': the list is empty");
+        it->best = texts;
     }
     if (state_floats.is_none()) throw UsageError("register_memory: state_floats is required (an int, or f(d_key, d_value, budget, **params))");
     e.description = description.empty() ? "backend written in Python" : std::move(description);
@@ -670,9 +741,27 @@ PYBIND11_MODULE(_memcap, m) {
     m.def("register_memory", &register_python_memory, py::arg("name"), py::arg("cls"), py::arg("params"),
           py::arg("state_floats"), py::arg("min_budget"), py::arg("param_floats"), py::arg("floats_per_write"),
           py::arg("description"), py::arg("state_formula"),
-          py::arg("paper"), py::arg("native_read"), py::arg("order_free"));
+          py::arg("paper"), py::arg("native_read"), py::arg("order_free"), py::arg("candidates"));
     m.def("load_plugin", &load_plugin_py, py::arg("path"));
     m.def("loaded_plugins", &loaded_plugins);
+
+    // memcap.FeatureMap: the built-in grids' fixed feature maps (memories/grid/feature_map.hpp), for a
+    // Python backend that fits a d_value x d_phi state below d_value x d_key (a budget below d^2).
+    py::class_<PyFeatureMap>(m, "FeatureMap")
+        .def(py::init<const std::string&, int, std::int64_t, int, std::uint64_t>(), py::arg("kind"), py::arg("d_in"),
+             py::arg("max_dim"), py::arg("nu") = 1, py::arg("seed") = 0)
+        .def_property_readonly("dim", [](const PyFeatureMap& f) { return f.map.dim(); })
+        .def_property_readonly("param_floats", [](const PyFeatureMap& f) { return f.map.param_floats(); })
+        .def_static("size", [](const std::string& kind, int d_in, std::int64_t max_dim, int nu) {
+                PyFeatureMap::check(kind, d_in, max_dim, nu);
+                const FeatureMap::Dims dims = FeatureMap::size(kind, d_in, max_dim, nu);
+                py::dict out;
+                out["dim"] = dims.dim;
+                out["param_floats"] = dims.param_floats;
+                out["identity"] = dims.identity;
+                return out;
+            }, py::arg("kind"), py::arg("d_in"), py::arg("max_dim"), py::arg("nu") = 1)
+        .def("apply", &PyFeatureMap::apply, py::arg("x"));
 
     py::class_<PyMemoryHandle>(m, "Memory")
         .def(py::init<const std::string&, int, const py::object&, std::uint64_t, const py::object&, bool>(),

@@ -85,7 +85,7 @@ class RunTest(unittest.TestCase):
                                    d="best:8..64*2", n=32, seeds=2, tuning_seeds=2),
                               ["-m", "hrr", "-m", "softmax", "-t", "assoc_recall", "--budget", "1024", "--d",
                                "best:8..64*2", "--n", "32", "--seeds", "2", "--tuning-seeds", "2"])
-        self.assertTrue((df.tuned == "d").all())
+        self.assertTrue((df.tuned == "d=" + df.d.astype(str)).all())  # the width chosen, as d says
 
     def test_any_thread_count_gives_the_same_frame(self):
         kwargs = dict(memories=["softmax", "delta"], tasks="assoc_recall", n=[16, 64], seeds=3, progress=False)
@@ -244,7 +244,7 @@ class NewUserEdgesTest(unittest.TestCase):
         with self.assertRaises(memcap.UsageError) as caught:
             memcap.aggregate(pd.DataFrame({"a": [1]}))
         message = str(caught.exception)
-        self.assertIn("the DataFrame is not memcap results (no column 'memory_spec'", message)
+        self.assertIn("the DataFrame is not memcap results (no column 'memory', 'memory_spec'", message)
         self.assertNotIn(tempfile.gettempdir(), message)
         # a frame with the columns but a bad field: the message names the DataFrame, not a temporary file
         df = memcap.run("softmax", "assoc_recall", n=8, seeds=2, progress=False)

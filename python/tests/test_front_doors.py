@@ -81,7 +81,7 @@ class SameCellsTest(unittest.TestCase):
                               "--n", "16", "--seeds", "2", "--tuning-seeds", "2"],
                              ["memories = softmax", "tasks = assoc_recall", "budgets = 512", "d = best:8..32*2",
                               "n = 16", "seeds = 2", "tuning_seeds = 2"])
-        self.assertTrue((df.tuned == "d").all())
+        self.assertTrue((df.tuned == "d=" + df.d.astype(str)).all())  # the width chosen, as d says
 
 
 class SameRefusalTest(unittest.TestCase):

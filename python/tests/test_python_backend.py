@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 import memcap
-from support import EXAMPLES
+from support import EXAMPLES, ROOT, cli
 
 sys.path.insert(0, os.path.join(EXAMPLES, "python_backend"))
 import linear_numpy  # noqa: E402  examples/python_backend/linear_numpy.py
@@ -147,6 +147,111 @@ class PythonBackendTest(unittest.TestCase):
             self.assertIn("ArithmeticError" if where != "shape" else "expected an array of shape", text)
         df = memcap.run(memories="failing:where=none", tasks="assoc_recall", n=8, seeds=1, progress=False)
         self.assertEqual(list(df.status), ["ok"])
+
+
+memcap.register_memory("decay_raced", Decay, params={"rho": 0.5}, candidates={"rho": [0.0, 0.5, 1.0]},
+                       state_floats=lambda d_key, d_value, budget, rho: d_key * d_value)
+
+
+class ProjectedGrid:
+    """M (d_value x d_phi) += v phi(k)^T with the built-in projection phi: a grid below d^2 floats."""
+
+    def __init__(self, d_key, d_value, budget, seed):
+        self.phi = memcap.FeatureMap("proj", d_key, max(1, budget // d_value), seed=seed)
+        self.M = np.zeros((d_value, self.phi.dim), np.float32)
+
+    def reset(self):
+        self.M[:] = 0
+
+    def write(self, K, V):
+        self.M += V.T @ self.phi.apply(K)
+
+    def read(self, Q):
+        return self.phi.apply(Q) @ self.M.T
+
+    def state(self):
+        return self.M
+
+
+def projected_size(d_key, d_value, budget):
+    return d_value * memcap.FeatureMap.size("proj", d_key, max(1, (budget or d_key * d_value) // d_value))["dim"]
+
+
+def projected_params(d_key, d_value, budget):
+    return memcap.FeatureMap.size("proj", d_key, max(1, (budget or d_key * d_value) // d_value))["param_floats"]
+
+
+memcap.register_memory("projected_numpy", ProjectedGrid, state_floats=projected_size, param_floats=projected_params,
+                       min_budget=lambda d_key, d_value, budget: d_value)
+
+
+class EqualTerms(unittest.TestCase):
+    """A Python backend's parameters race like a built-in's, it can fit a budget below d^2 with the
+    built-in feature maps, and it runs from the command line."""
+
+    def test_declared_candidates_are_raced_on_tuning_seeds(self):
+        kwargs = dict(tasks="assoc_recall", n=[16, 64], seeds=3, tuning_seeds=2, progress=False)
+        raced = memcap.run(memories="decay_raced:rho=best", **kwargs)
+        # no decay keeps every pair (a linear grid); rho = 0 keeps only the last: the race takes 1
+        self.assertEqual(set(raced.memory_spec), {"decay_raced:rho=1"})
+        self.assertEqual(set(raced.tuned), {"rho=1"})
+        fixed = memcap.run(memories="decay_raced:rho=1", **kwargs)  # the winner's rows, as if given
+        self.assertEqual(raced.accuracy_frac.tolist(), fixed.accuracy_frac.tolist())
+        self.assertEqual(raced.target_dist_mean.tolist(), fixed.target_dist_mean.tolist())
+        # without declared candidates `best` is refused, naming the parameter
+        with self.assertRaisesRegex(memcap.UsageError, "no candidates"):
+            memcap.run(memories="decay_numpy:rho=best", **kwargs)
+        with self.assertRaisesRegex(memcap.UsageError, "candidates for 'beta', which is not a parameter"):
+            memcap.register_memory("decay_bad", Decay, params={"rho": 0.5}, candidates={"beta": [1.0]},
+                                   state_floats=1)
+
+    def test_feature_map_fits_a_budget_below_d_squared(self):
+        f = memcap.FeatureMap("proj", 64, 16, seed=3)
+        self.assertEqual((f.dim, f.param_floats), (16, 1024))
+        x = np.random.default_rng(0).standard_normal((5, 64)).astype(np.float32)
+        self.assertEqual(f.apply(x).shape, (5, 16))
+        np.testing.assert_array_equal(f.apply(x), memcap.FeatureMap("proj", 64, 16, seed=3).apply(x))
+        self.assertFalse(np.array_equal(f.apply(x), memcap.FeatureMap("proj", 64, 16, seed=4).apply(x)))
+        wide = memcap.FeatureMap("proj", 16, 64, seed=1)  # orthonormal columns: inner products kept exactly
+        y = x[:, :16]
+        np.testing.assert_allclose(wide.apply(y) @ wide.apply(y).T, y @ y.T, rtol=1e-4, atol=1e-3)
+        with self.assertRaisesRegex(memcap.UsageError, "kind 'rope' is not proj or dpfp"):
+            memcap.FeatureMap("rope", 8, 8)
+        df = memcap.run(memories=["projected_numpy", "linear:phi=proj"], tasks="assoc_recall", n=[4, 16], d=64,
+                        budgets=256, seeds=4, progress=False)
+        self.assertTrue((df.status == "ok").all(), df.message.tolist())
+        self.assertTrue((df.state_floats == 256).all())  # 64 x 4 floats at d = 64: below d^2 = 4096
+        mine = df[df.memory == "projected_numpy"]
+        self.assertTrue((mine.param_floats == 4 * 64).all())
+
+    def test_the_command_line_runs_a_python_backend(self):
+        import tempfile
+        example = os.path.join(ROOT, "examples", "python_backend", "linear_numpy.py")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "r.csv")
+            cli("run", "--python-backend", example + ":lin_np", "-m", "lin_np", "-m", "linear", "-t", "assoc_recall",
+                "--n", "16", "64", "--seeds", "3", "--quiet", "--out", out)
+            df = memcap.read_csv(out)
+            self.assertEqual(sorted(df.memory.unique()), ["lin_np", "linear"])
+            mine, theirs = df[df.memory == "lin_np"], df[df.memory == "linear"]
+            self.assertEqual(mine.accuracy_frac.tolist(), theirs.accuracy_frac.tolist())
+            # the built-ins' rows of that run are memcap run's CSV byte for byte
+            both = os.path.join(tmp, "both.csv")
+            plain = os.path.join(tmp, "plain.csv")
+            grid = ["-m", "linear", "-m", "hrr", "-t", "assoc_recall", "--n", "16", "--seeds", "2", "--quiet"]
+            cli("run", "--python-backend", example + ":lin_np", *grid, "--out", both)
+            cli("run", *grid, "--out", plain)
+            with open(both, "rb") as a, open(plain, "rb") as b:
+                self.assertEqual(a.read(), b.read())
+            done = cli("run", "--python-backend", example + ":lin_np", "-m", "lin_np", "-t", "assoc_recall",
+                       "--n", "4", "--out", out, check=False)  # exists: refused, the file kept
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("--force", done.stderr)
+            self.assertEqual(len(memcap.read_csv(out)), len(df))
+            done = cli("run", "--python-backend", os.path.join(tmp, "nope.py") + ":x", "-m", "x", "-t", "assoc_recall",
+                       "--n", "4", check=False)
+            self.assertEqual((done.returncode, done.stderr.count("\n")), (2, 1), done.stderr)
+            self.assertIn("nope.py", done.stderr)
 
 
 if __name__ == "__main__":

@@ -37,9 +37,10 @@ Writes:
     task, readout       the task's name, the readout's name
     budget_floats       floats of state
     capacity_axis       n (stored pairs), lag (lag recall) or L (copying)
-    capacity_at_0.9     frontier: the largest n with mean accuracy >= 0.9 (a smaller one may
-                        miss; REPORT.md lists where); essay frame: scanning n (lag, L) upward,
-                        the last before the first miss; empty: none tried passes
+    capacity_at_0.9     the rule of common.capacity: the largest n with mean accuracy >= 0.9
+                        (a smaller one may miss; REPORT.md lists where); along a lag or L
+                        (lag recall, copying), the last before the first miss scanning
+                        upward; empty: none tried passes
     largest_tried       the largest n (lag, L) tried
     capacity_exponent   least-squares slope of log capacity against log budget (same for
                         every budget of one memory and task)

@@ -5,7 +5,7 @@ import json
 import os
 from collections import OrderedDict
 
-from .common import SUMMARY_COLUMNS, base, fnum, list_words, optional_csv, param, plt, spec_params
+from .common import SUMMARY_COLUMNS, base, fnum, list_words, optional_csv, param, plt, spec_params, tuned_keys
 from .frontier import at_end
 
 COLUMNS = SUMMARY_COLUMNS + ("auc_mean_frac", "auc_ci95_lo_frac", "auc_ci95_hi_frac", "balanced_accuracy_mean_frac",
@@ -20,7 +20,7 @@ def name(key):
 
 def _chosen(r):
     """True when the row's width was chosen on tuning seeds (d = best)."""
-    return "d" in r["tuned"].split(",")
+    return "d" in tuned_keys(r["tuned"])
 
 
 def figures_and_lines(rows, figures, manifest=None):
@@ -144,7 +144,7 @@ def figures_and_lines(rows, figures, manifest=None):
                        for m, ns in able.items()) + ".")
     ends = OrderedDict()
     for r in rows:
-        for k in [k for k in r["tuned"].split(",") if k and k != "d"]:
+        for k in [k for k in tuned_keys(r["tuned"]) if k != "d"]:
             v = spec_params(r["memory_spec"]).get(k)
             end = at_end(manifest or {}, base(r["memory_spec"]), k, v) if v is not None else None
             if end:

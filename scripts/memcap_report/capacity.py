@@ -4,7 +4,7 @@ listed in the package's docstring)."""
 import csv
 from collections import OrderedDict, defaultdict
 
-from .common import THRESHOLD, capacity, fit_exponent, fnum, frontier_spec, has_noise, noise_key
+from .common import THRESHOLD, capacity, fit_exponent, fnum, frontier_spec, has_noise, noise_key, tuned_keys
 
 
 def capacity_points(task, rs):
@@ -39,7 +39,7 @@ def capacity_rows(summary, frame):
     rows, top = [], {}
     for (mem, task, noise, readout, budget), rs in groups.items():
         pts, what, at = capacity_points(task, rs)
-        cap = capacity(pts, largest=(frame == "frontier"))
+        cap = capacity(pts, what)
         top[(frame, mem, task, noise, readout)] = max(p[0] for p in pts)
         where = at.get(cap) if cap is not None else None
         # a smaller x that misses below the capacity (widths are chosen per n: the one chosen
@@ -51,7 +51,7 @@ def capacity_rows(summary, frame):
                                 smallest_tried=min(p[0] for p in pts),
                                 d_at_capacity=int(where["d"]) if where else None,
                                 spec_at_capacity=where["memory_spec"] if where else None,
-                                tuned_keys=[k for k in where["tuned"].split(",") if k] if where else [],
+                                tuned_keys=tuned_keys(where["tuned"]) if where else [],
                                 miss=at[miss] if miss is not None else None,
                                 beyond=at[beyond] if beyond is not None else None))
     exps = {}

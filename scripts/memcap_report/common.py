@@ -150,9 +150,19 @@ def noise_order(keys):
     return sorted(set(keys), key=rank)
 
 
+def tuned_keys(tuned):
+    """The keys of a `tuned` column: "d=64,beta=8" (or, from an older memcap, "d,beta") -> ["d", "beta"]."""
+    return [k.split("=", 1)[0] for k in tuned.split(",") if k]
+
+
+def memory_name(row):
+    """A row's memory name: its `memory` column, or (a CSV from an older memcap) its spec's name."""
+    return row.get("memory") or base(row["memory_spec"])
+
+
 def frontier_spec(mem, tuned):
     """The memory as the sweep named it: keys chosen on tuning seeds read `best`."""
-    keys = [k for k in tuned.split(",") if k and k != "d"]
+    keys = [k for k in tuned_keys(tuned) if k != "d"]
     p = spec_params(mem)
     for k in keys:
         p[k] = "best"
@@ -194,13 +204,14 @@ def seeds_text(summary):
 
 # ------------------------------------------------------------------ capacity
 
-def capacity(points, largest=True):
-    """The capacity along an axis of (x, mean accuracy) points. The frontier (largest=True):
-    the largest x with mean accuracy >= THRESHOLD (a smaller x may miss). The essay's frame
-    (largest=False), as the essays read it: scanning x upward, the last x before the first
-    miss (its lag and copying curves sit flat near 0.9, where the largest passing x would be
-    picked by sampling noise)."""
-    if largest:
+def capacity(points, axis="n"):
+    """The capacity along an axis of (x, mean accuracy) points — the one rule every table,
+    figure and sentence of the reports uses (docs/PROTOCOL.md). Along n (stored pairs): the
+    largest n with mean accuracy >= THRESHOLD (a smaller n may miss; the tables name where).
+    Along a lag or a copy length L (lag recall, copying), whose curves are not monotone (lag
+    recall's rises again at the longest lags; copying's sits flat near 0.9), scanning x upward:
+    the last x before the first miss, as the essays read them."""
+    if axis == "n":
         return max((x for x, acc in points if acc >= THRESHOLD), default=None)
     best = None
     for x, acc in sorted(points):

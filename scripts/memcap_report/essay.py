@@ -191,7 +191,7 @@ def ceiling_words(summary, budgets):
             pts = [(int(r["n"]), fnum(r["accuracy_mean_frac"])) for r in summary
                    if base(r["memory_spec"]) == m and r["task_spec"].startswith("assoc_recall")
                    and int(r["budget_floats"]) == b and ":gate=none" not in r["memory_spec"]]
-            per.append((capacity(pts, largest=False), min(p[0] for p in pts), max(p[0] for p in pts)) if pts else None)
+            per.append((capacity(pts), min(p[0] for p in pts), max(p[0] for p in pts)) if pts else None)
         if per[0] and per[1]:
             caps.append((m, per[0], per[1]))
     if not caps:

@@ -5,7 +5,7 @@ import os
 from collections import OrderedDict, defaultdict
 
 from .common import (COLOURS, ORDER, base, fit_exponent, fmt_cap, fnum, frontier_spec, noise_key, noise_order,
-                     noise_words, plt, ratio_words, save, seeds_text, span_words, spec_params, style)
+                     noise_words, plt, ratio_words, save, seeds_text, span_words, spec_params, style, tuned_keys)
 from .theory import broken, residual_lines, tcaps_model, theory_curve
 
 
@@ -20,7 +20,7 @@ def tuning_words(manifest, frontier_rows):
     chosen = OrderedDict()
     for r in frontier_rows:
         if base(r["memory_spec"]) not in natural_memories:
-            chosen.setdefault(base(r["memory_spec"]), set()).update(k for k in r["tuned"].split(",") if k)
+            chosen.setdefault(base(r["memory_spec"]), set()).update(tuned_keys(r["tuned"]))
     names = {"d": "width", "beta": "β", "rho": "ρ"}
     per = defaultdict(list)
     for m, keys in chosen.items():
@@ -46,7 +46,7 @@ def tuning_words(manifest, frontier_rows):
     for m in chosen:
         for k in sorted(chosen[m] - {"d"}):
             vals = sorted({fnum(spec_params(r["memory_spec"])[k]) for r in frontier_rows if base(r["memory_spec"]) == m
-                           and k in r["tuned"].split(",") and k in spec_params(r["memory_spec"])})
+                           and k in tuned_keys(r["tuned"]) and k in spec_params(r["memory_spec"])})
             cands = manifest.get("race_candidates", {}).get("memories", {}).get(m, {}).get(k)
             if vals:
                 ranges.append("%s's %s over %s%s" % (m, names.get(k, k), ", ".join("%g" % v for v in vals),

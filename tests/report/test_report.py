@@ -82,6 +82,7 @@ class SpecsAndErrors(unittest.TestCase):
             common.param("assoc_recall:queries=32", "cosine")  # no default is filled in
         self.assertIn("'cosine'", str(e.exception))
         self.assertEqual(common.frontier_spec("softmax:beta=8", "d,beta"), "softmax:beta=best")
+        self.assertEqual(common.frontier_spec("softmax:beta=8", "d=4,beta=8"), "softmax:beta=best")  # tuned as memcap now writes it
 
     def test_the_standard_error_is_the_summary_column(self):
         row = {"accuracy_mean_frac": "1", "accuracy_sd_frac": "0", "seeds": "10", "errors": "0", "queries": "320",

@@ -1,0 +1,461 @@
+"""The report of any sweep: capacities, the frontier figure, accuracy against n, theory where a
+model applies, and a self-contained HTML page beside a Markdown one.
+
+    memcap report PATH [--out DIR]                    (the command line; runs this module)
+    /usr/bin/python3 -m memcap_report.sweep PATH [--out DIR]   (scripts/ on PYTHONPATH)
+    memcap_report.sweep.build(PATH, OUT)              (from Python)
+
+PATH is a summary CSV (`memcap aggregate`), a results CSV (`memcap run` / `memcap sweep`;
+aggregated here with the memcap binary), or a directory holding either (a sweep's --out):
+every CSV in it with the summary's or the results' columns is read; a results CSV whose
+summary (NAME_summary.csv) is there too is read through the summary. Whatever memories the
+CSVs hold — built-in, plugin or Python backends — are reported; nothing names a memory.
+
+Writes into OUT (default: PATH's directory, then report/), each file complete or not at all:
+  capacity.csv      per memory (as the sweep named it: keys chosen on tuning seeds read
+                    `best`), task, noise, readout and budget: the capacity (the rule of
+                    common.capacity, stated in report.md), the largest n tried, the width and
+                    the settings chosen there (`tuned`), capacity per float
+  figures/*.png     frontier_<task>.png: capacity against budget per memory, one panel per
+                    noise (dashed: `memcap theory`'s capacity lines for the models that apply);
+                    accuracy_<task>_<noise>.png: mean accuracy (± 1 SE) against n, one panel
+                    per budget (dotted: the model's accuracy where it applies exactly)
+  report.md         the tables and the figures (linked)
+  report.html       the same, self-contained: figures embedded (base64 PNG), tables sortable
+                    by a click on a column's header (a few lines of inline JS)
+Theory needs the memcap binary (MEMCAP_BINARY, set by `memcap report`; else `memcap` on PATH);
+without it the figures have no theory lines and the page says so.
+Exit status: 0 written; 2 bad input (one line on stderr naming it; nothing written).
+"""
+import base64
+import csv
+import html
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import OrderedDict
+
+from .common import (CYCLE, SUMMARY_COLUMNS, THRESHOLD, ReportError, base, capacity, fnum, frontier_spec, has_noise,
+                     memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se, spec_params, style, tuned_keys)
+
+RESULT_COLUMNS = ("memory_spec", "task_spec", "readout", "budget_floats", "d", "n", "seed", "accuracy_frac", "status",
+                  "tuned")
+TABLE_COLUMNS = ["memory", "memory_spec", "task", "noise", "readout", "budget_floats", "capacity_at_0.9",
+                 "largest_tried", "d_at_capacity", "tuned_at_capacity", "capacity_per_float"]
+RULE = ("Capacity is the largest n (stored pairs) with mean accuracy over seeds ≥ %g; a smaller n may miss. "
+        "Along a lag or a copy length (lag recall, copying), the last one before the first miss." % THRESHOLD)
+
+
+# ------------------------------------------------------------------ input
+
+def memcap_binary():
+    """The memcap binary: MEMCAP_BINARY, else `memcap` on PATH, else None."""
+    path = os.environ.get("MEMCAP_BINARY") or shutil.which("memcap")
+    return path if path and os.access(path, os.X_OK) else None
+
+
+def columns_of(path):
+    try:
+        with open(path, newline="") as f:
+            return next(csv.reader(f), [])
+    except OSError as e:
+        raise ReportError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+
+
+def aggregate(results, binary, tmp):
+    """The summary of a results CSV, through `memcap aggregate` (the one statistics module)."""
+    if not binary:
+        raise ReportError("%s: a results CSV needs `memcap aggregate` to summarise it: run `memcap report`, "
+                          "or set MEMCAP_BINARY to the memcap binary" % results)
+    out = os.path.join(tmp, "summary.%d.csv" % len(os.listdir(tmp)))
+    p = subprocess.run([binary, "aggregate", results, "--out", out], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise ReportError("%s: memcap aggregate failed: %s" % (results, p.stderr.strip().splitlines()[-1:]))
+    return out
+
+
+def summaries(path, binary, tmp):
+    """(summary CSV paths to read, the inputs named) for PATH (see the module's docstring)."""
+    if os.path.isdir(path):
+        names = sorted(n for n in os.listdir(path) if n.endswith(".csv"))
+        files = [os.path.join(path, n) for n in names]
+    elif os.path.exists(path):
+        files = [path]
+    else:
+        raise ReportError("%s: no such file or directory" % path)
+    picked, named = [], []
+    for f in files:
+        cols = columns_of(f)
+        if all(c in cols for c in SUMMARY_COLUMNS):
+            picked.append(f)
+            named.append(f)
+        elif all(c in cols for c in RESULT_COLUMNS):
+            if os.path.isdir(path) and os.path.exists(f[:-4] + "_summary.csv"):
+                continue  # read through its summary
+            picked.append(aggregate(f, binary, tmp))
+            named.append(f)
+        elif not os.path.isdir(path):
+            raise ReportError("%s: neither a results CSV (memcap run) nor a summary (memcap aggregate)" % f)
+    if not picked:
+        raise ReportError("%s: no results or summary CSV of memcap in it" % path)
+    return picked, named
+
+
+def read_rows(paths):
+    rows = []
+    for p in paths:
+        rows += read_csv(p, SUMMARY_COLUMNS)
+    return [r for r in rows if r["accuracy_mean_frac"] != "" and r["n"] != ""]
+
+
+# ------------------------------------------------------------------ capacities
+
+def row_noise(r):
+    return noise_key(r["task_spec"]) if has_noise(r["task_spec"]) else ""
+
+
+def sweep_spec(r):
+    """The memory as the sweep named it (keys chosen on tuning seeds read `best`; d apart)."""
+    return frontier_spec(r["memory_spec"], r["tuned"]) if r["tuned"] else r["memory_spec"]
+
+
+def chosen(r):
+    """The settings chosen on tuning seeds, "d=64,beta=8", from the row (also from an older memcap's
+    `tuned`, which named the keys only: their values are in the row's d and memory spec)."""
+    params = spec_params(r["memory_spec"])
+    return ",".join("%s=%s" % (k, r["d"] if k == "d" else params.get(k, "?")) for k in tuned_keys(r["tuned"]))
+
+
+def width_label(r):
+    return "d=best" if "d" in tuned_keys(r["tuned"]) else "d=" + r["d"]
+
+
+def series_key(r):
+    """One curve: the memory as the sweep named it, its width rule, readout."""
+    return (memory_name(r), sweep_spec(r), width_label(r), r["readout"])
+
+
+def points(rows):
+    """(x, mean accuracy, row) along the task's axis: slots (lag recall) or n; copying's slots averaged per n."""
+    task = base(rows[0]["task_spec"])
+    if task == "lag_recall":
+        return [(int(r["slot"]), fnum(r["accuracy_mean_frac"]), r) for r in rows], "lag"
+    per = OrderedDict()
+    for r in rows:
+        per.setdefault(int(r["n"]), []).append(r)
+    axis = "L" if task in ("copying", "selective_copying") else "n"
+    return [(n, sum(fnum(r["accuracy_mean_frac"]) for r in rs) / len(rs), rs[0]) for n, rs in per.items()], axis
+
+
+def capacity_table(rows):
+    """The capacity rows, one per series, task, noise and budget, in order of first appearance."""
+    groups = OrderedDict()
+    for r in rows:
+        key = series_key(r) + (base(r["task_spec"]), row_noise(r), r["budget_floats"])
+        groups.setdefault(key, []).append(r)
+    out = []
+    for (name, spec, width, readout, task, noise, budget), rs in groups.items():
+        pts, axis = points(rs)
+        cap = capacity([(x, a) for x, a, _ in pts], axis)
+        at = next((row for x, _, row in pts if x == cap), None)
+        out.append(OrderedDict([
+            ("memory", name), ("memory_spec", spec if width == "d=best" else spec + " " + width),
+            ("task", task), ("noise", noise), ("readout", readout.split(":")[0]),
+            ("budget_floats", budget or "natural"), ("capacity_at_0.9", "" if cap is None else str(cap)),
+            ("largest_tried", str(max(x for x, _, _ in pts))),
+            ("d_at_capacity", at["d"] if at else ""), ("tuned_at_capacity", chosen(at) if at else ""),
+            ("capacity_per_float", "%.6g" % (cap / int(budget)) if cap is not None and budget else ""),
+            ("_axis", axis), ("_series", (name, spec, width, readout)), ("_smallest", min(x for x, _, _ in pts))]))
+    return out
+
+
+# ------------------------------------------------------------------ theory
+
+def theory(paths, binary, tmp):
+    """(`memcap theory` predictions, capacity lines) for the summaries, or ([], [], why not)."""
+    if not binary:
+        return [], [], "no memcap binary (MEMCAP_BINARY) to run `memcap theory`"
+    preds, caps = [], []
+    for i, p in enumerate(paths):
+        out, cap = os.path.join(tmp, "theory.%d.csv" % i), os.path.join(tmp, "theory_capacity.%d.csv" % i)
+        r = subprocess.run([binary, "theory", p, "--out", out, "--capacity", cap],
+                           capture_output=True, text=True)
+        if r.returncode != 0:  # no capacity lines (no model at a budget): the predictions alone
+            r = subprocess.run([binary, "theory", p, "--out", out], capture_output=True, text=True)
+            cap = None
+        if r.returncode != 0:
+            raise ReportError("%s: memcap theory failed: %s" % (p, " ".join(r.stderr.strip().splitlines()[-1:])))
+        preds += read_csv(out)
+        caps += read_csv(cap) if cap else []
+    return preds, caps, ""
+
+
+# ------------------------------------------------------------------ figures
+
+def colours(rows):
+    """One colour per memory name (in order of first appearance), kept across every figure."""
+    names = OrderedDict()
+    for r in rows:
+        names.setdefault(memory_name(r), CYCLE[len(names) % len(CYCLE)])
+    return OrderedDict((series_key(r), names[memory_name(r)]) for r in rows)
+
+
+def marker(series):
+    """Solid circles for a width chosen on tuning seeds, dash-dotted squares for a fixed width."""
+    return "o-" if series[2] == "d=best" else "s-."
+
+
+def label(series):
+    name, spec, width, readout = series
+    return "%s %s%s" % (spec, width, "" if readout == "native" else " (" + readout.split(":")[0] + ")")
+
+
+def slug(text):
+    return "".join(c if c.isalnum() else "_" for c in text).strip("_")
+
+
+def frontier_figure(task, caps, tcaps, colour, path):
+    """Capacity against budget per series, one panel per noise; theory's capacity lines dashed."""
+    noises = noise_order([c["noise"] for c in caps]) if all(c["noise"] for c in caps) else [""]
+    fig, axes = plt.subplots(1, len(noises), figsize=(5.2 * len(noises), 4.2), squeeze=False)
+    for ax, noise in zip(axes[0], noises):
+        at = [c for c in caps if c["noise"] == noise and c["budget_floats"] != "natural"]
+        for series in OrderedDict((c["_series"], 1) for c in at):
+            pts = sorted((int(c["budget_floats"]), int(c["capacity_at_0.9"])) for c in at
+                         if c["_series"] == series and c["capacity_at_0.9"])
+            if pts:
+                ax.plot(*zip(*pts), marker(series), color=colour[series], label=label(series))
+        budgets = {int(c["budget_floats"]) for c in at}
+        present = {s[0] for s in colour}  # theory only for the memories the sweep holds
+        for model in OrderedDict((t["memory"], 1) for t in tcaps
+                                 if (t["noise"] == noise or not noise) and t["memory"] in present):
+            pts = sorted((int(t["budget_floats"]), int(t["capacity_n"])) for t in tcaps
+                         if t["memory"] == model and (t["noise"] == noise or not noise) and t["capacity_n"]
+                         and budgets and int(t["budget_floats"]) <= max(budgets))
+            if pts:
+                c = next((colour[s] for s in colour if s[0] == model), "#444444")
+                ax.plot(*zip(*pts), "--", color=c, alpha=0.7, label="%s: theory" % model)
+        style(ax, "budget (floats of state)", "capacity (largest n at ≥ %d%%)" % round(100 * THRESHOLD))
+        ax.set_yscale("log", base=2)
+        ax.set_title("%s%s" % (task, ", " + noise_words(noise) if noise else ""), fontsize=10)
+        if ax.get_legend_handles_labels()[0]:  # below the panel: the lines stay visible
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+        else:
+            ax.text(0.5, 0.5, "no n reaches %d%%" % round(100 * THRESHOLD), ha="center", transform=ax.transAxes)
+    save(fig, path)
+
+
+def exact_models(preds):
+    """`memcap theory`'s accuracy per (memory_spec, task_spec, budget, d, n) where its model applies exactly."""
+    return {(t["memory_spec"], t["task_spec"], t["budget_floats"], t["d"], t["n"]): fnum(t["model_accuracy_frac"])
+            for t in preds if t["applies"] in ("exact", "equivalent")}
+
+
+def accuracy_figure(task, noise, rows, preds, colour, path):
+    """Mean accuracy (± 1 SE) against n, one panel per budget; the model's accuracy dotted where it applies."""
+    budgets = list(OrderedDict((r["budget_floats"], 1) for r in rows))
+    fig, axes = plt.subplots(1, len(budgets), figsize=(4.6 * len(budgets), 3.8), squeeze=False, sharey=True)
+    for ax, b in zip(axes[0], budgets):
+        at = [r for r in rows if r["budget_floats"] == b]
+        for series in OrderedDict((series_key(r), 1) for r in at):
+            rs = [r for r in at if series_key(r) == series]
+            pts, axis = points(rs)
+            xs = [x for x, _, _ in pts]
+            ys = [a for _, a, _ in pts]
+            errs = [se(row) for _, _, row in pts]
+            ax.errorbar(xs, ys, yerr=errs, fmt=marker(series), ms=3, capsize=2, color=colour[series], label=label(series))
+            model = sorted((int(r["n"]), preds[k]) for r in rs
+                           for k in [(r["memory_spec"], r["task_spec"], r["budget_floats"], r["d"], r["n"])] if k in preds)
+            if model:
+                ax.plot(*zip(*model), ":", color=colour[series], alpha=0.9)
+        ax.axhline(THRESHOLD, color="#999999", lw=0.8)
+        style(ax, axis, "mean accuracy")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title("B = %s floats" % (b or "natural"), fontsize=10)
+    axes[0][0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(0, -0.16), ncol=min(3, len(colour)))
+    fig.suptitle("%s%s (dotted: theory where it applies)" % (task, ", " + noise_words(noise) if noise else ""),
+                 fontsize=10)
+    save(fig, path)
+
+
+# ------------------------------------------------------------------ pages
+
+SORT_JS = """
+document.querySelectorAll("table.sortable th").forEach(function (th, col) {
+  th.addEventListener("click", function () {
+    var table = th.closest("table"), body = table.tBodies[0], up = th.dataset.dir !== "up";
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = a.cells[col].textContent, y = b.cells[col].textContent, nx = parseFloat(x), ny = parseFloat(y);
+      var c = (isNaN(nx) || isNaN(ny)) ? x.localeCompare(y) : nx - ny;
+      return up ? c : -c;
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+    th.dataset.dir = up ? "up" : "down";
+  });
+});
+var imgs = document.images, loaded = 0;
+for (var i = 0; i < imgs.length; i++) if (imgs[i].complete && imgs[i].naturalWidth > 0) loaded++;
+document.getElementById("page-check").textContent =
+  "figures " + imgs.length + ", decoded " + loaded + ", tables " + document.querySelectorAll("table").length;
+"""
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(v) for v in r) + " |" for r in rows]
+    return out
+
+
+def html_table(header, rows, ident):
+    head = "".join("<th>%s</th>" % html.escape(h) for h in header)
+    body = "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % html.escape(str(v)) for v in r) for r in rows)
+    return '<table class="sortable" id="%s"><thead><tr>%s</tr></thead><tbody>%s</tbody></table>' % (ident, head, body)
+
+
+def accuracy_rows(rows):
+    return [[memory_name(r), r["memory_spec"], base(r["task_spec"]), row_noise(r), r["budget_floats"] or "natural",
+             r["d"], r["n"], r["slot"], chosen(r), r["seeds"], r["errors"], "%.4f" % fnum(r["accuracy_mean_frac"]),
+             "%.4f" % se(r)] for r in rows]
+
+
+MAX_LISTED = 400  # summary rows listed in the pages' accuracy table (more: the summary CSV holds them)
+ACCURACY_HEADER = ["memory", "memory_spec", "task", "noise", "budget_floats", "d", "n", "slot", "tuned", "seeds",
+                   "errors", "accuracy_mean", "accuracy_se"]
+
+
+def write_pages(stage, title, named, caps, rows, figures, theory_note):
+    shown = [c for c in caps]
+    cap_rows = [[c[k] for k in TABLE_COLUMNS] for c in shown]
+    sources = ", ".join("`%s`" % os.path.basename(n) for n in named)
+    md = ["# memcap report: %s" % title, "",
+          "Written by `memcap report` from %s. %s" % (sources, RULE), ""]
+    if theory_note:
+        md += ["Theory: none drawn (%s)." % theory_note, ""]
+    md += ["## Capacity", ""] + md_table(TABLE_COLUMNS, cap_rows) + [""]
+    md += ["## Figures", ""] + ["![%s](figures/%s)" % (what, name) for name, what in figures] + [""]
+    listed = len(rows) <= MAX_LISTED
+    too_many = "%d summary rows: too many to list here; they are the summary's" % len(rows)
+    md += ["## Mean accuracy", ""] + (md_table(ACCURACY_HEADER, accuracy_rows(rows)) if listed else [too_many + "."]) + [""]
+    with open(os.path.join(stage, "report.md"), "w") as f:
+        f.write("\n".join(md))
+
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             "<title>memcap report: %s</title>" % html.escape(title),
+             "<style>body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;"
+             "font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px}th{cursor:pointer;background:#eee}"
+             "img{max-width:100%}</style></head><body>",
+             "<h1>memcap report: %s</h1>" % html.escape(title),
+             "<p>Written by <code>memcap report</code> from %s. %s</p>" % (
+                 html.escape(", ".join(os.path.basename(n) for n in named)), html.escape(RULE))]
+    if theory_note:
+        parts.append("<p>Theory: none drawn (%s).</p>" % html.escape(theory_note))
+    parts += ["<h2>Capacity</h2>", html_table(TABLE_COLUMNS, cap_rows, "capacity"), "<h2>Figures</h2>"]
+    for name, what in figures:
+        with open(os.path.join(stage, "figures", name), "rb") as f:
+            data = base64.b64encode(f.read()).decode("ascii")
+        parts.append('<figure><img alt="%s" src="data:image/png;base64,%s"><figcaption>%s</figcaption></figure>'
+                     % (html.escape(what), data, html.escape(what)))
+    parts += ["<h2>Mean accuracy</h2>",
+              html_table(ACCURACY_HEADER, accuracy_rows(rows), "accuracy") if listed else "<p>%s.</p>" % too_many,
+              '<p id="page-check"></p>', "<script>%s</script>" % SORT_JS, "</body></html>"]
+    with open(os.path.join(stage, "report.html"), "w") as f:
+        f.write("\n".join(parts) + "\n")
+
+
+def write_capacity_csv(path, caps):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(TABLE_COLUMNS)
+        for c in caps:
+            w.writerow([c[k] for k in TABLE_COLUMNS])
+
+
+# ------------------------------------------------------------------ the whole
+
+def build(path, out=None):
+    """Writes OUT/capacity.csv, OUT/figures/*.png, OUT/report.md and OUT/report.html; returns OUT."""
+    if out is None:
+        out = os.path.join(path if os.path.isdir(path) else (os.path.dirname(path) or "."), "report")
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise ReportError("--out '%s': directory '%s' does not exist" % (out, parent))
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ReportError("--out '%s' is a file, not a directory" % out)
+    binary = memcap_binary()
+    tmp = tempfile.mkdtemp(prefix=".memcap-report.", dir=parent)
+    try:
+        paths, named = summaries(path, binary, tmp)
+        rows = read_rows(paths)
+        if not rows:
+            raise ReportError("%s: no summary row with a measured accuracy (every cell failed?)" % path)
+        preds, tcaps, note = theory(paths, binary, tmp)
+        caps = capacity_table(rows)
+        colour = colours(rows)
+        models = exact_models(preds)
+        stage = os.path.join(tmp, "out")
+        os.makedirs(os.path.join(stage, "figures"))
+        figures = []
+        for task in OrderedDict((base(r["task_spec"]), 1) for r in rows):
+            tc = [c for c in caps if c["task"] == task]
+            if any(c["budget_floats"] != "natural" for c in tc):
+                name = "frontier_%s.png" % slug(task)
+                frontier_figure(task, tc, [t for t in tcaps if task == "assoc_recall"], colour,
+                                os.path.join(stage, "figures", name))
+                figures.append((name, "%s: capacity against budget" % task))
+            for noise in OrderedDict((row_noise(r), 1) for r in rows if base(r["task_spec"]) == task):
+                rs = [r for r in rows if base(r["task_spec"]) == task and row_noise(r) == noise]
+                name = "accuracy_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
+                accuracy_figure(task, noise, rs, models, colour, os.path.join(stage, "figures", name))
+                figures.append((name, "%s%s: mean accuracy against n" % (task, ", " + noise if noise else "")))
+        write_capacity_csv(os.path.join(stage, "capacity.csv"), caps)
+        title = os.path.basename(os.path.normpath(path))
+        write_pages(stage, title, named, caps, rows, figures, note)
+        os.makedirs(os.path.join(out, "figures"), exist_ok=True)
+        for name in ["capacity.csv", "report.md", "report.html"] + [os.path.join("figures", n) for n, _ in figures]:
+            os.replace(os.path.join(stage, name), os.path.join(out, name))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+USAGE = "usage: memcap report PATH [--out DIR]   (PATH: a sweep directory, a results CSV or a summary CSV)\n"
+
+
+def main(argv):
+    args, out = [], None
+    it = iter(argv)
+    for a in it:
+        if a in ("-h", "--help"):
+            sys.stdout.write(USAGE + __doc__)
+            return 0
+        if a in ("-o", "--out"):
+            out = next(it, None)
+            if out is None:
+                sys.stderr.write("memcap report: --out needs a directory\n")
+                return 2
+        elif a.startswith("--out="):
+            out = a[len("--out="):]
+        elif a.startswith("-"):
+            sys.stderr.write("memcap report: unknown option '%s' (accepted: --out, --help)\n" % a)
+            return 2
+        else:
+            args.append(a)
+    if len(args) != 1:
+        sys.stderr.write("memcap report: give one sweep directory, results CSV or summary CSV%s\n"
+                         % ("" if not args else " (got %d: %s)" % (len(args), " ".join(args))))
+        return 2
+    try:
+        written = build(args[0], out)
+    except ReportError as e:
+        sys.stderr.write("memcap report: %s\n" % e)
+        return 2
+    sys.stderr.write("memcap report: wrote %s/report.html, report.md, capacity.csv and figures/\n" % written)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.dont_write_bytecode = True
+    sys.exit(main(sys.argv[1:]))
