@@ -233,11 +233,12 @@ py::array_t<float, py::array::c_style> rows_of(const py::handle& value, int widt
     return py::array_t<float, py::array::c_style>::ensure(a);  // a itself when already C-contiguous
 }
 
-/// memcap.FeatureMap: one built-in feature map (proj or dpfp) of d_in-wide rows, drawn from its own
+/// memcap.FeatureMap: one built-in feature map (proj, dpfp or taylor) of d_in-wide rows, drawn from its own
 /// stream (kind, d_in, max_dim, nu, seed), so the same arguments give the same map everywhere.
 struct PyFeatureMap {
     static void check(const std::string& kind, int d_in, std::int64_t max_dim, int nu) {
-        if (kind != "proj" && kind != "dpfp") throw UsageError("FeatureMap: kind '" + kind + "' is not proj or dpfp");
+        if (kind != "proj" && kind != "dpfp" && kind != "taylor")
+            throw UsageError("FeatureMap: kind '" + kind + "' is not proj, dpfp or taylor");
         if (d_in < 1 || nu < 1 || max_dim < FeatureMap::min_dim(kind, nu))
             throw UsageError("FeatureMap: d_in and nu must be at least 1 and max_dim at least " +
                              std::to_string(FeatureMap::min_dim(kind, nu)) + "; got d_in=" + std::to_string(d_in) +

@@ -215,7 +215,7 @@ class EqualTerms(unittest.TestCase):
         wide = memcap.FeatureMap("proj", 16, 64, seed=1)  # orthonormal columns: inner products kept exactly
         y = x[:, :16]
         np.testing.assert_allclose(wide.apply(y) @ wide.apply(y).T, y @ y.T, rtol=1e-4, atol=1e-3)
-        with self.assertRaisesRegex(memcap.UsageError, "kind 'rope' is not proj or dpfp"):
+        with self.assertRaisesRegex(memcap.UsageError, "kind 'rope' is not proj, dpfp or taylor"):
             memcap.FeatureMap("rope", 8, 8)
         df = memcap.run(memories=["projected_numpy", "linear:phi=proj"], tasks="assoc_recall", n=[4, 16], d=64,
                         budgets=256, seeds=4, progress=False)

@@ -222,11 +222,17 @@ def frontier_figure(task, caps, tcaps, colour, path):
     fig, axes = plt.subplots(1, len(noises), figsize=(5.2 * len(noises), 4.2), squeeze=False)
     for ax, noise in zip(axes[0], noises):
         at = [c for c in caps if c["noise"] == noise and c["budget_floats"] != "natural"]
+        # series with the same capacities at every budget are one line, labelled with every name
+        # ("a = b = c"): with many memories most grids coincide, and overdrawn lines would hide
+        same = OrderedDict()
         for series in OrderedDict((c["_series"], 1) for c in at):
-            pts = sorted((int(c["budget_floats"]), int(c["capacity_at_0.9"])) for c in at
-                         if c["_series"] == series and c["capacity_at_0.9"])
+            pts = tuple(sorted((int(c["budget_floats"]), int(c["capacity_at_0.9"])) for c in at
+                               if c["_series"] == series and c["capacity_at_0.9"]))
             if pts:
-                ax.plot(*zip(*pts), marker(series), color=colour[series], label=label(series))
+                same.setdefault((pts, marker(series)), []).append(series)
+        for (pts, style_), group in same.items():
+            text = label(group[0]) if len(group) == 1 else "%s %s" % (" = ".join(g[0] for g in group), group[0][2])
+            ax.plot(*zip(*pts), style_, color=colour[group[0]], label=text)
         budgets = {int(c["budget_floats"]) for c in at}
         present = {s[0] for s in colour}  # theory only for the memories the sweep holds
         for model in OrderedDict((t["memory"], 1) for t in tcaps
@@ -241,7 +247,7 @@ def frontier_figure(task, caps, tcaps, colour, path):
         ax.set_yscale("log", base=2)
         ax.set_title("%s%s" % (task, ", " + noise_words(noise) if noise else ""), fontsize=10)
         if ax.get_legend_handles_labels()[0]:  # below the panel: the lines stay visible
-            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
         else:
             ax.text(0.5, 0.5, "no n reaches %d%%" % round(100 * THRESHOLD), ha="center", transform=ax.transAxes)
     save(fig, path)
