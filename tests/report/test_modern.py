@@ -37,7 +37,7 @@ def summary():
 
 class ModernSection(unittest.TestCase):
     def test_table_names_models_and_settings(self):
-        lines, caps = modern.table(summary())
+        lines, caps, _ = modern.table(summary())
         text = "\n".join(lines)
         self.assertIn("Gated DeltaNet", text)
         self.assertIn("softmax cache = sliding-window attention", text)
@@ -46,13 +46,23 @@ class ModernSection(unittest.TestCase):
         self.assertEqual(caps[("mesanet", "cosine=1", 256)]["capacity"], 8)
 
     def test_leaders_and_answer(self):
-        _, caps = modern.table(summary())
+        _, caps, _ = modern.table(summary())
         lead = modern.leaders(caps)
         ms, top, cache = lead[("cosine=1", 256)]
         self.assertEqual((sorted(ms), top, cache), (["gated_deltanet", "linear", "mesanet"], 8, 16))
         words = modern.answer(lead)
         self.assertIn("at 2 of the 2", words)
         self.assertIn("8 against the cache's 16", words)
+
+    def test_ends_of_candidates_are_flagged(self):
+        manifest = {"race_candidates": {"memories": {"softmax": {"beta": ["1", "64"]},
+                                                     "gated_deltanet": {"alpha": ["1", "0.9"], "beta": ["0.1", "0.2", "1"]}}}}
+        lines, _, edges = modern.table(summary(), manifest)
+        text = "\n".join(lines)
+        self.assertIn("beta=64†", text)
+        self.assertIn("alpha=1, beta=0.2)", text)  # a decay of 1 is its range's end; 0.2 is inside
+        self.assertIn("the highest", modern.edge_words(edges))
+        self.assertEqual(modern.edge_words({}), "")
 
     def test_no_study_no_section(self):
         self.assertEqual(modern.section("/nonexistent"), [])
