@@ -13,6 +13,8 @@
 
 #include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 
 #ifndef MEMCAP_VERSION
 #define MEMCAP_VERSION "0.0.0"
@@ -129,11 +131,29 @@ std::string isa_description() {
 
 /// What `best` may choose from, for a report to tell whether a choice sits at an end of
 /// its candidates: every memory parameter that declares candidates, and the default widths.
-nlohmann::ordered_json race_candidates() {
+namespace {
+
+/// Every backend name a config mentions: the name before ':' of each word of its string values
+/// (a memory spec, or a sweep block's space-separated list of them).
+void memory_names_in(const nlohmann::ordered_json& j, std::set<std::string>& out) {
+    if (j.is_string()) {
+        std::istringstream words(j.get<std::string>());
+        for (std::string w; words >> w;) out.insert(w.substr(0, w.find(':')));
+    } else if (j.is_structured()) {
+        for (const auto& v : j) memory_names_in(v, out);
+    }
+}
+
+}  // namespace
+
+nlohmann::ordered_json race_candidates(const nlohmann::ordered_json& config) {
+    std::set<std::string> named;
+    memory_names_in(config, named);
     nlohmann::ordered_json r, memories = nlohmann::ordered_json::object();
     for (const auto& entry : memory_registry())
-        for (const auto& p : entry.params)
-            if (!p.best.empty()) memories[entry.name][p.key] = p.best;
+        if (named.count(entry.name))  // the run's memories only
+            for (const auto& p : entry.params)
+                if (!p.best.empty()) memories[entry.name][p.key] = p.best;
     r["memories"] = memories;
     r["widths"] = "d = best: powers of two from 4 up to the budget, each the memory can be built with there "
                   "and whose cell fits the candidates' memory cap; d = best:LIST: the list";
@@ -152,7 +172,7 @@ nlohmann::ordered_json make_manifest(const std::string& command, const nlohmann:
     m["mpi_ranks"] = run.mpi_ranks;
     for (const auto& [key, value] : extra.items()) m[key] = value;
     m["config"] = config;
-    m["race_candidates"] = race_candidates();
+    m["race_candidates"] = race_candidates(config);
     m["cells"] = cells;
     const std::string& header = cell_header();
     m["csv_header"] = header.substr(0, header.size() - 1);
