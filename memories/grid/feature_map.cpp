@@ -11,6 +11,20 @@
 
 namespace memcap {
 
+RowMat unit_rows_backward(const RowMat& raw, ConstMatRef d_f) {
+    RowMat d_raw(raw.rows(), raw.cols());
+    for (Eigen::Index i = 0; i < raw.rows(); ++i) {
+        const float norm = raw.row(i).norm();
+        if (norm == 0.0f) {
+            d_raw.row(i).setZero();
+            continue;
+        }
+        const auto f = raw.row(i) / norm;
+        d_raw.row(i) = (d_f.row(i) - f.dot(d_f.row(i)) * f) / norm;
+    }
+    return d_raw;
+}
+
 FeatureMap::Dims FeatureMap::size(const std::string& kind, int d_in, std::int64_t max_dim, int nu) {
     const bool dpfp = kind == "dpfp", taylor = kind == "taylor";
     std::int64_t m = dpfp ? max_dim / (2 * nu) : max_dim;

@@ -33,6 +33,10 @@
 
 namespace memcap {
 
+/// The backward pass of normalising rows to unit length (normalise_rows): for f = raw/|raw|,
+/// ∂raw = (I − f fᵀ) ∂f / |raw| row by row, 0 where raw = 0. The delta-family grids and MesaNet.
+RowMat unit_rows_backward(const RowMat& raw, ConstMatRef d_f);
+
 class FeatureMap {
 public:
     /// The map's dimensions (its one sizing function; the constructor uses it).

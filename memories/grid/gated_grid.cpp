@@ -11,7 +11,7 @@
 namespace memcap {
 
 namespace {
-using RowVec = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+using RowVec = GatedGrid::RowVec;
 constexpr Eigen::Index kCheckpoint = 32;  // writes between the backward pass's saved states
 }
 
@@ -30,6 +30,11 @@ float GatedGrid::gate(ConstVecRef value) const {
     return salience_step(value.data(), static_cast<int>(value.size()), feature_);
 }
 
+/// This write's decays a^Δ (a itself for Δ = 1), as a row.
+GatedGrid::RowVec GatedGrid::decays_at(float delta) const {
+    return delta == 1.0f ? RowVec(decays_.transpose()) : RowVec(decays_.transpose().array().pow(delta));
+}
+
 float GatedGrid::strength(float delta) const {
     double b = rule_.beta;
     if (rule_.longhorn) b = b / (1.0 + b);  // β / (1 + β ‖φ‖²) with ‖φ‖ = 1 (the delta forms' unit features)
@@ -46,7 +51,7 @@ void GatedGrid::step(RowMat& grid, const float* fp, ConstVecRef value, Vec* upda
     }
     const bool decays = rule_.alpha != 1.0;
     RowVec a;  // this write's decays a^Δ
-    if (decays) a = delta == 1.0f ? RowVec(decays_.transpose()) : RowVec(decays_.transpose().array().pow(delta));
+    if (decays) a = decays_at(delta);
     const float b = strength(delta);
     Vec u;
     if (!rule_.delta()) {
@@ -160,7 +165,7 @@ void GatedGrid::write_backward(ConstMatRef keys, ConstMatRef values, const RowMa
             const auto phi = f.row(t);
             const bool decays = rule_.alpha != 1.0;
             RowVec a = RowVec::Ones(d);
-            if (decays) a = delta == 1.0f ? RowVec(decays_.transpose()) : RowVec(decays_.transpose().array().pow(delta));
+            if (decays) a = decays_at(delta);
             d_f.row(t).noalias() = u.transpose() * g;  // Gᵀ u
             if (rule_.delta()) {
                 const float b = strength(delta);

@@ -48,6 +48,7 @@ namespace memcap {
 
 class GatedGrid final : public OuterProductGrid {
 public:
+    using RowVec = Eigen::Matrix<float, 1, Eigen::Dynamic>;
     struct Rule {
         enum class Form { additive, delta_decay_first, delta_removal_first };
         Form form = Form::additive;
@@ -85,6 +86,8 @@ private:
     void step(RowMat& grid, const float* f, ConstVecRef value, Vec* update) const;
     /// The gate's Δ for a value (1 without a gate or a declared feature).
     float gate(ConstVecRef value) const;
+    /// This write's channel decays a^Δ.
+    RowVec decays_at(float delta) const;
     /// The write strength b for a step Δ.
     float strength(float delta) const;
 

@@ -78,17 +78,7 @@ protected:
         if (!normalise_) return phi_.backward(x, d_f, d_x);
         RowMat raw(x.rows(), phi_.dim());
         phi_.apply(x, raw);
-        RowMat d_raw(x.rows(), phi_.dim());
-        for (Eigen::Index i = 0; i < raw.rows(); ++i) {  // f = raw/|raw|: ∂f = (I − f fᵀ) ∂raw / |raw|
-            const float norm = raw.row(i).norm();
-            if (norm == 0.0f) {
-                d_raw.row(i).setZero();
-                continue;
-            }
-            const auto f = raw.row(i) / norm;
-            d_raw.row(i) = (d_f.row(i) - f.dot(d_f.row(i)) * f) / norm;
-        }
-        phi_.backward(x, d_raw, d_x);
+        phi_.backward(x, unit_rows_backward(raw, d_f), d_x);
     }
 
     OuterProductGrid(const MemoryShape& shape, const std::string& phi, int nu, bool normalise, Rng& rng,

@@ -10,6 +10,9 @@
 // random projections of random inputs.
 #pragma once
 
+#include "core/types.hpp"
+
+#include <cmath>
 #include <optional>
 
 namespace memcap {
@@ -21,6 +24,24 @@ inline float salience_step(const float* value, int d_value, const std::optional<
     if (norm2 == 0.0) return 0.0f;
     const double v = value[*feature];
     return static_cast<float>(1.0 - v * v / norm2);
+}
+
+/// The weights of a batch of writes into a sum decayed by rho per full step, X ← rho^Δ X + Δ x:
+/// w_i = Δ_i Π_{j>i} rho^Δ_j (the batch unrolled), and in `decay` the factor Π_i rho^Δ_i on
+/// what was there before. Δ is the salience step when `gated`, else 1. Used by `selective`
+/// (one matrix) and `mesanet` (both of its sums).
+inline Vec unrolled_weights(ConstMatRef values, double rho, bool gated, const std::optional<int>& feature,
+                            double& decay) {
+    const Eigen::Index n = values.rows();
+    Vec w(n);
+    double suffix = 1.0;  // Π_{j>i} rho^Δ_j, accumulated from the end
+    for (Eigen::Index i = n - 1; i >= 0; --i) {
+        const float delta = gated ? salience_step(values.row(i).data(), static_cast<int>(values.cols()), feature) : 1.0f;
+        w(i) = static_cast<float>(delta * suffix);
+        suffix *= std::pow(rho, static_cast<double>(delta));
+    }
+    decay = suffix;
+    return w;
 }
 
 }  // namespace memcap

@@ -37,36 +37,13 @@ RowMat MesaMemory::features(ConstMatRef x) const {
 void MesaMemory::features_backward(ConstMatRef x, ConstMatRef d_f, MatRef d_x) const {
     RowMat raw(x.rows(), d_phi_);
     phi_.apply(x, raw);
-    RowMat d_raw(x.rows(), d_phi_);
-    for (Eigen::Index i = 0; i < raw.rows(); ++i) {  // f = raw/|raw|: ∂raw = (I − f fᵀ) ∂f / |raw|
-        const float norm = raw.row(i).norm();
-        if (norm == 0.0f) {
-            d_raw.row(i).setZero();
-            continue;
-        }
-        const auto f = raw.row(i) / norm;
-        d_raw.row(i) = (d_f.row(i) - f.dot(d_f.row(i)) * f) / norm;
-    }
-    phi_.backward(x, d_raw, d_x);
-}
-
-Vec MesaMemory::write_weights(ConstMatRef values, double& decay) const {
-    const Eigen::Index n = values.rows();
-    Vec w(n);
-    double suffix = 1.0;
-    for (Eigen::Index i = n - 1; i >= 0; --i) {
-        const float delta = gated_ ? salience_step(values.row(i).data(), static_cast<int>(values.cols()), feature_) : 1.0f;
-        w(i) = static_cast<float>(delta * suffix);
-        suffix *= std::pow(gamma_, static_cast<double>(delta));
-    }
-    decay = suffix;
-    return w;
+    phi_.backward(x, unit_rows_backward(raw, d_f), d_x);
 }
 
 void MesaMemory::write_batch(ConstMatRef keys, ConstMatRef values) {
     const RowMat f = features(keys);
     double decay = 1.0;
-    const Vec w = write_weights(values, decay);
+    const Vec w = unrolled_weights(values, gamma_, gated_, feature_, decay);
     if (decay != 1.0) state_ *= static_cast<float>(decay);
     const RowMat wf = w.asDiagonal() * f;
     state_.topRows(d_value_).noalias() += values.transpose() * wf;
@@ -104,7 +81,7 @@ void MesaMemory::backward(ConstMatRef keys, ConstMatRef values, ConstMatRef quer
     const Eigen::MatrixXd d_h = -(y.transpose() * zd);                    // d_φ × d_φ
     const Eigen::MatrixXd d_h_sym = d_h + d_h.transpose();
     double decay = 1.0;
-    const Vec w = write_weights(values, decay);
+    const Vec w = unrolled_weights(values, gamma_, gated_, feature_, decay);
     const Eigen::MatrixXd fkd = fk.cast<double>();
     Eigen::MatrixXd d_fk = fkd * d_h_sym + values.cast<double>() * d_g;  // row t: ((∂H + ∂Hᵀ) φ_t + ∂Gᵀ v_t)ᵀ
     d_fk = w.cast<double>().asDiagonal() * d_fk;

@@ -63,8 +63,6 @@ public:
 private:
     RowMat features(ConstMatRef x) const;
     void features_backward(ConstMatRef x, ConstMatRef d_f, MatRef d_x) const;
-    /// w_t for a batch of writes, and the decay of what was there before.
-    Vec write_weights(ConstMatRef values, double& decay) const;
     /// The Cholesky factor of H + λI, in double.
     Eigen::LLT<Eigen::MatrixXd> factor() const;
 

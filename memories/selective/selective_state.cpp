@@ -14,32 +14,19 @@ float SelectiveState::step(const float* value, int d_value) const {
 
 void SelectiveState::write(ConstVecRef key, ConstVecRef value) { write_batch(key.transpose(), value.transpose()); }
 
-Vec SelectiveState::write_weights(ConstMatRef values, double& decay) const {
-    const Eigen::Index n = values.rows();
-    Vec w(n);
-    double suffix = 1.0;  // Π_{j>i} a_j, accumulated from the end
-    for (Eigen::Index i = n - 1; i >= 0; --i) {
-        const float delta = step(values.row(i).data(), static_cast<int>(values.cols()));
-        w(i) = static_cast<float>(delta * suffix);
-        suffix *= std::pow(rho_, static_cast<double>(delta));
-    }
-    decay = suffix;
-    return w;
-}
-
 void SelectiveState::write_batch(ConstMatRef keys, ConstMatRef values) {
     // Unrolled: S_n = (Π_i a_i) S_0 + Σ_i w_i v_i φ(k_i)ᵀ with w_i = b_i Π_{j>i} a_j,
     // so n writes are one GEMM.
     const RowMat f = features(keys);
     double suffix = 1.0;
-    const Vec w = write_weights(values, suffix);
+    const Vec w = unrolled_weights(values, rho_, gated_, feature_, suffix);
     if (suffix != 1.0) grid_ *= static_cast<float>(suffix);
     grid_.noalias() += values.transpose() * (w.asDiagonal() * f);
 }
 
 void SelectiveState::write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const {
     double decay = 1.0;
-    const Vec w = write_weights(values, decay);
+    const Vec w = unrolled_weights(values, rho_, gated_, feature_, decay);
     const RowMat d_f = w.asDiagonal() * (values * d_grid);  // n × d_φ
     features_backward(keys, d_f, d_keys);
 }

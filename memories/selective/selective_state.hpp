@@ -55,10 +55,6 @@ protected:
     void write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const override;
 
 private:
-    /// The weights w_i = b_i Π_{j>i} a_j of a batch of writes (write_batch's unrolled
-    /// form), and the decay Π_i a_i of what was there before.
-    Vec write_weights(ConstMatRef values, double& decay) const;
-
     double rho_;
     bool gated_;
     std::optional<int> feature_;  // the value coordinate the gate reads (the declared salience feature)
