@@ -6,10 +6,12 @@
 // budget, to the memory factory (MemoryShape in memories/memory.hpp is inputs +
 // budget). A memory may act on a declared property, never on a task's name.
 //
-//   field              assoc_recall   lag_recall, copying   selective_copying
-//   d_key, d_value     d, d           d, d                  d, d
-//   positional_keys    false          true                  true
-//   salience_feature   none           none                  0 (the blank is e₀)
+//   field              assoc_recall,    lag_recall, copying   selective_copying   salient_recall
+//                      recent_recall,
+//                      overwrite_recall
+//   d_key, d_value     d, d             d, d                  d, d                d, d
+//   positional_keys    false            true                  true                false
+//   salience_feature   none             none                  0 (blank: e₀)       0 (distractor: e₀ + u)
 #pragma once
 
 #include <optional>
@@ -27,9 +29,10 @@ struct InputDescription {
     /// Part 1; otherwise the pair [k; v].
     bool positional_keys = false;
     /// The coordinate of the value that marks a token's class, when the task has one:
-    /// filler (noise) tokens are the unit vector on it and content tokens are 0 there
-    /// (selective copying: the blank is e₀, so 0). A selective memory may gate its
-    /// writes on it. Empty: the values carry no such feature (random values), and
+    /// filler (noise) or distractor tokens are nonzero on it and content tokens are exactly
+    /// 0 there (selective copying: the blank is e₀; salient_recall: a distractor's value is
+    /// e₀ + u, u a random unit code on the other coordinates). A selective memory may gate
+    /// its writes on it. Empty: the values carry no such feature (random values), and
     /// nothing tells filler from content.
     std::optional<int> salience_feature;
 };

@@ -7,12 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace memcap {
 
 AssocRecall::AssocRecall(Spec spec)
-    : Task(std::move(spec)), queries_(this->spec().integer("queries")), noise_(this->spec().real("noise")),
+    : Task(std::move(spec)), queries_(this->spec().integer("queries")), passes_(this->spec().integer("passes")), noise_(this->spec().real("noise")),
       cosine_(this->spec().real("cosine")), control_(this->spec().text("control")),
       absent_(this->spec().has("absent") ? this->spec().real("absent") : 0.0),
       vocab_(this->spec().integer("vocab")), keys_(this->spec().text("keys")), steps_(this->spec().integer("steps")),
@@ -100,6 +101,13 @@ void AssocRecall::check_cell(const TaskCell& c) const {
             refuse("absent", format_real(absent_), "gives " + std::to_string(absent_count()) + " absent of queries=" +
                    std::to_string(queries_) + "; it must leave at least one absent and one present query");
     }
+    if (passes_ > 1 && keys_ == "learned")
+        refuse("passes", std::to_string(passes_), "cannot be combined with keys=learned (training writes each key once)");
+    if (passes_ > 1 && control_ == "structural_mask")
+        refuse("passes", std::to_string(passes_), "cannot be combined with control=structural_mask (a read hides one written pair, and each pair is written passes times)");
+    if (writes_per_episode(c) > std::numeric_limits<int>::max())
+        refuse("passes", std::to_string(passes_), "makes " + std::to_string(writes_per_episode(c)) + " writes an episode with n=" +
+               std::to_string(c.n) + ", more than an int indexes");
     require_distinct_codes(c, "n=" + std::to_string(c.n) + " candidate values", c.n, 0);
     if (vocab_ == 0 && keys_ != "random")
         refuse("keys", keys_, "needs a vocabulary: give vocab=V with V >= n (vocab=0 draws fresh Gaussian keys)");
@@ -115,7 +123,7 @@ void AssocRecall::check_cell(const TaskCell& c) const {
 
 std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
     const double nd = double(c.n) * c.d, qd = double(queries_) * c.d;
-    double floats = 3.0 * nd + qd;  // keys, values, candidates; queries
+    double floats = (1.0 + 2.0 * static_cast<double>(passes_)) * nd + qd;  // keys and values (each pass), candidates; queries
     double ints = 3.0 * double(queries_);  // targets, slots, hidden pairs
     if (control_ == "key_shuffle" || control_ == "value_shuffle" || control_ == "paired_permutation")
         floats += 2.0 * nd, ints += 2.0 * double(c.n);  // copies of the keys and values; the order (64-bit)
@@ -135,7 +143,7 @@ std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
 bool AssocRecall::spectral_codes(const TaskCell& c) const { return c.d >= kSpectralWidth && vocab_ == 0; }
 
 std::optional<SpectralEpisode> AssocRecall::spectral_episode(const TaskCell& c, Split split, std::int64_t index) const {
-    if (!spectral_codes(c) || control_ != "none" || absent_ > 0.0) return std::nullopt;
+    if (!spectral_codes(c) || control_ != "none" || absent_ > 0.0 || passes_ > 1) return std::nullopt;
     check(c);
     const int sp = static_cast<int>(split);
     SpectralEpisode e;
@@ -261,6 +269,14 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
             const Eigen::Index j = order[static_cast<std::size_t>(i)];
             if (control_ != "value_shuffle") e.keys.row(i) = k.row(j);
             if (control_ != "key_shuffle") e.values.row(i) = v.row(j);
+        }
+    }
+    if (passes_ > 1) {  // the context written passes times, in the same order
+        e.keys.conservativeResize(passes_ * c.n, Eigen::NoChange);
+        e.values.conservativeResize(passes_ * c.n, Eigen::NoChange);
+        for (std::int64_t p = 1; p < passes_; ++p) {
+            e.keys.middleRows(p * c.n, c.n) = e.keys.topRows(c.n);
+            e.values.middleRows(p * c.n, c.n) = e.values.topRows(c.n);
         }
     }
 }

@@ -60,6 +60,13 @@
 //              A training episode queries every stored symbol once, in write order (so
 //              each step's gradient reaches every key written); test episodes draw
 //              `queries` targets as always.
+//   passes  = 1    p: the n pairs are written p times, in the same order (the context read
+//                  again before the queries; Zoology's "just read twice"). The candidates stay
+//                  the n values. For a cache the copies cost budget; an additive memory adds
+//                  the same sum p times (its reads scale, its ranking does not change); the
+//                  delta rule at β = 1 runs p sweeps of the cyclic Kaczmarz iteration on
+//                  S φ(k_i) = v_i, which tends to the least-squares memory (docs/theory.md).
+//                  Not with keys=learned or control=structural_mask.
 //   steps = 1000, lr = 0.01, temp = 0.1   keys=learned's Adam steps (one training
 //              episode each), learning rate and cross-entropy temperature.
 //
@@ -93,6 +100,7 @@ public:
     bool has_absent() const override { return absent_ > 0.0; }
     std::int64_t peak_bytes(const TaskCell& cell) const override;
     std::int64_t queries_per_episode(const TaskCell&) const override { return queries_; }
+    std::int64_t writes_per_episode(const TaskCell& c) const override { return passes_ * c.n; }
     std::optional<KeyTraining> key_training() const override;
     RowMat initial_key_table(const TaskCell& cell) const override;
     std::optional<SpectralEpisode> spectral_episode(const TaskCell& cell, Split split, std::int64_t index) const override;
@@ -105,6 +113,7 @@ protected:
 
 private:
     std::int64_t queries_;
+    std::int64_t passes_;
     double noise_;
     double cosine_;
     /// The per-entry noise σ at this cell's width (from noise or cosine).

@@ -6,6 +6,7 @@
 #include "tasks/chain_recall.hpp"
 #include "tasks/selective_copying.hpp"
 #include "tasks/sequence_recall.hpp"
+#include "tasks/stream_recall.hpp"
 
 namespace memcap {
 namespace {
@@ -26,9 +27,32 @@ std::vector<TaskEntry> build_registry() {
                        "the symbols' key table (vocab >= 1): Gaussian per seed, a unit-norm tight frame (Welch bound; orthonormal for V <= d), or trained through the memory (Adam on training episodes)"),
           int_param("steps", "1000", "keys=learned: Adam steps, one training episode each", 1, 1e7),
           real_param("lr", "0.01", "keys=learned: Adam learning rate", 0.0, true, 1.0),
-          real_param("temp", "0.1", "keys=learned: temperature of the cross-entropy over the n candidates", 0.0, true)},
+          real_param("temp", "0.1", "keys=learned: temperature of the cross-entropy over the n candidates", 0.0, true),
+          int_param("passes", "1", "p: the n pairs are written p times in order before the queries", 1, 1 << 16)},
          "number of stored pairs", "essay 004 Part 3",
          [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<AssocRecall>(s); }},
+        {"recent_recall", "the horizon: ratio*n pairs written, queries ask for the last n (the window); slot = lag bucket (its largest lag)",
+         {int_param("ratio", "8", "T = ratio * n pairs are written; every value written is a candidate", 1, 1 << 20),
+          int_param("buckets", "8", "lag buckets of the window (capped at n); query i asks bucket i mod buckets", 1, 1 << 20),
+          int_param("queries", "64", "reads per episode, stratified over the buckets", 1, 1 << 20),
+          real_param("noise", "0", "query noise sigma per entry, then renormalised", 0.0),
+          real_param("cosine", "1", "query noise set by the expected query-key cosine c: sigma = sqrt((1/c^2 - 1)/d); 1 = none", 0.0, true, 1.0)},
+         "window W (lags asked)", "beyond the essays: Part 1's recent-against-distant trade on recall",
+         [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<RecentRecall>(s); }},
+        {"overwrite_recall", "overwrites: n pairs, then a fraction of the keys written again with fresh values; slot 0 = untouched keys, 1 = rewritten (latest value right)",
+         {real_param("rewrite", "0.25", "fraction of the n keys written again (max(1, round(rewrite*n)))", 0.0, true, 1.0),
+          int_param("queries", "64", "reads per episode: even ones ask untouched keys, odd ones rewritten keys", 1, 1 << 20),
+          real_param("noise", "0", "query noise sigma per entry, then renormalised", 0.0),
+          real_param("cosine", "1", "query noise set by the expected query-key cosine c: sigma = sqrt((1/c^2 - 1)/d); 1 = none", 0.0, true, 1.0)},
+         "number of distinct keys", "beyond the essays: essay 000's key collision; Zoology's key overwrites",
+         [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<OverwriteRecall>(s); }},
+        {"salient_recall", "salient pairs among distractors: n marked pairs among distractors*n pairs marked e0 + u; only marked keys are asked",
+         {int_param("distractors", "3", "distractor pairs per marked pair, at random positions", 0, 1 << 16),
+          int_param("queries", "32", "reads per episode, marked targets drawn with replacement", 1, 1 << 20),
+          real_param("noise", "0", "query noise sigma per entry, then renormalised", 0.0),
+          real_param("cosine", "1", "query noise set by the expected query-key cosine c: sigma = sqrt((1/c^2 - 1)/d); 1 = none", 0.0, true, 1.0)},
+         "number of marked pairs", "beyond the essays: selection (Gu & Dao 2023) on associative recall",
+         [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<SalientRecall>(s); }},
         {"chain_recall", "chained lookups: n items stored as a cycle item -> next item; each hop's read is the next query (slot = hop)",
          {int_param("hops", "4", "reads per chain, each scored (at most n - 1)", 1, 1 << 20),
           choice_param("cleanup", {"nearest", "none"},

@@ -77,6 +77,12 @@ struct Episode {
     /// none), so the next episode of the cell rewrites only values and targets. An
     /// Episode handed back to fill_episode must not have been modified.
     std::uint64_t fixed_parts = 0;
+    /// The tie rule (0: none, every task but overwrite_recall): a read whose squared distance
+    /// to another candidate is within tie_tolerance · (1 + 2‖r‖) of its squared distance to
+    /// the target has not told them apart and counts as a miss, whichever the rounding puts
+    /// first. For tasks whose exact answer can sit midway between the right candidate and a
+    /// wrong one (a cache reading two copies of one key, an additive memory's sum).
+    float tie_tolerance = 0.0f;
 };
 
 /// A fresh, process-wide unique Episode::fixed_parts tag (never 0).
@@ -144,8 +150,13 @@ public:
     /// the readout's (the probe's design) is the harness's.
     virtual std::int64_t peak_bytes(const TaskCell& cell) const = 0;
     /// Queries (rows of Episode::queries) of every episode of `cell`: the `reads` of
-    /// memory_peak_bytes, as n is its `writes`.
+    /// memory_peak_bytes, as writes_per_episode is its `writes`.
     virtual std::int64_t queries_per_episode(const TaskCell& cell) const = 0;
+    /// Pairs written per episode of `cell` (rows of Episode::keys): n for most tasks; more
+    /// where n counts only some of them (a window of a longer stream, pairs among
+    /// distractors, a context written several times). The cost model and the memory
+    /// estimate price the writes and the candidates by it.
+    virtual std::int64_t writes_per_episode(const TaskCell& cell) const { return cell.n; }
 
     /// Writes episode `index` of `split` for `cell` into `out`, every field overwritten.
     /// Readouts pass the same Episode again and again, so its buffers are reused
@@ -156,6 +167,7 @@ public:
         const std::uint64_t held = out.fixed_parts;
         out.fixed_parts = 0;  // only a task that keeps fixed parts sets it again
         out.hidden.clear();   // only a task that hides pairs fills it
+        out.tie_tolerance = 0.0f;  // only a task with a tie rule sets it
         fill(cell, split, index, held, out);
     }
     /// Episode `index` of `split` for `cell`, as a new object.

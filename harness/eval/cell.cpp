@@ -84,7 +84,7 @@ std::shared_ptr<const ResolvedCell> resolve_cell(const CellSpec& c, bool checks)
         r->peak_bytes = static_cast<double>(memory_peak_bytes(memory, r->size, c.memory, r->shape, c.n, 0)) +
                         spectral_episode_peak_bytes(c.n, c.d, t.queries_per_episode(tc));
     else
-        r->peak_bytes = static_cast<double>(memory_peak_bytes(memory, r->size, c.memory, r->shape, c.n, t.queries_per_episode(tc))) +
+        r->peak_bytes = static_cast<double>(memory_peak_bytes(memory, r->size, c.memory, r->shape, t.writes_per_episode(tc), t.queries_per_episode(tc))) +
                         static_cast<double>(t.peak_bytes(tc));
     if (!checks) return r;
     if (t.needs_native_read() && !readout.uses_native_read)
@@ -144,7 +144,8 @@ double cell_work(const ResolvedCell& r, std::uint64_t seed) {
     const TaskCell tc = r.at(seed);
     const double state = static_cast<double>(c.budget_floats.value_or(std::int64_t{c.d} * c.d));
     const double episodes = static_cast<double>(task.test_episodes(tc));
-    double work = static_cast<double>(c.n) * state * episodes;
+    const double writes = static_cast<double>(task.writes_per_episode(tc));
+    double work = writes * state * episodes;
     // With a cost model: the FLOPs of the batched write and read per episode, the native
     // read's cleanup (each query against the n values) and the parameters drawn — closer
     // to the time a cell takes where the width changes the cost (maps, FFTs), so the
@@ -160,9 +161,10 @@ double cell_work(const ResolvedCell& r, std::uint64_t seed) {
                 constexpr double kNormalFlops = 60;
                 return episodes * static_cast<double>(c.n) * c.d * (3.0 * kNormalFlops + 2.0 * queries + 8.0);
             }
-            work = episodes * (entry.cost(c.memory, shape, Kernel::write_batch, 0, c.n).flops +
-                               entry.cost(c.memory, shape, Kernel::read_batch, c.n, task.queries_per_episode(tc)).flops +
-                               2.0 * queries * static_cast<double>(c.n) * shape.d_value + 5.0 * static_cast<double>(c.n) * (shape.d_key + shape.d_value)) +
+            const std::int64_t w = task.writes_per_episode(tc);
+            work = episodes * (entry.cost(c.memory, shape, Kernel::write_batch, 0, w).flops +
+                               entry.cost(c.memory, shape, Kernel::read_batch, w, task.queries_per_episode(tc)).flops +
+                               2.0 * queries * writes * shape.d_value + 5.0 * writes * (shape.d_key + shape.d_value)) +
                    10.0 * static_cast<double>(size.param_floats + size.derived_floats);
         } catch (const UsageError&) {
             // keep the rough measure
@@ -170,8 +172,8 @@ double cell_work(const ResolvedCell& r, std::uint64_t seed) {
     work *= (task.has_absent() ? 1.0 + kThresholdSeeds : 1.0) *  // the threshold's tuning seeds
             static_cast<double>(task.hops());                      // a chain reads hops rounds
     if (const auto training = task.key_training())  // forward and backward of every training episode
-        work += 3.0 * static_cast<double>(c.n) * state * static_cast<double>(training->steps);
-    if (c.readout.name() == "probe") work += static_cast<double>(c.n) * state * static_cast<double>(c.readout.integer("train"));
+        work += 3.0 * writes * state * static_cast<double>(training->steps);
+    if (c.readout.name() == "probe") work += writes * state * static_cast<double>(c.readout.integer("train"));
     return std::max(work, 1.0);
 }
 

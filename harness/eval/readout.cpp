@@ -138,13 +138,19 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
             if (decisions) decisions->push_back({dots(i, best), Decision::Absent});
             continue;
         }
-        if (decisions) decisions->push_back({dots(i, best), best == target ? Decision::PresentRight : Decision::PresentWrong});
+        bool right = best == target;
+        if (right && e.tie_tolerance > 0.0f) {  // the tie rule (Episode::tie_tolerance): a near-tie is a miss
+            const float margin = e.tie_tolerance * (1.0f + 2.0f * reads.row(i).norm());
+            for (Eigen::Index j = 0; j < scores.size() && right; ++j)
+                if (j != target && scores(j) - scores(target) <= margin) right = false;
+        }
+        if (decisions) decisions->push_back({dots(i, best), right ? Decision::PresentRight : Decision::PresentWrong});
         const int slot = e.slot[q];
         if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
         SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
         s.slot = slot;
         s.queries += 1;
-        s.correct += (best == target);
+        s.correct += right;
         // ‖r − c‖ in float overflows for |r| beyond ~1e19; redo those in double, so a huge
         // but finite read gives a huge but finite distance (never a silent inf in the CSV)
         const float dist = (reads.row(i) - e.candidates.row(target)).norm();

@@ -128,8 +128,9 @@ double candidate_cost(const ResolvedCell& r) {
     const TaskCell tc = r.at(c.seed);
     const MemoryShape& shape = r.shape;
     const MemorySize& size = r.size;
-    const double per_episode = entry.cost(c.memory, shape, Kernel::write_batch, 0, c.n).flops +
-                               entry.cost(c.memory, shape, Kernel::read_batch, c.n, task.queries_per_episode(tc)).flops;
+    const std::int64_t writes = task.writes_per_episode(tc);
+    const double per_episode = entry.cost(c.memory, shape, Kernel::write_batch, 0, writes).flops +
+                               entry.cost(c.memory, shape, Kernel::read_batch, writes, task.queries_per_episode(tc)).flops;
     double episodes = static_cast<double>(task.test_episodes(tc));
     if (c.readout.name() == "probe") episodes += static_cast<double>(c.readout.integer("train"));
     return per_episode * episodes + 10.0 * static_cast<double>(size.param_floats + size.derived_floats);

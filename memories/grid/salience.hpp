@@ -1,13 +1,16 @@
 // memcap/memories/grid/salience.hpp — the step Δ a gated memory takes from a task's
 // declared salience feature (core/inputs.hpp), computed without training.
 //
-// Δ(v) = 1 − v_f² / ‖v‖² (0 for v = 0), f the value coordinate the task declares as its
-// salience feature: a filler token is e_f, so Δ = 0 and the write is skipped; a content
-// token has v_f = 0, so Δ = 1. Without a declared feature (random values: nothing tells
-// filler from content) Δ = 1 for every write. Used by every gated grid (selective, mamba2,
-// gated_deltanet, kda, rwkv7, gla with gate=salience): an input-dependent gate of an
-// untrained model has nothing else to depend on, and memcap never derives one from
-// random projections of random inputs.
+// Δ(v) = 0 when v_f ≠ 0 or v = 0, else 1; f is the value coordinate the task declares as
+// its salience feature. A token the task marks as filler or distractor carries the mark
+// on f (selective copying's blank is e_f; salient_recall's distractors are e_f + u), so
+// Δ = 0 and the write is skipped; a content token has v_f = 0 exactly, so Δ = 1 — the
+// gate a trained model saturates to when one input feature tells it what will be asked.
+// Without a declared feature (random values: nothing tells filler from content) Δ = 1 for
+// every write. Used by every gated grid (selective, mamba2, gated_deltanet, kda, rwkv7,
+// gla with gate=salience) and mesanet: an input-dependent gate of an untrained model has
+// nothing else to depend on, and memcap never derives one from random projections of
+// random inputs.
 #pragma once
 
 #include "core/types.hpp"
@@ -19,11 +22,10 @@ namespace memcap {
 
 inline float salience_step(const float* value, int d_value, const std::optional<int>& feature) {
     if (!feature) return 1.0f;
-    double norm2 = 0.0;
-    for (int i = 0; i < d_value; ++i) norm2 += static_cast<double>(value[i]) * value[i];
-    if (norm2 == 0.0) return 0.0f;
-    const double v = value[*feature];
-    return static_cast<float>(1.0 - v * v / norm2);
+    if (value[*feature] != 0.0f) return 0.0f;  // marked: filler or distractor
+    for (int i = 0; i < d_value; ++i)
+        if (value[i] != 0.0f) return 1.0f;
+    return 0.0f;  // v = 0 writes nothing
 }
 
 /// The weights of a batch of writes into a sum decayed by rho per full step, X ← rho^Δ X + Δ x:

@@ -14,11 +14,12 @@
 //               (salience|none), phi = proj (proj|dpfp), nu = 1.
 //               Minimum budget as `linear`.
 //
-// The gate, computed without training: Δ(x) = 1 − v_f² / ‖v‖² (0 for v = 0),
+// The gate, computed without training: Δ(x) = 0 when v_f ≠ 0 (or v = 0), else 1,
 // where f is the salience feature the task declares (InputDescription::
 // salience_feature, core/inputs.hpp): the value coordinate that marks a token's
-// class. Selective copying declares f = 0: its blank (noise) token is e₀, so
-// Δ = 0 and it is skipped; content codes have v₀ = 0, so Δ = 1. When the task
+// class (memories/grid/salience.hpp). Selective copying declares f = 0: its blank
+// (noise) token is e₀, so Δ = 0 and it is skipped; content codes have v₀ = 0, so
+// Δ = 1; salient_recall marks its distractors the same way. When the task
 // declares no salience feature (associative recall, lag recall, copying: random
 // values), the gate has nothing to select on and Δ = 1 for every write. gate=none
 // sets Δ = 1 for every write on every task: the same memory without selection

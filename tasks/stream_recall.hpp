@@ -1,0 +1,134 @@
+// memcap/tasks/stream_recall.hpp — where decays, overwrites and gates pay (beyond the essays).
+//
+// Three variants of associative recall whose streams hold more than the pairs asked
+// for. Keys and values are random unit codes as in assoc_recall; a query is its key
+// with the same optional noise (noise = σ per entry, or cosine = c: σ = √((1/c² − 1)/d));
+// a read is right when its nearest candidate is the target.
+//
+// recent_recall (n = W, the window) — the horizon of a fixed state.
+//   T = ratio · W distinct pairs are written; queries ask only for keys among the last W
+//   written. Lag ℓ = 1 is the newest pair, ℓ = W the oldest asked for. Every value
+//   written is a candidate (T of them, chance 1/T): returning an older pair's value is
+//   wrong. The lags 1..W are cut into `buckets` equal ranges (fewer when W < buckets);
+//   query i asks bucket i mod buckets, at a lag uniform within it, and its slot is the
+//   bucket's largest lag, so one cell's rows draw the recall-against-lag curve.
+//   Capacity along n is the largest window recalled at ≥ 0.9 over all its lags; the
+//   horizon of one curve is its last lag before the first bucket below 0.9 (what a
+//   sliding window of R rows gives exactly: R, at any W > R with buckets = W).
+//
+//   One episode, ratio = 2, W = 2 (T = 4):   write k1→v1 … k4→v4
+//     query k4 (slot = lag 1) → v4;  query k3 (slot = lag 2) → v3;  candidates v1..v4
+//
+// overwrite_recall (n = distinct keys) — replacing a value, not adding to it.
+//   n pairs are written; then r = max(1, round(rewrite · n)) of the keys, a uniform
+//   random subset, are written again, in a random order, each with a fresh value
+//   (writes n+1 … n+r). The right answer for a rewritten key is its latest value. Every
+//   value written is a candidate (n + r, chance 1/(n + r)), so the stale value is wrong.
+//   Query i asks an untouched key (slot 0) when i is even and a rewritten one (slot 1)
+//   when i is odd (all rewritten when r = n), targets drawn with replacement.
+//   The tie rule (Episode::tie_tolerance = 1e-4): a read whose squared distance to another
+//   candidate is within 1e-4 · (1 + 2‖r‖) of its squared distance to the target has not
+//   told them apart and is a miss, whichever the rounding puts nearer. A cache reading
+//   two copies of one key returns their exact midpoint; an additive memory, their sum —
+//   both equidistant from the latest and the stale value, and both scored wrong.
+//
+//   One episode, n = 3, rewrite = 0.34 (r = 1, key 1 drawn):
+//     write k0→v0, k1→v1, k2→v2, k1→v1'      candidates v0, v1, v2, v1'
+//     query k0 (slot 0) → v0;  query k1 (slot 1) → v1'
+//
+// salient_recall (n = marked pairs) — what a gate buys.
+//   n marked pairs and distractors · n distractor pairs, at uniformly random positions of
+//   the stream (a uniform n-subset of the n(1 + distractors) writes holds the marked
+//   ones). Marked values are random unit codes on coordinates 1..d−1 (coordinate 0 is
+//   0); a distractor's value is e₀ + u, u a random unit code on coordinates 1..d−1, so it
+//   carries as much content as a marked value plus the mark. The task declares
+//   coordinate 0 as its salience feature (core/inputs.hpp): a gated memory may skip what
+//   carries the mark. Queries ask only marked keys (drawn with replacement); the
+//   candidates are the n marked values (chance 1/n). Capacity counts marked pairs at
+//   the given distractor ratio.
+//
+// assoc_recall:passes=p (tasks/assoc_recall.hpp) writes its n pairs p times in order.
+//
+// Parameters: recent_recall  ratio = 8, buckets = 8, queries = 64, noise, cosine
+//             overwrite_recall  rewrite = 0.25, queries = 64, noise, cosine
+//             salient_recall  distractors = 3, queries = 32, noise, cosine
+// The pairs, the positions, the targets and the noise come from separate streams.
+#pragma once
+
+#include "tasks/task.hpp"
+
+namespace memcap {
+
+/// What the three share: the number of queries and the query noise.
+class StreamTask : public Task {
+public:
+    explicit StreamTask(Spec spec);
+    std::int64_t queries_per_episode(const TaskCell&) const override { return queries_; }
+
+protected:
+    /// noise and cosine both given is refused; the codes must differ (d >= 2, or d >= 3
+    /// when coordinate 0 is reserved).
+    void check_noise(const TaskCell& c) const;
+    /// The per-entry noise σ at this cell's width (from noise or cosine).
+    double sigma(const TaskCell& c) const;
+    /// Queries = unit(keys of the targets + σ z), from the stream `name`.
+    void make_queries(const TaskCell& c, const char* name, int split, std::int64_t index, const std::vector<int>& key_rows,
+                      Episode& e) const;
+    std::int64_t queries_;
+    double noise_, cosine_;
+};
+
+class RecentRecall final : public StreamTask {
+public:
+    explicit RecentRecall(Spec spec);
+    bool has_slots() const override { return true; }
+    double chance(const TaskCell& c) const override { return 1.0 / static_cast<double>(writes_per_episode(c)); }
+    std::int64_t writes_per_episode(const TaskCell& c) const override { return ratio_ * c.n; }
+    std::int64_t peak_bytes(const TaskCell& c) const override;
+    /// The lag buckets of window n: buckets (capped at n), bucket b = lags (⌊b n/B⌋, ⌊(b+1) n/B⌋].
+    std::int64_t buckets(const TaskCell& c) const { return std::min<std::int64_t>(buckets_, c.n); }
+
+protected:
+    void check_cell(const TaskCell& c) const override;
+    void fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t held, Episode& e) const override;
+
+private:
+    std::int64_t ratio_, buckets_;
+};
+
+class OverwriteRecall final : public StreamTask {
+public:
+    explicit OverwriteRecall(Spec spec);
+    bool has_slots() const override { return true; }
+    double chance(const TaskCell& c) const override { return 1.0 / static_cast<double>(writes_per_episode(c)); }
+    std::int64_t writes_per_episode(const TaskCell& c) const override { return c.n + rewrites(c); }
+    std::int64_t peak_bytes(const TaskCell& c) const override;
+    /// Keys written again: max(1, round(rewrite · n)), at most n.
+    std::int64_t rewrites(const TaskCell& c) const;
+
+protected:
+    void check_cell(const TaskCell& c) const override;
+    void fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t held, Episode& e) const override;
+
+private:
+    double rewrite_;
+};
+
+class SalientRecall final : public StreamTask {
+public:
+    explicit SalientRecall(Spec spec);
+    /// Random content keys; value coordinate 0 marks a distractor.
+    InputDescription inputs(const TaskCell& c) const override { return {c.d, c.d, false, 0}; }
+    double chance(const TaskCell& c) const override { return 1.0 / static_cast<double>(c.n); }
+    std::int64_t writes_per_episode(const TaskCell& c) const override { return c.n * (1 + distractors_); }
+    std::int64_t peak_bytes(const TaskCell& c) const override;
+
+protected:
+    void check_cell(const TaskCell& c) const override;
+    void fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t held, Episode& e) const override;
+
+private:
+    std::int64_t distractors_;
+};
+
+}  // namespace memcap
