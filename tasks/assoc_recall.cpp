@@ -13,7 +13,7 @@
 namespace memcap {
 
 AssocRecall::AssocRecall(Spec spec)
-    : Task(std::move(spec)), queries_(this->spec().integer("queries")), passes_(this->spec().integer("passes")), noise_(this->spec().real("noise")),
+    : Task(std::move(spec)), queries_(this->spec().integer("queries")), passes_(this->spec().has("passes") ? this->spec().integer("passes") : 1), noise_(this->spec().real("noise")),
       cosine_(this->spec().real("cosine")), control_(this->spec().text("control")),
       absent_(this->spec().has("absent") ? this->spec().real("absent") : 0.0),
       vocab_(this->spec().integer("vocab")), keys_(this->spec().text("keys")), steps_(this->spec().integer("steps")),

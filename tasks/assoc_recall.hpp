@@ -60,13 +60,14 @@
 //              A training episode queries every stored symbol once, in write order (so
 //              each step's gradient reaches every key written); test episodes draw
 //              `queries` targets as always.
-//   passes  = 1    p: the n pairs are written p times, in the same order (the context read
+//   passes  = none p: the n pairs are written p times, in the same order (the context read
 //                  again before the queries; Zoology's "just read twice"). The candidates stay
 //                  the n values. For a cache the copies cost budget; an additive memory adds
 //                  the same sum p times (its reads scale, its ranking does not change); the
 //                  delta rule at β = 1 runs p sweeps of the cyclic Kaczmarz iteration on
 //                  S φ(k_i) = v_i, which tends to the least-squares memory (docs/theory.md).
-//                  Not with keys=learned or control=structural_mask.
+//                  none (left out) writes them once. Not with keys=learned or
+//                  control=structural_mask.
 //   steps = 1000, lr = 0.01, temp = 0.1   keys=learned's Adam steps (one training
 //              episode each), learning rate and cross-entropy temperature.
 //

@@ -28,7 +28,7 @@ std::vector<TaskEntry> build_registry() {
           int_param("steps", "1000", "keys=learned: Adam steps, one training episode each", 1, 1e7),
           real_param("lr", "0.01", "keys=learned: Adam learning rate", 0.0, true, 1.0),
           real_param("temp", "0.1", "keys=learned: temperature of the cross-entropy over the n candidates", 0.0, true),
-          int_param("passes", "1", "p: the n pairs are written p times in order before the queries", 1, 1 << 16)},
+          optional_param(int_param("passes", "", "p: the n pairs are written p times in order before the queries; none: once", 1, 1 << 16))},
          "number of stored pairs", "essay 004 Part 3",
          [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<AssocRecall>(s); }},
         {"recent_recall", "the horizon: ratio*n pairs written, queries ask for the last n (the window); slot = lag bucket (its largest lag)",

@@ -127,7 +127,7 @@ void OverwriteRecall::fill(const TaskCell& c, Split split, std::int64_t index, s
     e.candidates = e.values;
     e.key_symbol.clear();
     e.query_norm.clear();
-    e.tie_tolerance = 1e-4f;
+    e.tie_tolerance = 0.01f;
     // query i: an untouched key (slot 0) when i is even and one is left, else a rewritten key
     // (slot 1) read at its latest value
     Rng targets = Rng::stream("overwrite_recall/targets", c.n, c.d, c.seed, sp, index);

@@ -26,11 +26,12 @@
 //   value written is a candidate (n + r, chance 1/(n + r)), so the stale value is wrong.
 //   Query i asks an untouched key (slot 0) when i is even and a rewritten one (slot 1)
 //   when i is odd (all rewritten when r = n), targets drawn with replacement.
-//   The tie rule (Episode::tie_tolerance = 1e-4): a read whose squared distance to another
-//   candidate is within 1e-4 · (1 + 2‖r‖) of its squared distance to the target has not
-//   told them apart and is a miss, whichever the rounding puts nearer. A cache reading
-//   two copies of one key returns their exact midpoint; an additive memory, their sum —
-//   both equidistant from the latest and the stale value, and both scored wrong.
+//   The tie rule (Episode::tie_tolerance = 0.01): a read r is right only when it is nearer
+//   its target t than every other candidate c by more than 1% of their squared separation,
+//   ‖r − c‖² − ‖r − t‖² > 0.01 ‖c − t‖² — for a read w·t + (1 − w)·c, a weight w above
+//   0.505. A cache reading two copies of one key returns their midpoint (w = 0.5 up to
+//   rounding, which a sharp softmax amplifies to a few parts in 10⁴); an additive memory
+//   returns their sum. Both are scored wrong, not by the rounding.
 //
 //   One episode, n = 3, rewrite = 0.34 (r = 1, key 1 drawn):
 //     write k0→v0, k1→v1, k2→v2, k1→v1'      candidates v0, v1, v2, v1'

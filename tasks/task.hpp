@@ -77,11 +77,13 @@ struct Episode {
     /// none), so the next episode of the cell rewrites only values and targets. An
     /// Episode handed back to fill_episode must not have been modified.
     std::uint64_t fixed_parts = 0;
-    /// The tie rule (0: none, every task but overwrite_recall): a read whose squared distance
-    /// to another candidate is within tie_tolerance · (1 + 2‖r‖) of its squared distance to
-    /// the target has not told them apart and counts as a miss, whichever the rounding puts
-    /// first. For tasks whose exact answer can sit midway between the right candidate and a
-    /// wrong one (a cache reading two copies of one key, an additive memory's sum).
+    /// The tie rule (0: none, every task but overwrite_recall): a read r is right only when
+    /// ‖r − c_j‖² − ‖r − c_t‖² > tie_tolerance · ‖c_j − c_t‖² for every other candidate c_j
+    /// (c_t its target). For a read between two candidates, r = w c_t + (1 − w) c_j, the left
+    /// side is (2w − 1) ‖c_j − c_t‖²: the read must put more than (1 + τ)/2 of its weight on
+    /// the target. For tasks whose exact answer can sit midway between the right candidate
+    /// and a wrong one (a cache reading two copies of one key, an additive memory's sum),
+    /// where rounding — amplified by a sharp softmax — would otherwise decide.
     float tie_tolerance = 0.0f;
 };
 

@@ -139,11 +139,11 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
             continue;
         }
         bool right = best == target;
-        if (right && e.tie_tolerance > 0.0f) {  // the tie rule (Episode::tie_tolerance): a near-tie is a miss
-            const float margin = e.tie_tolerance * (1.0f + 2.0f * reads.row(i).norm());
+        if (right && e.tie_tolerance > 0.0f)  // the tie rule (Episode::tie_tolerance): a near-tie is a miss
             for (Eigen::Index j = 0; j < scores.size() && right; ++j)
-                if (j != target && scores(j) - scores(target) <= margin) right = false;
-        }
+                if (j != target && scores(j) - scores(target) <=
+                                       e.tie_tolerance * (e.candidates.row(j) - e.candidates.row(target)).squaredNorm())
+                    right = false;
         if (decisions) decisions->push_back({dots(i, best), right ? Decision::PresentRight : Decision::PresentWrong});
         const int slot = e.slot[q];
         if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));

@@ -1,0 +1,229 @@
+// The tasks where decays, overwrites and gates pay (tasks/stream_recall.hpp, and
+// assoc_recall:passes): their episodes are what the header says; the sliding-window cache's
+// horizon is exactly B / (d_k + d_v); the delta rule at β = 1 reads a rewritten key's latest
+// value, and the tie rule scores the cache's midpoint as a miss; a gated memory stores more
+// marked pairs than its ungated special case, as many as the ungated one stores without
+// distractors; repeated delta passes are the Kaczmarz iteration that tends to least squares.
+#include "core/error.hpp"
+#include "support.hpp"
+
+#include <Eigen/Cholesky>
+
+#include <set>
+
+using namespace memcap;
+using memcap::test::measure;
+using memcap::test::measure_slots;
+using memcap::test::Run;
+
+namespace {
+
+std::unique_ptr<Task> task(const std::string& spec) { return make_task(parse_task_spec(spec)); }
+
+// Two rows hold the same bits.
+bool same(const RowMat& a, Eigen::Index i, const RowMat& b, Eigen::Index j) { return (a.row(i).array() == b.row(j).array()).all(); }
+
+}  // namespace
+
+TEST_CASE("recent_recall: ratio x n pairs, queries stratified over lag buckets of the last n", "[task][streams]") {
+    const auto t = task("recent_recall:ratio=4,buckets=4,queries=40");
+    const TaskCell c{10, 16, 3};
+    const Episode e = t->episode(c, Split::Test, 0);
+    REQUIRE(t->writes_per_episode(c) == 40);
+    REQUIRE(e.keys.rows() == 40);
+    REQUIRE(e.candidates.rows() == 40);
+    REQUIRE(t->chance(c) == Approx(1.0 / 40));
+    REQUIRE(e.target.size() == 40);
+    std::map<int, int> per_slot;
+    for (std::size_t i = 0; i < e.target.size(); ++i) {
+        const int lag = 40 - e.target[i];
+        const int k = static_cast<int>(i % 4), lo = k * 10 / 4, hi = (k + 1) * 10 / 4;  // buckets (0,2] (2,5] (5,7] (7,10]
+        CAPTURE(i, lag);
+        REQUIRE(lag > lo);
+        REQUIRE(lag <= hi);
+        REQUIRE(e.slot[i] == hi);
+        ++per_slot[e.slot[i]];
+        // noise-free: the query is its key
+        REQUIRE((e.queries.row(static_cast<Eigen::Index>(i)) - e.keys.row(e.target[i])).norm() < 1e-6);
+    }
+    REQUIRE(per_slot == std::map<int, int>{{2, 10}, {5, 10}, {7, 10}, {10, 10}});
+    // fewer lags than buckets: one bucket per lag
+    const Episode f = task("recent_recall:buckets=8,queries=3")->episode(TaskCell{3, 16, 0}, Split::Test, 0);
+    REQUIRE(f.slot == std::vector<int>{1, 2, 3});
+    REQUIRE(f.target == std::vector<int>{23, 22, 21});
+}
+
+TEST_CASE("overwrite_recall: rewritten keys are copies of stored keys, read at their latest value", "[task][streams]") {
+    const auto t = task("overwrite_recall:rewrite=0.25,queries=64");
+    const TaskCell c{16, 8, 1};
+    const Episode e = t->episode(c, Split::Test, 2);
+    REQUIRE(e.keys.rows() == 20);  // n + round(0.25 n)
+    REQUIRE(e.candidates.rows() == 20);
+    REQUIRE(e.tie_tolerance == 0.01f);
+    std::set<int> rewritten;
+    for (Eigen::Index r = 16; r < 20; ++r) {
+        int original = -1;
+        for (Eigen::Index i = 0; i < 16; ++i)
+            if (same(e.keys, r, e.keys, i)) original = static_cast<int>(i);
+        REQUIRE(original >= 0);
+        REQUIRE(rewritten.insert(original).second);  // four distinct keys
+        REQUIRE_FALSE(same(e.values, r, e.values, original));  // a fresh value
+    }
+    for (std::size_t q = 0; q < e.target.size(); ++q) {
+        CAPTURE(q);
+        REQUIRE(e.slot[q] == static_cast<int>(q % 2));
+        const int target = e.target[q];
+        if (e.slot[q] == 0) {
+            REQUIRE(target < 16);
+            REQUIRE(rewritten.count(target) == 0);
+        } else {
+            REQUIRE(target >= 16);
+        }
+        REQUIRE((e.queries.row(static_cast<Eigen::Index>(q)) - e.keys.row(target)).norm() < 1e-6);
+    }
+    // every key rewritten: every query asks a rewritten key
+    const Episode all = task("overwrite_recall:rewrite=1,queries=6")->episode(TaskCell{3, 8, 0}, Split::Test, 0);
+    REQUIRE(all.slot == std::vector<int>(6, 1));
+}
+
+TEST_CASE("salient_recall: marked values are 0 on coordinate 0, distractors e0 + u, and only marked keys are asked", "[task][streams]") {
+    const auto t = task("salient_recall:distractors=3,queries=50");
+    const TaskCell c{12, 9, 4};
+    REQUIRE(t->inputs(c).salience_feature == std::optional<int>(0));
+    const Episode e = t->episode(c, Split::Test, 0);
+    REQUIRE(e.keys.rows() == 48);
+    REQUIRE(e.candidates.rows() == 12);
+    std::vector<int> marked;
+    for (Eigen::Index i = 0; i < 48; ++i) {
+        const float mark = e.values(i, 0);
+        REQUIRE((mark == 0.0f || mark == 1.0f));
+        REQUIRE(e.values.row(i).tail(8).norm() == Approx(1.0).margin(1e-5));
+        if (mark == 0.0f) marked.push_back(static_cast<int>(i));
+    }
+    REQUIRE(marked.size() == 12);
+    for (std::size_t j = 0; j < marked.size(); ++j) REQUIRE(same(e.candidates, static_cast<Eigen::Index>(j), e.values, marked[j]));
+    for (std::size_t q = 0; q < e.target.size(); ++q)
+        REQUIRE((e.queries.row(static_cast<Eigen::Index>(q)) - e.keys.row(marked[static_cast<std::size_t>(e.target[q])])).norm() < 1e-6);
+}
+
+TEST_CASE("assoc_recall:passes=p writes the same n pairs p times in order; targets and candidates unchanged", "[task][streams]") {
+    const TaskCell c{7, 16, 2};
+    const Episode once = task("assoc_recall")->episode(c, Split::Test, 1);
+    const Episode thrice = task("assoc_recall:passes=3")->episode(c, Split::Test, 1);
+    REQUIRE(thrice.keys.rows() == 21);
+    for (Eigen::Index p = 0; p < 3; ++p)
+        for (Eigen::Index i = 0; i < 7; ++i) {
+            REQUIRE(same(thrice.keys, p * 7 + i, once.keys, i));
+            REQUIRE(same(thrice.values, p * 7 + i, once.values, i));
+        }
+    REQUIRE(thrice.target == once.target);
+    REQUIRE(thrice.candidates == once.candidates);
+    REQUIRE(thrice.queries == once.queries);
+}
+
+TEST_CASE("the stream tasks refuse bad settings with one line naming them", "[task][streams]") {
+    REQUIRE_THROWS_WITH(parse_task_spec("recent_recall:ratio=0"), Catch::Contains("ratio"));
+    REQUIRE_THROWS_WITH(parse_task_spec("recent_recall:buckets=-1"), Catch::Contains("buckets"));
+    REQUIRE_THROWS_WITH(parse_task_spec("overwrite_recall:rewrite=0"), Catch::Contains("rewrite"));
+    REQUIRE_THROWS_WITH(parse_task_spec("overwrite_recall:rewrite=nan"), Catch::Contains("rewrite"));
+    REQUIRE_THROWS_WITH(parse_task_spec("salient_recall:distractors=-2"), Catch::Contains("distractors"));
+    REQUIRE_THROWS_WITH(parse_task_spec("assoc_recall:passes=0"), Catch::Contains("passes"));
+    REQUIRE_THROWS_AS(task("salient_recall")->check(TaskCell{4, 1, 0}), UsageError);
+    REQUIRE_THROWS_WITH(task("recent_recall:noise=0.1,cosine=0.7")->check(TaskCell{4, 8, 0}), Catch::Contains("both set"));
+    REQUIRE_THROWS_WITH(task("assoc_recall:passes=2,vocab=8,keys=learned")->check(TaskCell{4, 8, 0}), Catch::Contains("passes"));
+    REQUIRE_THROWS_WITH(task("assoc_recall:passes=2,control=structural_mask")->check(TaskCell{4, 8, 0}), Catch::Contains("passes"));
+}
+
+TEST_CASE("the sliding-window cache's horizon is exactly B / (d_k + d_v): every lag within it recalled, none beyond",
+          "[task][streams][softmax]") {
+    // a sharp softmax (one key dominates) and no query noise: the cache holds the last R pairs
+    for (const auto& [budget, d] : {std::pair<std::int64_t, int>{1024, 32}, {4096, 16}}) {
+        const std::int64_t rows = budget / (2 * d);  // 16 and 128
+        const std::int64_t window = 2 * rows;
+        CAPTURE(budget, d, rows);
+        const auto slots = measure_slots(Run("softmax:beta=1000",
+                                             "recent_recall:ratio=2,buckets=" + std::to_string(window) + ",queries=" +
+                                                 std::to_string(4 * window),
+                                             window, 3, budget, d));
+        REQUIRE(static_cast<std::int64_t>(slots.size()) == window);
+        std::int64_t horizon = 0;
+        for (const auto& [lag, m] : slots) {
+            CAPTURE(lag, m.mean);
+            if (lag <= rows) REQUIRE(m.mean == 1.0);
+            else REQUIRE(m.mean == 0.0);
+            if (m.mean >= 0.9 && lag == horizon + 1) horizon = lag;
+        }
+        REQUIRE(horizon == rows);
+    }
+}
+
+TEST_CASE("overwrites: the delta rule at beta = 1 reads a rewritten key's latest value; a sum and a midpoint are misses",
+          "[task][streams][delta]") {
+    for (const std::int64_t n : {8, 32}) {
+        CAPTURE(n);
+        // At β = 1 and unit keys a write sets S φ(k) = v exactly; the later writes' crosstalk at
+        // d = 64 is small beside it.
+        const auto delta = measure_slots(Run("delta:beta=1", "overwrite_recall", n, 20));
+        REQUIRE(delta.at(1).mean >= 0.99);
+        REQUIRE(delta.at(0).mean >= 0.99);
+        // The grid adds the two values: equidistant from both, so right only as often as crosstalk
+        // breaks the tie towards the latest one (about half): far below the delta rule.
+        const auto linear = measure_slots(Run("linear", "overwrite_recall", n, 20));
+        REQUIRE(linear.at(0).mean >= 0.99);
+        REQUIRE(linear.at(1).mean + 3.0 * linear.at(1).se() < delta.at(1).mean);
+        REQUIRE(linear.at(1).mean < 0.5 + 3.0 * linear.at(1).se());
+        // The cache without a budget holds both copies under one key and returns their midpoint:
+        // the tie rule scores it a miss every time (rounding alone would call about half right).
+        const auto cache = measure_slots(Run("softmax:beta=10000", "overwrite_recall", n, 20));
+        REQUIRE(cache.at(0).mean == 1.0);
+        REQUIRE(cache.at(1).mean == 0.0);
+    }
+}
+
+TEST_CASE("salient pairs: a gate that skips the marked distractors stores more marked pairs than the same grid without it",
+          "[task][streams][selective]") {
+    // 4096 floats, d = 32: the grid is 32 x 128. Three distractors per marked pair.
+    for (const std::int64_t n : {32, 64}) {
+        CAPTURE(n);
+        const auto gated = measure(Run("selective:rho=1", "salient_recall", n, 20, 4096, 32));
+        const auto plain = measure(Run("linear", "salient_recall", n, 20, 4096, 32));
+        CAPTURE(gated.mean, gated.se(), plain.mean, plain.se());
+        REQUIRE(gated.mean - 3.0 * gated.se() > plain.mean + 3.0 * plain.se());  // intervals apart
+        // what the gate buys is the distractors' crosstalk: gated, the grid reads as it does with
+        // only the n marked pairs written (associative recall at n), within sampling error
+        const auto alone = measure(Run("linear", "assoc_recall", n, 20, 4096, 32));
+        CAPTURE(alone.mean, alone.se());
+        REQUIRE(std::abs(gated.mean - alone.mean) <= 3.0 * std::sqrt(gated.se() * gated.se() + alone.se() * alone.se()));
+        // gate=none is the ungated grid (ρ = 1): it pays for the distractors as `linear` does
+        const auto ablated = measure(Run("selective:rho=1,gate=none", "salient_recall", n, 20, 4096, 32));
+        REQUIRE(ablated.mean == Approx(plain.mean).margin(1e-12));
+    }
+}
+
+TEST_CASE("passes: p delta sweeps at beta = 1 are cyclic Kaczmarz, tending to the least-squares (minimum-norm) memory",
+          "[task][streams][delta]") {
+    // n = 48 unit keys in d = 64 (natural size: φ is the identity): S K = V has exact solutions, and
+    // Kaczmarz from S = 0 converges to the minimum-norm one, S* = Vᵀ (K Kᵀ)⁻¹ K, geometrically.
+    const int n = 48, d = 64;
+    const auto t = task("assoc_recall:queries=48");
+    const Episode e = t->episode(TaskCell{n, d, 5}, Split::Test, 0);
+    const Eigen::MatrixXd k = e.keys.cast<double>(), v = e.values.cast<double>();
+    const Eigen::MatrixXd gram = k * k.transpose();
+    const Eigen::MatrixXd star = v.transpose() * gram.llt().solve(k);  // d_v x d_k
+    const Eigen::MatrixXd want = e.queries.cast<double>() * star.transpose();
+    double last = 1e300;
+    for (const int passes : {1, 2, 4, 8, 16, 64, 256}) {
+        auto m = make_memory(parse_memory_spec("delta:beta=1"), MemoryShape(t->inputs(TaskCell{n, d, 5}), std::nullopt), 5);
+        for (int p = 0; p < passes; ++p) m->write_batch(e.keys, e.values);
+        RowMat reads(e.queries.rows(), d);
+        m->read_batch(e.queries, reads, ReadOptions{});
+        const double err = (reads.cast<double>() - want).norm() / want.norm();
+        CAPTURE(passes, err);
+        REQUIRE(err < last);  // every sweep moves toward least squares
+        last = err;
+    }
+    REQUIRE(last < 1e-3);
+    // the task writes the same sweeps: passes = 16 reads what 16 write_batch calls read
+    const auto by_task = measure(Run("delta:beta=1", "assoc_recall:passes=16", 64, 10));
+    REQUIRE(by_task.mean >= 0.99);
+}
