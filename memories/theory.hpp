@@ -11,6 +11,7 @@
 //   crosstalk.hpp        the linear grid and the softmax cache (sections 2 and 3);
 //   keysets.hpp          the grid's recall as a function of its key set (section 4);
 //   chains.hpp           chained lookups with cleanup;
+//   forgetting.hpp       a recent pair in a long stream: the sliding window's and a decayed grid's horizon;
 //   recall_model.hpp     a model as a backend's table entry declares it;
 //   capacity.hpp         each model's capacity at a budget.
 #pragma once
@@ -18,6 +19,7 @@
 #include "memories/theory/capacity.hpp"
 #include "memories/theory/chains.hpp"
 #include "memories/theory/crosstalk.hpp"
+#include "memories/theory/forgetting.hpp"
 #include "memories/theory/hrr.hpp"
 #include "memories/theory/keysets.hpp"
 #include "memories/theory/recall_model.hpp"

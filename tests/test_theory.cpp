@@ -156,3 +156,37 @@ TEST_CASE("theory: softmax cache at strong noise and moderate beta is a lower bo
     REQUIRE(model <= m.mean + 3 * m.se());
     REQUIRE(model >= m.mean - 0.02 - 3 * m.se());
 }
+
+TEST_CASE("forgetting: the window's horizon is its rows; the decayed grid's model falls with the lag and meets the grid's at decay 1",
+          "[theory][streams]") {
+    REQUIRE(theory::window_horizon(1024, 32, 32) == 16);
+    REQUIRE(theory::window_horizon(16384, 8, 8) == 1024);
+    REQUIRE(theory::window_horizon(15, 8, 8) == 0);
+    // at γ = 1 every lag reads alike, and the Gaussian scores are a little pessimistic beside the
+    // exact sphere geometry of grid_recall (lighter tails): within 0.12, never above it
+    for (const std::int64_t writes : {16, 32, 64, 128})
+        for (const int d : {32, 64}) {
+            CAPTURE(writes, d);
+            const double exact = theory::grid_recall(writes, d);
+            const double first = theory::decayed_grid_recall(1, writes, 1.0, d, d);
+            REQUIRE(first == Approx(theory::decayed_grid_recall(writes, writes, 1.0, d, d)).margin(1e-12));
+            REQUIRE(first <= exact + 1e-3);
+            REQUIRE(first >= exact - 0.12);
+        }
+    // a decay: recall falls with the lag, and a slower decay reaches further back
+    double last = 1.0;
+    for (const std::int64_t lag : {1, 5, 10, 20, 40, 80}) {
+        const double p = theory::decayed_grid_recall(lag, 512, 0.97, 64, 64);
+        REQUIRE(p <= last + 1e-12);
+        last = p;
+    }
+    REQUIRE(last < 0.05);
+    const auto h90 = theory::decayed_grid_horizon(512, 0.9, 64, 64), h97 = theory::decayed_grid_horizon(512, 0.97, 64, 64),
+               h99 = theory::decayed_grid_horizon(512, 0.99, 64, 64);
+    CAPTURE(h90, h97, h99);
+    REQUIRE(h90 < h97);
+    REQUIRE(h97 < h99);
+    REQUIRE(theory::decayed_grid_horizon(512, 1.0, 64, 64) == 0);  // undecayed, 512 pairs drown every lag at d = 64
+    REQUIRE_THROWS_AS(theory::decayed_grid_recall(0, 8, 0.9, 8, 8), std::invalid_argument);
+    REQUIRE_THROWS_AS(theory::decayed_grid_recall(1, 8, 1.5, 8, 8), std::invalid_argument);
+}

@@ -7,6 +7,7 @@
 #include "memories/registry.hpp"
 #include "memories/theory/capacity.hpp"
 #include "memories/theory/chains.hpp"
+#include "memories/theory/forgetting.hpp"
 #include "memories/theory/recall_model.hpp"
 
 #include <algorithm>
@@ -133,6 +134,70 @@ TheoryTables theory_tables(const TheoryOptions& o) {
     std::string predictions = header_line(prediction_columns());
     std::set<Noise> noises;
     std::set<std::int64_t> budgets;
+    // recent_recall rows (a lag bucket each): the sliding window's horizon and the decayed
+    // grid's model (memories/theory/forgetting.hpp), for the cache with a budget, `linear` and
+    // `retnet`; every other memory has none there.
+    const auto recent_row = [&](const std::vector<std::string>& f, const std::string& at, bool record) {
+        const std::string& task = f[col["task_spec"]];
+        const std::string& memory = f[col["memory_spec"]];
+        const std::string name = name_of(memory);
+        if (name != "softmax" && name != "sliding_window" && name != "linear" && name != "retnet") return;
+        if (name_of(f[col["readout"]]) != "native" || f[col["slot"]].empty()) return;
+        const auto tp = spec_params(task, at);
+        Noise noise;
+        noise.sigma = spec_real(tp, "noise", 0, at);
+        noise.cosine = spec_real(tp, "cosine", 1, at);
+        const int d = static_cast<int>(int_field(f[col["d"]], "d", at));
+        const std::int64_t n = int_field(f[col["n"]], "n", at);
+        const std::int64_t hi = int_field(f[col["slot"]], "slot", at);
+        const std::int64_t writes = n * static_cast<std::int64_t>(spec_real(tp, "ratio", 8, at));
+        const std::int64_t buckets = std::min<std::int64_t>(static_cast<std::int64_t>(spec_real(tp, "buckets", 8, at)), n);
+        std::int64_t lo = 0;  // the bucket whose largest lag is hi: (⌊b n/B⌋, ⌊(b+1) n/B⌋]
+        for (std::int64_t b = 0; b < buckets; ++b)
+            if ((b + 1) * n / buckets == hi) lo = b * n / buckets;
+        const std::string& budget_text = f[col["budget_floats"]];
+        const std::optional<std::int64_t> budget =
+            budget_text.empty() ? std::nullopt : std::optional<std::int64_t>(int_field(budget_text, "budget_floats", at));
+        const Spec spec = parse_memory_spec(memory);
+        std::string model, applies, note;
+        std::optional<theory::ModelCall> call;
+        if (name == "softmax" || name == "sliding_window") {
+            if (!budget) return;  // without a budget the cache never evicts: no horizon
+            const std::int64_t rows = theory::window_horizon(*budget, d, d);
+            model = "window_horizon", applies = "approx";
+            note = "the last " + std::to_string(rows) + " pairs held: lags <= " + std::to_string(rows) +
+                   " read as a sharp softmax without noise does (1), older ones are gone (0)";
+            const double inside = static_cast<double>(std::clamp<std::int64_t>(rows - lo, 0, hi - lo)) / static_cast<double>(hi - lo);
+            call = theory::ModelCall{"window_horizon", {static_cast<double>(rows), static_cast<double>(lo), static_cast<double>(hi)},
+                                     [inside] { return inside; }};
+        } else {
+            const double gamma = name == "retnet" ? spec.real("gamma") : 1.0;
+            // φ = unit(P k) of d-wide keys spans at most d dimensions: a wider map does not make the
+            // features' overlaps smaller than a d-wide key's (variance 1/d)
+            const std::int64_t d_phi = std::min<std::int64_t>(memory_size(spec, MemoryShape(d, d, budget)).dim("d_phi"), d);
+            model = "decayed_grid_bucket", applies = "approx";
+            note = "Gaussian scores, gamma=" + format_sig(gamma) + ", effective d_phi=min(d_phi, d)=" + std::to_string(d_phi) +
+                   (noise.cosine < 1 || noise.sigma > 0 ? "; query noise as a cosine on the signal only" : "");
+            const double c = noise.cosine < 1 ? noise.cosine : (noise.sigma > 0 ? 1.0 / std::sqrt(1.0 + noise.sigma * noise.sigma * d) : 1.0);
+            call = theory::ModelCall{"decayed_grid_bucket",
+                                     {static_cast<double>(lo), static_cast<double>(hi), static_cast<double>(writes), gamma,
+                                      static_cast<double>(d_phi), static_cast<double>(d), c},
+                                     [=] { return theory::decayed_grid_bucket(lo, hi, writes, gamma, d_phi, d, c); }};
+        }
+        const double p = models.value(*call);
+        if (record) return;
+        CsvRecord r(prediction_columns());
+        const std::string& tuned = f[col["tuned"]];
+        r.set("memory_spec", memory).set("task_spec", task).set("budget_floats", budget_text)
+            .set("state_floats", f[col["state_floats"]]).set("d", f[col["d"]]).set("n", f[col["n"]]).set("tuned", tuned)
+            .set("slot", f[col["slot"]]).set("frame", tuned.empty() ? "fixed" : "frontier")
+            .set("noise_sigma", format_sig(noise.sigma_at(d))).set("model", model).set("applies", applies).set("note", note);
+        const double mean = real_field(f[col["accuracy_mean_frac"]], "accuracy_mean_frac", at);
+        const double se = real_field(f[col["accuracy_se_frac"]], "accuracy_se_frac", at);
+        r.set("measured_mean_frac", frac(mean)).set("measured_se_frac", frac(se));
+        r.set("model_accuracy_frac", frac(p)).set("residual_points", format_sig(100 * (p - mean))).set("residual_se", format_sig((p - mean) / se));
+        predictions += r.line();
+    };
     const auto rows = [&](bool record) {
         models.record(record);
         std::size_t lineno = 1;
@@ -144,8 +209,15 @@ TheoryTables theory_tables(const TheoryOptions& o) {
             if (f.size() != col.count())
                 throw UsageError(at + ": " + std::to_string(f.size()) + " fields, expected " + std::to_string(col.count()));
             const std::string& task = f[col["task_spec"]];
+            if (name_of(task) == "recent_recall") {
+                recent_row(f, at, record);
+                continue;
+            }
             if (name_of(task) != "assoc_recall" && name_of(task) != "chain_recall") continue;
             const auto tp = spec_params(task, at);
+            // a context written more than once: the models are of one pass (docs/theory.md §7
+            // gives the delta rule's passes as a Kaczmarz iteration, without a recall model)
+            if (tp.count("passes") && tp.at("passes") != "1") continue;
             if (tp.count("control") && tp.at("control") != "none") continue;
             if (tp.count("absent")) continue;  // the models score present queries of a task without absent ones
             // chain_recall with cleanup: the one-hop model compounded over the row's hop

@@ -5,8 +5,9 @@
     memcap_report.build(REPORTS_DIR)                        the same from Python
 
 One module per part of the report: frontier (every memory at its best width), essay (the
-essays' d = 64 frame), reproduce (the essays reproduced), chains, abstention and
-learned_keys (the committed studies, each left out when its CSVs are not there); theory
+essays' d = 64 frame), reproduce (the essays reproduced), modern (today's recurrent memories), streams (where decays,
+overwrites and gates pay), chains, abstention and learned_keys (the committed studies, each left out
+when its CSVs are not there); theory
 (`memcap theory` beside the measurements), capacity (the capacity table) and common (CSV
 reading, the canonical spec strings, the capacity rule, colours) serve them; report puts
 them together. Every number and every sentence is a deterministic function of the CSVs
@@ -30,11 +31,16 @@ Reads (written by scripts/reports.sh):
   reproduce/reproduction.csv             essay vs measured
   chains/chains_summary.csv,             (optional) the chained-lookup and "nothing fits" studies
   abstention/abstention_summary.csv      (scripts/sweeps/chains.ini, abstention.ini)
+  modern/modern_summary.csv              (optional) today's recurrent memories (scripts/sweeps/modern.ini)
+  streams/streams_summary.csv            (optional) recent_recall, overwrite_recall, salient_recall and
+                                         assoc_recall:passes (scripts/sweeps/streams.ini), with its
+                                         manifest streams/streams.csv.manifest.json (race candidates)
   learned_keys/                          (optional) the learned-keys study (its README.md)
 Writes:
   capacity_table.csv                     one row per frame, memory, task (and noise) and budget:
     memory_spec         the memory; in the frontier the tuned keys read `best` (softmax:beta=best)
-    task, readout       the task's name, the readout's name
+    task, readout       the task's name (with the parameters, other than the noise, in which the
+                        sweep's variants of it differ: assoc_recall:passes=2), the readout's name
     budget_floats       floats of state
     capacity_axis       n (stored pairs), lag (lag recall) or L (copying)
     capacity_at_0.9     the rule of common.capacity: the largest n with mean accuracy >= 0.9

@@ -4,11 +4,14 @@ listed in the package's docstring)."""
 import csv
 from collections import OrderedDict, defaultdict
 
-from .common import THRESHOLD, capacity, fit_exponent, fnum, frontier_spec, has_noise, noise_key, tuned_keys
+from .common import (THRESHOLD, base, capacity, fit_exponent, fnum, frontier_spec, has_noise, noise_key, task_labels,
+                     tuned_keys)
 
 
 def capacity_points(task, rs):
-    """(points, axis, row at each x): the capacity axis of a task and mean accuracy along it."""
+    """(points, axis, row at each x): the capacity axis of a task (its name) and mean accuracy along
+    it. Along n, the rows of one n (a task with slots: recent_recall's lag buckets,
+    overwrite_recall's untouched and rewritten keys) are averaged, as `memcap report` does."""
     at = {}
     if task in ("lag_recall",):
         pts = [(int(r["slot"]), fnum(r["accuracy_mean_frac"])) for r in rs]
@@ -21,24 +24,29 @@ def capacity_points(task, rs):
             per_n[int(r["n"])].append(fnum(r["accuracy_mean_frac"]))
             at.setdefault(int(r["n"]), r)
         return [(n, sum(v) / len(v)) for n, v in per_n.items()], "L", at
+    per_n = OrderedDict()
     for r in rs:
+        per_n.setdefault(int(r["n"]), []).append(fnum(r["accuracy_mean_frac"]))
         at.setdefault(int(r["n"]), r)
-    return [(int(r["n"]), fnum(r["accuracy_mean_frac"])) for r in rs], "n", at
+    return [(n, sum(v) / len(v)) for n, v in per_n.items()], "n", at
 
 
 def capacity_rows(summary, frame):
     """The capacity table's rows of one frame, and the fitted exponents, keyed
     (frame, memory_spec, task, noise, readout). In the frontier a memory is its spec with
-    the tuned keys read `best`, gathering the rows whose chosen width (and beta) differ by n."""
+    the tuned keys read `best`, gathering the rows whose chosen width (and beta) differ by n.
+    A task is its label (common.task_labels): variants differing in a parameter other than the
+    noise (assoc_recall:passes=2 beside passes=1) are separate rows; one variant is its name."""
     groups = OrderedDict()
+    labels = task_labels(r["task_spec"] for r in summary)
     for r in summary:
         mem = frontier_spec(r["memory_spec"], r["tuned"]) if frame == "frontier" else r["memory_spec"]
-        key = (mem, r["task_spec"].split(":")[0], noise_key(r["task_spec"]) if has_noise(r["task_spec"]) else "",
+        key = (mem, labels[r["task_spec"]], noise_key(r["task_spec"]) if has_noise(r["task_spec"]) else "",
                r["readout"].split(":")[0], int(r["budget_floats"]))
         groups.setdefault(key, []).append(r)
     rows, top = [], {}
     for (mem, task, noise, readout, budget), rs in groups.items():
-        pts, what, at = capacity_points(task, rs)
+        pts, what, at = capacity_points(base(task), rs)
         cap = capacity(pts, what)
         top[(frame, mem, task, noise, readout)] = max(p[0] for p in pts)
         where = at.get(cap) if cap is not None else None

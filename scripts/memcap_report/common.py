@@ -130,6 +130,30 @@ def noise_key(task_spec):
     return "cosine=" + param(task_spec, "cosine")
 
 
+NOISE_KEYS = ("noise", "cosine")
+
+
+def task_labels(specs):
+    """{task spec: label} for the task specs given: the task's name, followed by the parameters
+    other than the query noise (noise, cosine) whose values differ between the given specs of
+    that task, in spec order — "assoc_recall:passes=2" beside "assoc_recall:passes=1" — so that
+    variants of a task are never merged into one series; the bare name when the specs of the task
+    agree on every such parameter (one variant, at any number of noise levels). A parameter some
+    specs lack (an older memcap) counts as differing, and is left out of the labels that lack it."""
+    by = OrderedDict()
+    for s in OrderedDict.fromkeys(specs):
+        by.setdefault(base(s), []).append(s)
+    out = {}
+    for task, ss in by.items():
+        params = [spec_params(s) for s in ss]
+        keys = OrderedDict.fromkeys(k for p in params for k in p if k not in NOISE_KEYS)
+        varying = [k for k in keys if len({p.get(k) for p in params}) > 1]
+        for s, p in zip(ss, params):
+            parts = ["%s=%s" % (k, p[k]) for k in varying if k in p]
+            out[s] = task + (":" + ",".join(parts) if parts else "")
+    return out
+
+
 def has_noise(task_spec):
     p = spec_params(task_spec)
     return "noise" in p or "cosine" in p

@@ -37,8 +37,10 @@ import sys
 import tempfile
 from collections import OrderedDict
 
+from . import streams
 from .common import (CYCLE, SUMMARY_COLUMNS, THRESHOLD, ReportError, base, capacity, fnum, frontier_spec, has_noise,
-                     memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se, spec_params, style, tuned_keys)
+                     memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se, spec_params, style,
+                     task_labels, tuned_keys)
 
 RESULT_COLUMNS = ("memory_spec", "task_spec", "readout", "budget_floats", "d", "n", "seed", "accuracy_frac", "status",
                   "tuned")
@@ -46,6 +48,8 @@ TABLE_COLUMNS = ["memory", "memory_spec", "task", "noise", "readout", "budget_fl
                  "largest_tried", "d_at_capacity", "tuned_at_capacity", "capacity_per_float"]
 RULE = ("Capacity is the largest n (stored pairs) with mean accuracy over seeds ≥ %g; a smaller n may miss. "
         "Along a lag or a copy length (lag recall, copying), the last one before the first miss." % THRESHOLD)
+# Tasks whose slots name parts of the task read on their own too: {task: {slot: part}}.
+SLOT_PARTS = {"overwrite_recall": OrderedDict([("0", "untouched"), ("1", "rewritten")])}
 
 
 # ------------------------------------------------------------------ input
@@ -149,12 +153,25 @@ def points(rows):
     return [(n, sum(fnum(r["accuracy_mean_frac"]) for r in rs) / len(rs), rs[0]) for n, rs in per.items()], axis
 
 
+def task_label(rows):
+    """{task spec: the task as the tables name it} (common.task_labels: a variant differing in a
+    parameter other than the noise is its own task, "assoc_recall:passes=2")."""
+    return task_labels(r["task_spec"] for r in rows)
+
+
 def capacity_table(rows):
-    """The capacity rows, one per series, task, noise and budget, in order of first appearance."""
+    """The capacity rows, one per series, task (its label), noise and budget, in order of first
+    appearance; a task of SLOT_PARTS has a row per part beside its own ("overwrite_recall (rewritten)":
+    the capacity on that slot's rows alone)."""
+    labels = task_label(rows)
     groups = OrderedDict()
     for r in rows:
-        key = series_key(r) + (base(r["task_spec"]), row_noise(r), r["budget_floats"])
+        task = labels[r["task_spec"]]
+        key = series_key(r) + (task, row_noise(r), r["budget_floats"])
         groups.setdefault(key, []).append(r)
+        part = SLOT_PARTS.get(base(r["task_spec"]), {}).get(r["slot"])
+        if part:
+            groups.setdefault(series_key(r) + ("%s (%s)" % (task, part), row_noise(r), r["budget_floats"]), []).append(r)
     out = []
     for (name, spec, width, readout, task, noise, budget), rs in groups.items():
         pts, axis = points(rs)
@@ -253,6 +270,29 @@ def frontier_figure(task, caps, tcaps, colour, path):
     save(fig, path)
 
 
+LAG_TASKS = ("recent_recall",)  # tasks whose slots are lags of a window n: a recall-against-lag figure too
+
+
+def lag_figure(task, noise, rows, colour, path):
+    """Recall against lag (± 1 SE), one panel per budget, one line per series at the largest window (n)
+    it was measured at (streams.lag_figure draws); False (nothing drawn) when no row has a lag."""
+    budgets = list(OrderedDict((r["budget_floats"], 1) for r in rows))
+    panels = []
+    for b in budgets:
+        at = [r for r in rows if r["budget_floats"] == b]
+        lines = []
+        for series in OrderedDict((series_key(r), 1) for r in at):
+            w, cell = streams.at_largest_window([r for r in at if series_key(r) == series])
+            if w is not None:
+                lines.append(("%s (W=%d)" % (label(series), w), colour[series], streams.lag_curve(cell)))
+        panels.append(("B = %s floats" % (b or "natural"), lines))
+    if not any(lines for _, lines in panels):
+        return False
+    streams.lag_figure([panels], path, "%s%s: recall against lag at the largest window (± 1 SE)" %
+                       (task, ", " + noise_words(noise) if noise else ""))
+    return True
+
+
 def exact_models(preds):
     """`memcap theory`'s accuracy per (memory_spec, task_spec, budget, d, n) where its model applies exactly."""
     return {(t["memory_spec"], t["task_spec"], t["budget_floats"], t["d"], t["n"]): fnum(t["model_accuracy_frac"])
@@ -332,12 +372,36 @@ ACCURACY_HEADER = ["memory", "memory_spec", "task", "noise", "budget_floats", "d
                    "errors", "accuracy_mean", "accuracy_se"]
 
 
-def write_pages(stage, title, named, caps, rows, figures, theory_note):
+def rule_notes(rows, caps):
+    """What the rule says beyond RULE for the tasks present ("" for a sweep without slotted tasks or
+    task variants): slots averaged per n, overwrite_recall's slot rows, variants as separate rows."""
+    notes = []
+    slotted = sorted({base(r["task_spec"]) for r in rows if r["slot"] != ""
+                      and base(r["task_spec"]) not in ("lag_recall", "copying", "selective_copying")})  # RULE's
+    if slotted:
+        notes.append("The rows of one n whose slots differ (%s) are read on their mean." % ", ".join(slotted))
+    parts = [t for t in SLOT_PARTS if any(" (" in c["task"] and base(c["task"].split(" (")[0]) == t for c in caps)]
+    if parts:
+        notes.append("%s: the capacity on one slot's rows alone (%s)." % (
+            ", ".join("%s (%s)" % (t, " / ".join(SLOT_PARTS[t].values())) for t in parts),
+            "; ".join("slot %s: %s" % kv for t in parts for kv in SLOT_PARTS[t].items())))
+    variants = [c["task"] for c in caps if ":" in c["task"]]
+    if variants:
+        notes.append("Variants of a task that differ in a parameter other than the noise are separate rows, named "
+                     "by it (%s)." % variants[0].split(" (")[0])
+    if any(base(r["task_spec"]) in LAG_TASKS for r in rows):
+        notes.append("recent_recall: capacity is the largest window W; lag_*.png draws recall against lag (slot: the "
+                     "largest lag of a bucket) at the largest W each series was measured at.")
+    return " ".join(notes)
+
+
+def write_pages(stage, title, named, caps, rows, figures, theory_note, notes=""):
     shown = [c for c in caps]
     cap_rows = [[c[k] for k in TABLE_COLUMNS] for c in shown]
     sources = ", ".join("`%s`" % os.path.basename(n) for n in named)
+    rule = RULE + (" " + notes if notes else "")
     md = ["# memcap report: %s" % title, "",
-          "Written by `memcap report` from %s. %s" % (sources, RULE), ""]
+          "Written by `memcap report` from %s. %s" % (sources, rule), ""]
     if theory_note:
         md += ["Theory: none drawn (%s)." % theory_note, ""]
     md += ["## Capacity", ""] + md_table(TABLE_COLUMNS, cap_rows) + [""]
@@ -355,7 +419,7 @@ def write_pages(stage, title, named, caps, rows, figures, theory_note):
              "img{max-width:100%}</style></head><body>",
              "<h1>memcap report: %s</h1>" % html.escape(title),
              "<p>Written by <code>memcap report</code> from %s. %s</p>" % (
-                 html.escape(", ".join(os.path.basename(n) for n in named)), html.escape(RULE))]
+                 html.escape(", ".join(os.path.basename(n) for n in named)), html.escape(rule))]
     if theory_note:
         parts.append("<p>Theory: none drawn (%s).</p>" % html.escape(theory_note))
     parts += ["<h2>Capacity</h2>", html_table(TABLE_COLUMNS, cap_rows, "capacity"), "<h2>Figures</h2>"]
@@ -404,21 +468,28 @@ def build(path, out=None):
         stage = os.path.join(tmp, "out")
         os.makedirs(os.path.join(stage, "figures"))
         figures = []
-        for task in OrderedDict((base(r["task_spec"]), 1) for r in rows):
+        labels = task_label(rows)
+        for task in OrderedDict((labels[r["task_spec"]], 1) for r in rows):
             tc = [c for c in caps if c["task"] == task]
             if any(c["budget_floats"] != "natural" for c in tc):
                 name = "frontier_%s.png" % slug(task)
-                frontier_figure(task, tc, [t for t in tcaps if task == "assoc_recall"], colour,
-                                os.path.join(stage, "figures", name))
+                # theory's capacity lines model associative recall written once
+                frontier_figure(task, tc, [t for t in tcaps if task in ("assoc_recall", "assoc_recall:passes=1")],
+                                colour, os.path.join(stage, "figures", name))
                 figures.append((name, "%s: capacity against budget" % task))
-            for noise in OrderedDict((row_noise(r), 1) for r in rows if base(r["task_spec"]) == task):
-                rs = [r for r in rows if base(r["task_spec"]) == task and row_noise(r) == noise]
+            for noise in OrderedDict((row_noise(r), 1) for r in rows if labels[r["task_spec"]] == task):
+                rs = [r for r in rows if labels[r["task_spec"]] == task and row_noise(r) == noise]
                 name = "accuracy_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
                 accuracy_figure(task, noise, rs, models, colour, os.path.join(stage, "figures", name))
                 figures.append((name, "%s%s: mean accuracy against n" % (task, ", " + noise if noise else "")))
+                if base(rs[0]["task_spec"]) in LAG_TASKS:
+                    name = "lag_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
+                    if lag_figure(task, noise, rs, colour, os.path.join(stage, "figures", name)):
+                        figures.append((name, "%s%s: recall against lag at the largest window" %
+                                        (task, ", " + noise if noise else "")))
         write_capacity_csv(os.path.join(stage, "capacity.csv"), caps)
         title = os.path.basename(os.path.normpath(path))
-        write_pages(stage, title, named, caps, rows, figures, note)
+        write_pages(stage, title, named, caps, rows, figures, note, rule_notes(rows, caps))
         os.makedirs(os.path.join(out, "figures"), exist_ok=True)
         for name in ["capacity.csv", "report.md", "report.html"] + [os.path.join("figures", n) for n, _ in figures]:
             os.replace(os.path.join(stage, name), os.path.join(out, name))
