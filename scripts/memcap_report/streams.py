@@ -33,6 +33,7 @@ OVERWRITE_AT = 64  # the n of the overwrite table (the closest n tried when it w
 # Parts of the study, in the tables' order: (task, part) -> how the tables name it.
 PART_NAMES = OrderedDict([
     (("recent_recall", ""), "recent_recall (window W)"),
+    (("overwrite_recall", "both"), "overwrite_recall (rewritten and untouched keys)"),
     (("overwrite_recall", "rewritten"), "overwrite_recall (rewritten keys)"),
     (("overwrite_recall", "untouched"), "overwrite_recall (untouched keys)"),
     (("salient_recall", ""), "salient_recall (marked pairs)"),
@@ -71,8 +72,14 @@ def part_of(r):
         part = OVERWRITE_SLOTS.get(r["slot"])
         return (task, part) if part else None
     if task == "assoc_recall":
-        return (task, "passes=" + param(r["task_spec"], "passes"))
+        return (task, "passes=" + passes(r["task_spec"]))
     return None
+
+
+def passes(task_spec):
+    """How many times an assoc_recall spec writes its pairs: its `passes`; a spec without the key writes
+    them once (memcap leaves passes out of the canonical string then: tasks/assoc_recall.hpp)."""
+    return spec_params(task_spec).get("passes", "1")
 
 
 def part_name(part):
@@ -94,7 +101,31 @@ def split(summary):
         p = part_of(r)
         if p:
             out.setdefault(p, []).append(r)
+    both = overwrite_both(out.get(("overwrite_recall", "rewritten"), []), out.get(("overwrite_recall", "untouched"), []))
+    if both:
+        out[("overwrite_recall", "both")] = both
     return OrderedDict((p, out[p]) for p in part_order(out))
+
+
+def overwrite_both(rewritten, untouched):
+    """overwrite_recall read on both slots at once: per cell group (memory, settings, task, budget, n),
+    a copy of the rewritten keys' row whose accuracy is the lower of the two slots' — so its capacity
+    is the largest n at which rewritten and untouched keys both pass. A memory that keeps only the
+    newest pairs (a small sliding window holding just the rewrites) passes on rewritten keys alone,
+    and is not credited for it here. Groups with rewritten keys only (rewrite = 1) keep their row."""
+    def key(r):
+        return (r["memory_spec"], r["tuned"], r["task_spec"], r["readout"], r["budget_floats"], r["n"], r["d"])
+    other = {key(r): r for r in untouched}
+    out = []
+    for r in rewritten:
+        u = other.get(key(r))
+        row = dict(r)
+        if u is not None and fnum(u["accuracy_mean_frac"]) < fnum(r["accuracy_mean_frac"]):
+            row["accuracy_mean_frac"] = u["accuracy_mean_frac"]
+            row["accuracy_se_frac"] = u["accuracy_se_frac"]
+        row["slot"] = ""
+        out.append(row)
+    return out
 
 
 def capacities(summary):
@@ -252,20 +283,23 @@ def against(lead_row, cache_row):
 
 def which_table(caps, manifest, edges):
     """(lines, points): the "which memory when" table and, per row, (part, noise, budget, leaders,
-    capacity, cache row). overwrite_recall is ranked on its rewritten keys (untouched beside)."""
+    capacity, cache row). overwrite_recall is ranked on rewritten and untouched keys together (the
+    largest n at which both pass), each slot's own capacity beside."""
     head = ["task", "noise", "floats", "stores the most (fixed state; all when tied)", "capacity",
             "cache (softmax)", "against the cache"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     points = []
     for part, pc in caps.items():
-        if part == ("overwrite_recall", "untouched"):
-            continue  # beside the rewritten keys
-        untouched = caps.get(("overwrite_recall", "untouched"), {}) if part[0] == "overwrite_recall" else None
+        if part in (("overwrite_recall", "untouched"), ("overwrite_recall", "rewritten")):
+            continue  # beside both together
+        slots = ([("rewritten", caps.get(("overwrite_recall", "rewritten"), {})),
+                  ("untouched", caps.get(("overwrite_recall", "untouched"), {}))] if part[0] == "overwrite_recall" else [])
         for (noise, b), (ms, top, cache) in leaders(pc).items():
-            def bracket(m, r):  # " (settings; untouched capacity)"
+            def bracket(m, r):  # " (settings; rewritten and untouched capacity)"
                 extra = [settings(r, manifest, edges)]
-                if untouched is not None and (m, noise, b) in untouched:
-                    extra.append("untouched %s" % cap_text(untouched[(m, noise, b)]))
+                for what, sc in slots:
+                    if (m, noise, b) in sc:
+                        extra.append("%s %s" % (what, cap_text(sc[(m, noise, b)])))
                 inner = "; ".join(x for x in extra if x)
                 return " (%s)" % inner if inner else ""
             who = ", ".join(label(m) + bracket(m, pc[(m, noise, b)]) for m in ms)
@@ -442,15 +476,15 @@ def overwrite_words(caps):
     for k in rw:
         if k in un:
             a, c = rw[k]["capacity"] or 0, un[k]["capacity"] or 0
-            tally = count.setdefault(k[0], OrderedDict([("below", 0), ("equal to", 0), ("above", 0), ("of", 0)]))
-            tally["below" if a < c else "equal to" if a == c else "above"] += 1
+            tally = count.setdefault(k[0], OrderedDict([("below", 0), ("equal", 0), ("above", 0), ("of", 0)]))
+            tally["below" if a < c else "equal" if a == c else "above"] += 1
             tally["of"] += 1
     if not count:
         return ""
     items = []
     for m in memory_order(count):
         t = count[m]
-        parts = ["%s at %d" % (w, t[w]) for w in ("below", "equal to", "above") if t[w]]
+        parts = ["%s at %d" % (w, t[w]) for w in ("below", "equal", "above") if t[w]]
         items.append("%s %s of %d" % (label(m), ", ".join(parts), t["of"]))
     return ("The capacity on rewritten keys against that on untouched keys, at the (noise, budget) points: " +
             "; ".join(items) + " (`≥` on both counts as equal).")
@@ -491,10 +525,9 @@ def task_words(summary):
     if "salient_recall" in specs:
         out.append("salient_recall hides n marked pairs among %s·n unmarked ones and asks for the marked" %
                    param(specs["salient_recall"], "distractors"))
-    passes = sorted({int(spec_params(r["task_spec"]).get("passes", "1")) for r in summary
-                     if base(r["task_spec"]) == "assoc_recall"})
-    if passes:
-        out.append("assoc_recall writes its n pairs %s times" % list_words([str(p) for p in passes]).replace(" and ", " or "))
+    ps = sorted({int(passes(r["task_spec"])) for r in summary if base(r["task_spec"]) == "assoc_recall"})
+    if ps:
+        out.append("assoc_recall writes its n pairs %s times" % list_words([str(p) for p in ps]).replace(" and ", " or "))
     return "; ".join(out)
 
 
@@ -520,7 +553,7 @@ def section(reports_dir, figures_dir=None):
     which, points = which_table(caps, manifest, edges)
     text += ["### Which memory when", "",
              "Per task, noise and budget, the fixed-state memory (any but the cache) storing the most; every one "
-             "of them when several tie. overwrite_recall is ranked on the rewritten keys, their untouched keys' "
+             "of them when several tie. overwrite_recall is ranked on rewritten and untouched keys together (the largest n at which both pass: a memory that keeps only the newest pairs is not credited for forgetting the rest), each slot's capacity beside "
              "capacity beside.", ""] + which + [""]
     words = [w for w in (lead_words(points), cache_words(points)) if w]
     text += [" ".join(words), ""] if words else []
