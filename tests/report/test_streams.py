@@ -256,8 +256,7 @@ class Section(unittest.TestCase):
         write_summary(os.path.join(self.tmp, "streams", "streams_summary.csv"), synthetic())
         text = "\n".join(streams.section(self.tmp))
         self.assertIn("## Where decays, overwrites and gates pay", text)
-        self.assertIn("The longest horizon of a fixed state at the largest window (W = 32): noise 0 at 1024 floats, "
-                      "RetNet (24; the cache ≥32)", text)
+        self.assertIn("The longest horizon of a fixed state: noise 0 at 1024 floats, RetNet (24; the cache ≥32)", text)
         self.assertIn("![recall against lag at the largest window](figures/streams_lag.png)", text)
         self.assertTrue(os.path.getsize(os.path.join(self.tmp, "figures", "streams_lag.png")) > 0)
 
@@ -349,3 +348,29 @@ class OverwriteBoth(unittest.TestCase):
         self.assertEqual(common.capacity([(int(r["n"]), float(r["accuracy_mean_frac"])) for r in both]), 16)
         # rewrite = 1: no untouched keys, the rewritten row stands
         self.assertEqual(float(streams.overwrite_both(rewritten[:1], [])[0]["accuracy_mean_frac"]), 1.0)
+
+
+class Gate(unittest.TestCase):
+    """What a gate buys: each gated memory beside its ungated special case, intervals judged at ± 2 SE."""
+
+    def row(self, memory, n, acc, se_):
+        return {"memory_spec": memory, "tuned": "", "task_spec": "salient_recall:distractors=3,queries=32,noise=0,cosine=1",
+                "readout": "native", "budget_floats": "1024", "n": str(n), "d": "32", "slot": "",
+                "accuracy_mean_frac": str(acc), "accuracy_se_frac": str(se_), "accuracy_ci95_lo_frac": "",
+                "accuracy_ci95_hi_frac": ""}
+
+    def test_apart_and_overlapping(self):
+        for ungated, apart in ((0.85, False), (0.5, True)):
+            rows = [self.row("selective:rho=1", 16, 1.0, 0.01), self.row("selective:rho=1", 32, 0.95, 0.03),
+                    self.row("linear", 16, 0.92, 0.02), self.row("linear", 32, ungated, 0.03)]
+            caps = streams.capacities(rows)
+            lines, pairs = streams.gate_table(caps, rows)
+            self.assertEqual(len(pairs), 1)
+            g, u, noise, b, (gr, ur), is_apart = pairs[0]
+            self.assertEqual((g, u, gr["capacity"], ur["capacity"]), ("selective", "linear", 32, 16))
+            self.assertEqual(is_apart, apart)  # 0.95 - 0.06 against 0.85 + 0.06 overlaps; against 0.5 + 0.06 it is apart
+            self.assertIn("apart" if apart else "overlap", lines[-1])
+
+    def test_no_pair_no_table(self):
+        rows = [self.row("selective:rho=1", 16, 1.0, 0.01)]
+        self.assertEqual(streams.gate_table(streams.capacities(rows), rows), ([], []))
