@@ -50,6 +50,10 @@
 //
 // assoc_recall:passes=p (tasks/assoc_recall.hpp) writes its n pairs p times in order.
 //
+// recent_recall and overwrite_recall are scored by the memory's own read only: their slots
+// (lag buckets; untouched/rewritten) do not fix the answer, and the probe fits one answer per
+// slot from the state (Task::native_read_reason). salient_recall has no slots: the probe reads it.
+//
 // Parameters: recent_recall  ratio = 8, buckets = 8, queries = 64, noise, cosine
 //             overwrite_recall  rewrite = 0.25, queries = 64, noise, cosine
 //             salient_recall  distractors = 3, queries = 32, noise, cosine
@@ -83,6 +87,9 @@ class RecentRecall final : public StreamTask {
 public:
     explicit RecentRecall(Spec spec);
     bool has_slots() const override { return true; }
+    std::string native_read_reason() const override {
+        return "asks a different key in each lag bucket (a slot does not fix the answer, as the probe's one answer per slot needs)";
+    }
     double chance(const TaskCell& c) const override { return 1.0 / static_cast<double>(writes_per_episode(c)); }
     std::int64_t writes_per_episode(const TaskCell& c) const override { return ratio_ * c.n; }
     std::int64_t peak_bytes(const TaskCell& c) const override;
@@ -101,6 +108,9 @@ class OverwriteRecall final : public StreamTask {
 public:
     explicit OverwriteRecall(Spec spec);
     bool has_slots() const override { return true; }
+    std::string native_read_reason() const override {
+        return "asks a different key in each slot (untouched, rewritten), so a slot does not fix the answer, as the probe's one answer per slot needs";
+    }
     double chance(const TaskCell& c) const override { return 1.0 / static_cast<double>(writes_per_episode(c)); }
     std::int64_t writes_per_episode(const TaskCell& c) const override { return c.n + rewrites(c); }
     std::int64_t peak_bytes(const TaskCell& c) const override;

@@ -83,7 +83,9 @@ struct Episode {
     /// side is (2w − 1) ‖c_j − c_t‖²: the read must put more than (1 + τ)/2 of its weight on
     /// the target. For tasks whose exact answer can sit midway between the right candidate
     /// and a wrong one (a cache reading two copies of one key, an additive memory's sum),
-    /// where rounding — amplified by a sharp softmax — would otherwise decide.
+    /// where rounding — amplified by a sharp softmax — would otherwise decide. The margin is
+    /// in squared distance, so it is not scale-free: a read α·c_t pointing exactly at its target
+    /// passes only when α > τ (for unit candidates); reads that small are crosstalk long before.
     float tie_tolerance = 0.0f;
 };
 
@@ -116,9 +118,14 @@ public:
     /// True when some queries ask for keys never written (Episode::target = −1): the
     /// readout records a decision statistic per query (CellOutcome::decisions).
     virtual bool has_absent() const { return false; }
+    /// Why only the memory's own read can score this task, beyond chained reads and absent
+    /// queries; empty when the probe can. The probe (harness/eval/probe.hpp) fits one answer per
+    /// slot from the state alone when a task has slots, so a task whose slot does not fix the
+    /// answer (a lag bucket of many lags, "a rewritten key") says so here.
+    virtual std::string native_read_reason() const { return {}; }
     /// True when only the memory's own read can score the task (chained reads, absent
-    /// queries): the probe and memories without a native read are refused up front.
-    bool needs_native_read() const { return hops() > 1 || has_absent(); }
+    /// queries, native_read_reason): the probe and memories without a native read are refused up front.
+    bool needs_native_read() const { return hops() > 1 || has_absent() || !native_read_reason().empty(); }
     /// Accuracy of guessing uniformly among the candidates.
     virtual double chance(const TaskCell& cell) const = 0;
 

@@ -104,6 +104,8 @@ expect_bad "distractors=-1 is out of range" run --memory linear --task salient_r
 expect_bad "passes=0 is out of range" run --memory linear --task assoc_recall:passes=0 --n 4 --out "$o"
 expect_bad "coordinate 0 marks a distractor" run --memory linear --task salient_recall --d 1 --n 4 --out "$o"
 expect_bad "both set the query noise" run --memory linear --task recent_recall:noise=0.1,cosine=0.5 --n 4 --out "$o"
+expect_bad "a slot does not fix the answer" run --memory linear --task recent_recall --readout probe --n 8 --out "$o"
+expect_bad "a slot does not fix the answer" run --memory rotation --task overwrite_recall --n 8 --out "$o"
 expect_bad "passes=2 cannot be combined with control=structural_mask" run --memory softmax --task assoc_recall:passes=2,control=structural_mask --n 4 --out "$o"
 expect_bad "d=1 cannot hold n=8 candidate values" run --memory softmax --task assoc_recall --d 1 --n 8 --out "$o"
 expect_bad "more than 80% of this machine" run --memory softmax --task assoc_recall --n 100000000 --seeds 1 --out "$o"

@@ -89,7 +89,8 @@ std::shared_ptr<const ResolvedCell> resolve_cell(const CellSpec& c, bool checks)
     if (!checks) return r;
     if (t.needs_native_read() && !readout.uses_native_read)
         throw UsageError("task '" + c.task.canonical() + "' " +
-                         (t.hops() > 1 ? "chains reads (each read is the next query)" : "decides from each read whether nothing fits") +
+                         (t.hops() > 1 ? "chains reads (each read is the next query)"
+                          : t.has_absent() ? "decides from each read whether nothing fits" : t.native_read_reason()) +
                          ", which needs the memory's own read; got readout '" + c.readout.canonical() + "'" +
                          (memory.native_read ? std::string()
                                              : " (memory '" + c.memory.name() + "' has no meaningful read of its own)"));

@@ -152,9 +152,12 @@ TheoryTables theory_tables(const TheoryOptions& o) {
         const std::int64_t hi = int_field(f[col["slot"]], "slot", at);
         const std::int64_t writes = n * static_cast<std::int64_t>(spec_real(tp, "ratio", 8, at));
         const std::int64_t buckets = std::min<std::int64_t>(static_cast<std::int64_t>(spec_real(tp, "buckets", 8, at)), n);
-        std::int64_t lo = 0;  // the bucket whose largest lag is hi: (⌊b n/B⌋, ⌊(b+1) n/B⌋]
+        std::int64_t lo = -1;  // the bucket whose largest lag is hi: (⌊b n/B⌋, ⌊(b+1) n/B⌋]
         for (std::int64_t b = 0; b < buckets; ++b)
             if ((b + 1) * n / buckets == hi) lo = b * n / buckets;
+        if (lo < 0)
+            throw UsageError(at + ": slot " + std::to_string(hi) + " is no lag bucket's largest lag of recent_recall at n=" +
+                             std::to_string(n) + " with " + std::to_string(buckets) + " buckets");
         const std::string& budget_text = f[col["budget_floats"]];
         const std::optional<std::int64_t> budget =
             budget_text.empty() ? std::nullopt : std::optional<std::int64_t>(int_field(budget_text, "budget_floats", at));
@@ -163,7 +166,8 @@ TheoryTables theory_tables(const TheoryOptions& o) {
         std::optional<theory::ModelCall> call;
         if (name == "softmax" || name == "sliding_window") {
             if (!budget) return;  // without a budget the cache never evicts: no horizon
-            const std::int64_t rows = theory::window_horizon(*budget, d, d);
+            // the pairs the cache holds at this budget (one fewer with a null slot): its sizing function
+            const std::int64_t rows = memory_size(spec, MemoryShape(d, d, budget)).dim("pairs");
             model = "window_horizon", applies = "approx";
             note = "the last " + std::to_string(rows) + " pairs held: lags <= " + std::to_string(rows) +
                    " read as a sharp softmax without noise does (1), older ones are gone (0)";
