@@ -166,6 +166,12 @@ std::optional<theory::RecallModel> recall_model(const Spec& spec, const MemorySh
     return entry.recall_model(spec, entry.size(spec, shape), shape, task);
 }
 
+std::optional<theory::RecallModel> horizon_model(const Spec& spec, const MemoryShape& shape, const theory::LagBucket& bucket) {
+    const MemoryEntry& entry = find_memory(spec.name());
+    if (!entry.horizon_model) return std::nullopt;
+    return entry.horizon_model(spec, entry.size(spec, shape), shape, bucket);
+}
+
 std::string describe_size(const MemorySize& size) {
     const auto floats = [](std::int64_t x) { return std::to_string(x) + (x == 1 ? " float" : " floats"); };
     std::string out;

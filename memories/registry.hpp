@@ -13,6 +13,7 @@
 #include "core/rng.hpp"
 #include "core/spec.hpp"
 #include "memories/memory.hpp"
+#include "memories/theory/forgetting.hpp"
 #include "memories/theory/recall_model.hpp"
 
 #include <deque>
@@ -130,6 +131,12 @@ struct MemoryEntry {
     std::function<std::optional<theory::RecallModel>(const Spec&, const MemorySize&, const MemoryShape&,
                                                      const theory::RecallTask&)>
         recall_model;
+    /// The theory of its recall of a recent pair in a long stream (recent_recall, one lag
+    /// bucket; memories/theory/forgetting.hpp), or none when the row is not covered. Empty: no
+    /// model (`memcap theory` asks it for every recent_recall row, through horizon_model below).
+    std::function<std::optional<theory::RecallModel>(const Spec&, const MemorySize&, const MemoryShape&,
+                                                     const theory::LagBucket&)>
+        horizon_model;
 
     Schema schema() const { return {"memory", name, params}; }
     /// Smallest budget (floats) the backend `spec` can be built with for this shape.
@@ -175,6 +182,9 @@ std::int64_t memory_peak_bytes(const MemoryEntry& entry, const MemorySize& size,
 /// given the size from its sizing function (entry.size; the budget is not checked against
 /// the minimum), or none when the entry has no recall model.
 std::optional<theory::RecallModel> recall_model(const Spec& spec, const MemoryShape& shape, const theory::RecallTask& task);
+/// The horizon model of the memory `spec` at `shape` on one recent_recall bucket: its entry's
+/// horizon_model at the size from its sizing function, or none when the entry has none.
+std::optional<theory::RecallModel> horizon_model(const Spec& spec, const MemoryShape& shape, const theory::LagBucket& bucket);
 
 /// One line for `memcap list`: the named dimensions, the state floats (per stored pair
 /// and at most, for a growing cache) and the parameter floats, e.g.

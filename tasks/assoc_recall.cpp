@@ -85,14 +85,11 @@ const RowMat& AssocRecall::unit_table(const TaskCell& c) const {
 }
 
 double AssocRecall::sigma(const TaskCell& c) const {
-    if (cosine_ < 1.0) return std::sqrt((1.0 / (cosine_ * cosine_) - 1.0) / static_cast<double>(c.d));
-    return noise_;
+    return query_sigma(noise_, cosine_, c.d);
 }
 
 void AssocRecall::check_cell(const TaskCell& c) const {
-    if (noise_ > 0.0 && cosine_ < 1.0)
-        refuse("noise", format_real(noise_), "and cosine=" + format_real(cosine_) +
-               " both set the query noise; give one (noise: sigma per entry; cosine: the same query-key cosine at every d)");
+    refuse_two_noises(noise_, cosine_);
     if (absent_ > 0.0) {
         if (control_ != "none" && control_ != "paired_permutation")
             refuse("absent", format_real(absent_), "cannot be combined with control=" + control_ +
@@ -162,8 +159,6 @@ void AssocRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::
     Rng pairs = Rng::stream("assoc_recall/pairs", c.n, c.d, c.seed, sp, index);
     e.keys.resize(c.n, c.d);
     e.values.resize(c.n, c.d);
-    e.key_symbol.clear();
-    e.query_norm.clear();
     const bool spectral = spectral_codes(c);
     if (spectral) {  // keys and values drawn as spectra (spectral_codes.hpp), at the same stream positions
         const RealFft fft(c.d);

@@ -14,14 +14,11 @@ StreamTask::StreamTask(Spec spec)
       cosine_(this->spec().real("cosine")) {}
 
 double StreamTask::sigma(const TaskCell& c) const {
-    if (cosine_ < 1.0) return std::sqrt((1.0 / (cosine_ * cosine_) - 1.0) / static_cast<double>(c.d));
-    return noise_;
+    return query_sigma(noise_, cosine_, c.d);
 }
 
 void StreamTask::check_noise(const TaskCell& c) const {
-    if (noise_ > 0.0 && cosine_ < 1.0)
-        refuse("noise", format_real(noise_), "and cosine=" + format_real(cosine_) +
-               " both set the query noise; give one (noise: sigma per entry; cosine: the same query-key cosine at every d)");
+    refuse_two_noises(noise_, cosine_);
     if (writes_per_episode(c) > std::numeric_limits<int>::max())
         refuse("n", std::to_string(c.n), "makes " + std::to_string(writes_per_episode(c)) +
                " writes an episode, more than an int indexes (targets are ints)");
@@ -69,9 +66,6 @@ void RecentRecall::fill(const TaskCell& c, Split split, std::int64_t index, std:
     normalise_rows(e.keys);
     normalise_rows(e.values);
     e.candidates = e.values;
-    e.key_symbol.clear();
-    e.query_norm.clear();
-    e.tie_tolerance = 0.0f;
     // query i: bucket i mod b, a lag uniform in it; slot = the bucket's largest lag
     Rng targets = Rng::stream("recent_recall/targets", c.n, c.d, c.seed, sp, index);
     e.target.resize(static_cast<std::size_t>(queries_));
@@ -125,8 +119,6 @@ void OverwriteRecall::fill(const TaskCell& c, Split split, std::int64_t index, s
     normalise_rows(e.keys);
     normalise_rows(e.values);
     e.candidates = e.values;
-    e.key_symbol.clear();
-    e.query_norm.clear();
     e.tie_tolerance = 0.01f;
     // query i: an untouched key (slot 0) when i is even and one is left, else a rewritten key
     // (slot 1) read at its latest value
@@ -187,9 +179,6 @@ void SalientRecall::fill(const TaskCell& c, Split split, std::int64_t index, std
     }
     e.candidates.resize(c.n, c.d);
     for (std::int64_t i = 0; i < c.n; ++i) e.candidates.row(i) = e.values.row(marked[static_cast<std::size_t>(i)]);
-    e.key_symbol.clear();
-    e.query_norm.clear();
-    e.tie_tolerance = 0.0f;
     Rng targets = Rng::stream("salient_recall/targets", c.n, c.d, c.seed, sp, index);
     e.target.resize(static_cast<std::size_t>(queries_));
     targets.below(c.n, e.target.data(), e.target.size());

@@ -1,6 +1,8 @@
 // memcap/tasks/task.cpp — see task.hpp.
 #include "tasks/task.hpp"
 
+#include <cmath>
+
 #include "core/error.hpp"
 
 #include <atomic>
@@ -38,6 +40,17 @@ void Task::next_queries(const Episode&, ConstMatRef, RowMat&) const {
 std::int64_t Task::bytes_of(double floats, double ints) {
     const double bytes = 4.0 * floats + 4.0 * ints;
     return bytes >= 9.2e18 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(bytes);
+}
+
+double Task::query_sigma(double noise, double cosine, int d) {
+    if (cosine < 1.0) return std::sqrt((1.0 / (cosine * cosine) - 1.0) / static_cast<double>(d));
+    return noise;
+}
+
+void Task::refuse_two_noises(double noise, double cosine) const {
+    if (noise > 0.0 && cosine < 1.0)
+        refuse("noise", format_real(noise), "and cosine=" + format_real(cosine) +
+               " both set the query noise; give one (noise: sigma per entry; cosine: the same query-key cosine at every d)");
 }
 
 void Task::refuse(const std::string& key, const std::string& value, const std::string& why) const {

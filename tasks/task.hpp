@@ -177,6 +177,8 @@ public:
         out.fixed_parts = 0;  // only a task that keeps fixed parts sets it again
         out.hidden.clear();   // only a task that hides pairs fills it
         out.tie_tolerance = 0.0f;  // only a task with a tie rule sets it
+        out.key_symbol.clear();    // only a task with a vocabulary fills these two
+        out.query_norm.clear();
         fill(cell, split, index, held, out);
     }
     /// Episode `index` of `split` for `cell`, as a new object.
@@ -189,6 +191,11 @@ public:
 protected:
     /// The task's own checks (see check); the default has none.
     virtual void check_cell(const TaskCell&) const {}
+    /// The per-entry query noise σ at width d given as `noise` (σ itself) or as `cosine` (the
+    /// expected query–key cosine c < 1: σ = √((1/c² − 1)/d), the same at every width).
+    static double query_sigma(double noise, double cosine, int d);
+    /// Refuses noise > 0 together with cosine < 1 (both set the query noise), naming both.
+    void refuse_two_noises(double noise, double cosine) const;
     /// `floats` floats and `ints` ints in bytes, saturated at INT64_MAX (for peak_bytes).
     static std::int64_t bytes_of(double floats, double ints = 0.0);
     /// UsageError "task '<spec>': <key>=<value> <why>" (check_cell's one line).

@@ -82,6 +82,13 @@ const MemoryEntry* modelled_memory(const std::string& name) {
     return nullptr;
 }
 
+/// True when the table entry called `name` declares a horizon model (recent_recall).
+bool modelled_horizon(const std::string& name) {
+    for (const auto& e : memory_registry())
+        if (e.name == name) return static_cast<bool>(e.horizon_model);
+    return false;
+}
+
 /// The spec parameter `key` as a number, or `fallback` when the spec does not set it.
 double spec_real(const std::map<std::string, std::string>& p, const std::string& key, double fallback,
                  const std::string& where) {
@@ -134,14 +141,12 @@ TheoryTables theory_tables(const TheoryOptions& o) {
     std::string predictions = header_line(prediction_columns());
     std::set<Noise> noises;
     std::set<std::int64_t> budgets;
-    // recent_recall rows (a lag bucket each): the sliding window's horizon and the decayed
-    // grid's model (memories/theory/forgetting.hpp), for the cache with a budget, `linear` and
-    // `retnet`; every other memory has none there.
+    // recent_recall rows (a lag bucket each): the model the memory's entry declares for a recent
+    // pair in a long stream (MemoryEntry::horizon_model: the budgeted cache's sliding window,
+    // the decayed grids'); every other memory has none there.
     const auto recent_row = [&](const std::vector<std::string>& f, const std::string& at, bool record) {
         const std::string& task = f[col["task_spec"]];
         const std::string& memory = f[col["memory_spec"]];
-        const std::string name = name_of(memory);
-        if (name != "softmax" && name != "sliding_window" && name != "linear" && name != "retnet") return;
         if (name_of(f[col["readout"]]) != "native" || f[col["slot"]].empty()) return;
         const auto tp = spec_params(task, at);
         Noise noise;
@@ -149,45 +154,32 @@ TheoryTables theory_tables(const TheoryOptions& o) {
         noise.cosine = spec_real(tp, "cosine", 1, at);
         const int d = static_cast<int>(int_field(f[col["d"]], "d", at));
         const std::int64_t n = int_field(f[col["n"]], "n", at);
-        const std::int64_t hi = int_field(f[col["slot"]], "slot", at);
-        const std::int64_t writes = n * static_cast<std::int64_t>(spec_real(tp, "ratio", 8, at));
+        theory::LagBucket bucket;
+        bucket.hi = int_field(f[col["slot"]], "slot", at);
+        bucket.writes = n * static_cast<std::int64_t>(spec_real(tp, "ratio", 8, at));
+        bucket.d = d;
+        bucket.cosine = noise.cosine < 1 ? noise.cosine : (noise.sigma > 0 ? 1.0 / std::sqrt(1.0 + noise.sigma * noise.sigma * d) : 1.0);
         const std::int64_t buckets = std::min<std::int64_t>(static_cast<std::int64_t>(spec_real(tp, "buckets", 8, at)), n);
-        std::int64_t lo = -1;  // the bucket whose largest lag is hi: (⌊b n/B⌋, ⌊(b+1) n/B⌋]
+        bucket.lo = -1;  // the bucket whose largest lag is hi: (⌊b n/B⌋, ⌊(b+1) n/B⌋]
         for (std::int64_t b = 0; b < buckets; ++b)
-            if ((b + 1) * n / buckets == hi) lo = b * n / buckets;
-        if (lo < 0)
-            throw UsageError(at + ": slot " + std::to_string(hi) + " is no lag bucket's largest lag of recent_recall at n=" +
+            if ((b + 1) * n / buckets == bucket.hi) bucket.lo = b * n / buckets;
+        if (bucket.lo < 0)
+            throw UsageError(at + ": slot " + std::to_string(bucket.hi) + " is no lag bucket's largest lag of recent_recall at n=" +
                              std::to_string(n) + " with " + std::to_string(buckets) + " buckets");
+        if (!modelled_horizon(name_of(memory))) return;
         const std::string& budget_text = f[col["budget_floats"]];
         const std::optional<std::int64_t> budget =
             budget_text.empty() ? std::nullopt : std::optional<std::int64_t>(int_field(budget_text, "budget_floats", at));
-        const Spec spec = parse_memory_spec(memory);
-        std::string model, applies, note;
-        std::optional<theory::ModelCall> call;
-        if (name == "softmax" || name == "sliding_window") {
-            if (!budget) return;  // without a budget the cache never evicts: no horizon
-            // the pairs the cache holds at this budget (one fewer with a null slot): its sizing function
-            const std::int64_t rows = memory_size(spec, MemoryShape(d, d, budget)).dim("pairs");
-            model = "window_horizon", applies = "approx";
-            note = "the last " + std::to_string(rows) + " pairs held: lags <= " + std::to_string(rows) +
-                   " read as a sharp softmax without noise does (1), older ones are gone (0)";
-            const double inside = static_cast<double>(std::clamp<std::int64_t>(rows - lo, 0, hi - lo)) / static_cast<double>(hi - lo);
-            call = theory::ModelCall{"window_horizon", {static_cast<double>(rows), static_cast<double>(lo), static_cast<double>(hi)},
-                                     [inside] { return inside; }};
-        } else {
-            const double gamma = name == "retnet" ? spec.real("gamma") : 1.0;
-            // φ = unit(P k) of d-wide keys spans at most d dimensions: a wider map does not make the
-            // features' overlaps smaller than a d-wide key's (variance 1/d)
-            const std::int64_t d_phi = std::min<std::int64_t>(memory_size(spec, MemoryShape(d, d, budget)).dim("d_phi"), d);
-            model = "decayed_grid_bucket", applies = "approx";
-            note = "Gaussian scores, gamma=" + format_sig(gamma) + ", effective d_phi=min(d_phi, d)=" + std::to_string(d_phi) +
-                   (noise.cosine < 1 || noise.sigma > 0 ? "; query noise as a cosine on the signal only" : "");
-            const double c = noise.cosine < 1 ? noise.cosine : (noise.sigma > 0 ? 1.0 / std::sqrt(1.0 + noise.sigma * noise.sigma * d) : 1.0);
-            call = theory::ModelCall{"decayed_grid_bucket",
-                                     {static_cast<double>(lo), static_cast<double>(hi), static_cast<double>(writes), gamma,
-                                      static_cast<double>(d_phi), static_cast<double>(d), c},
-                                     [=] { return theory::decayed_grid_bucket(lo, hi, writes, gamma, d_phi, d, c); }};
+        Spec spec;
+        try {
+            spec = parse_memory_spec(memory);
+        } catch (const UsageError& e) {
+            throw UsageError(at + ": " + e.what());
         }
+        const std::optional<theory::RecallModel> described = horizon_model(spec, MemoryShape(d, d, budget), bucket);
+        if (!described || !described->call) return;
+        const std::string &model = described->model, &applies = described->applies, &note = described->note;
+        const std::optional<theory::ModelCall>& call = described->call;
         const double p = models.value(*call);
         if (record) return;
         CsvRecord r(prediction_columns());

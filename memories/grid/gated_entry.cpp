@@ -70,6 +70,14 @@ MemoryEntry gated_grid_entry(std::function<GatedGrid::Rule(const Spec&)> rule) {
         m.sizes = {{"d_phi", size.dim("d_phi")}};
         return m;
     };
+    // A recent pair of a long stream: the decayed grid's model for one scalar decay and additive
+    // writes (RetNet; forgetting.hpp); none for per-channel decays, delta writes or gates.
+    e.horizon_model = [rule](const Spec& spec, const MemorySize& size, const MemoryShape&,
+                             const theory::LagBucket& b) -> std::optional<theory::RecallModel> {
+        const GatedGrid::Rule r = rule(spec);
+        if (r.delta() || r.per_channel || r.gated) return std::nullopt;
+        return theory::decayed_grid_model(r.alpha, size.dim("d_phi"), b);
+    };
     e.order_free = false;  // a decay or an edit makes the state depend on the order of writes
     e.backward = true;     // GatedGrid::write_backward
     return e;

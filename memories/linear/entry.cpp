@@ -65,6 +65,10 @@ MemoryEntry linear_entry() {
     e.order_free = true;  // M = sum of v phi(k)^T
     e.backward = true;    // OuterProductGrid::backward
     e.recall_model = linear_recall;
+    // on a recent pair of a long stream: the decayed grid's model at decay 1 (forgetting.hpp)
+    e.horizon_model = [](const Spec&, const MemorySize& size, const MemoryShape&, const theory::LagBucket& b) {
+        return std::optional<theory::RecallModel>(theory::decayed_grid_model(1.0, size.dim("d_phi"), b));
+    };
     return e;
 }
 

@@ -58,6 +58,14 @@ std::optional<theory::RecallModel> softmax_recall(const Spec& spec, const Memory
     return m;
 }
 
+// With a budget the cache holds the last `pairs` writes (FIFO): the sliding window's horizon
+// (memories/theory/forgetting.hpp). Without one it never evicts, and has no horizon.
+std::optional<theory::RecallModel> softmax_horizon(const Spec&, const MemorySize& size, const MemoryShape& shape,
+                                                   const theory::LagBucket& b) {
+    if (!shape.budget_floats) return std::nullopt;
+    return theory::window_model(size.dim("pairs"), b);
+}
+
 }  // namespace
 
 MemoryEntry softmax_entry() {
@@ -85,6 +93,7 @@ MemoryEntry softmax_entry() {
     e.can_hide_pairs = true;  // one row per pair: a read can give one of them weight 0
     e.backward = true;        // SoftmaxCache::backward
     e.recall_model = softmax_recall;
+    e.horizon_model = softmax_horizon;
     return e;
 }
 

@@ -4,9 +4,11 @@
 #include "memories/theory/winner_take_all.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <string>
 
 namespace memcap::theory {
 namespace {
@@ -84,6 +86,35 @@ std::int64_t decayed_grid_horizon(std::int64_t writes, double gamma, std::int64_
         (decayed_grid_recall(mid, writes, gamma, d_phi, d_value, cosine) >= threshold ? good : bad) = mid;
     }
     return good;
+}
+
+RecallModel window_model(std::int64_t rows, const LagBucket& b) {
+    RecallModel m;
+    m.model = "window_horizon", m.applies = "approx";
+    m.note = "the last " + std::to_string(rows) + " pairs held: lags <= " + std::to_string(rows) +
+             " read as a sharp softmax without noise does (1), older ones are gone (0)";
+    m.sizes = {{"pairs", rows}};
+    const double inside = static_cast<double>(std::clamp<std::int64_t>(rows - b.lo, 0, b.hi - b.lo)) / static_cast<double>(b.hi - b.lo);
+    m.call = ModelCall{"window_horizon", {static_cast<double>(rows), static_cast<double>(b.lo), static_cast<double>(b.hi)},
+                       [inside] { return inside; }};
+    return m;
+}
+
+RecallModel decayed_grid_model(double gamma, std::int64_t d_phi, const LagBucket& b) {
+    const std::int64_t width = std::min<std::int64_t>(d_phi, b.d);
+    RecallModel m;
+    m.model = "decayed_grid_bucket", m.applies = "approx";
+    char g[32];
+    std::snprintf(g, sizeof g, "%.6g", gamma);
+    m.note = "Gaussian scores, gamma=" + std::string(g) + ", effective d_phi=min(d_phi, d)=" + std::to_string(width) +
+             (b.cosine < 1 ? "; query noise as a cosine on the signal only" : "");
+    m.sizes = {{"d_phi", d_phi}};
+    const LagBucket k = b;
+    m.call = ModelCall{"decayed_grid_bucket",
+                       {static_cast<double>(k.lo), static_cast<double>(k.hi), static_cast<double>(k.writes), gamma,
+                        static_cast<double>(width), static_cast<double>(k.d), k.cosine},
+                       [k, gamma, width] { return decayed_grid_bucket(k.lo, k.hi, k.writes, gamma, width, k.d, k.cosine); }};
+    return m;
 }
 
 }  // namespace memcap::theory

@@ -16,6 +16,8 @@
 // maximises the mean of P over lags 1..W.
 #pragma once
 
+#include "memories/theory/recall_model.hpp"
+
 #include <cstdint>
 #include <vector>
 
@@ -38,5 +40,20 @@ double decayed_grid_bucket(std::int64_t lo, std::int64_t hi, std::int64_t writes
 /// every lag up to it (0 when lag 1 misses).
 std::int64_t decayed_grid_horizon(std::int64_t writes, double gamma, std::int64_t d_phi, int d_value,
                                   double threshold = 0.9, double cosine = 1.0);
+
+/// The task's side of one recent_recall row (a lag bucket), as a summary row gives it.
+struct LagBucket {
+    std::int64_t lo = 0, hi = 1;  // the bucket's lags lo+1 .. hi
+    std::int64_t writes = 1;      // pairs written per episode (ratio · W)
+    int d = 0;                    // code width
+    double cosine = 1.0;          // the query–key cosine (1: no noise)
+};
+
+/// The sliding window of `rows` pairs on one bucket: the fraction of its lags within the window
+/// (noise-free, sharp softmax); what a cache's entry declares (MemoryEntry::horizon_model).
+RecallModel window_model(std::int64_t rows, const LagBucket& b);
+/// The decayed grid's model on one bucket at decay `gamma` and feature width `d_phi` (the
+/// effective width is min(d_phi, d): φ of d-wide keys spans at most d dimensions).
+RecallModel decayed_grid_model(double gamma, std::int64_t d_phi, const LagBucket& b);
 
 }  // namespace memcap::theory
