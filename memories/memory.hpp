@@ -38,6 +38,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace memcap {
@@ -78,6 +79,14 @@ struct ReadOptions {
     /// nothing. Empty: nothing hidden. Otherwise one entry per query. Honoured by
     /// backends declared can_hide_pairs (the softmax cache); refused by the rest.
     IndexView hidden;
+};
+
+/// Thrown by a write when the memory can no longer hold a meaningful state (an online
+/// network whose weights became non-finite: its learning rate diverged). The readout turns
+/// it into the cell's error row, naming the episode and what() — a measured failure, never
+/// a crash. Not for bad input (that is UsageError, before any cell runs).
+struct MemoryFailure : std::runtime_error {
+    explicit MemoryFailure(const std::string& message) : std::runtime_error(message) {}
 };
 
 class Memory {

@@ -33,6 +33,9 @@ MemoryEntry kda_entry();
 MemoryEntry rwkv7_entry();
 MemoryEntry mesanet_entry();
 MemoryEntry based_entry();
+MemoryEntry ttt_linear_entry();
+MemoryEntry ttt_mlp_entry();
+MemoryEntry titans_entry();
 
 namespace {
 
@@ -54,6 +57,9 @@ std::vector<MemoryEntry> build_registry() {
     table.push_back(rwkv7_entry());
     table.push_back(mesanet_entry());
     table.push_back(based_entry());
+    table.push_back(ttt_linear_entry());
+    table.push_back(ttt_mlp_entry());
+    table.push_back(titans_entry());
     return table;
 }
 

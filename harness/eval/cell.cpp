@@ -200,6 +200,21 @@ double check_cell_structure(const CellSpec& c) { return resolve_cell(c)->peak_by
 
 namespace {
 
+/// The readout's score of `memory`, with a MemoryFailure (memories/memory.hpp: an online
+/// network whose weights diverged) turned into a failed outcome naming it: an error row.
+CellOutcome score_memory(const ResolvedCell& rc, Memory& memory, const Task& task, const TaskCell& tc, const Spec& readout) {
+    try {
+        return rc.readout->score(memory, task, tc, readout);
+    } catch (const MemoryFailure& e) {
+        CellOutcome failed;
+        failed.ok = false;
+        failed.message = e.what();
+        failed.state_floats = memory.state_floats();
+        failed.param_floats = memory.param_floats();
+        return failed;
+    }
+}
+
 /// The cell's "nothing fits" scores: the threshold chosen on the tuning seeds' decisions
 /// (abstention.hpp), applied to the scored seed's. A tuning seed that fails fails the cell.
 void add_abstention(const ResolvedCell& rc, const Task& task, CellResult& r) {
@@ -207,7 +222,7 @@ void add_abstention(const ResolvedCell& rc, const Task& task, CellResult& r) {
     for (int s = 0; s < kThresholdSeeds; ++s) {
         const std::uint64_t seed = kThresholdSeedBase + static_cast<std::uint64_t>(s);
         auto memory = make_memory(*rc.memory, rc.size, rc.cell.memory, rc.shape, seed);
-        const CellOutcome o = rc.readout->score(*memory, task, rc.at(seed), rc.cell.readout);
+        const CellOutcome o = score_memory(rc, *memory, task, rc.at(seed), rc.cell.readout);
         if (!o.ok) {
             r.ok = false;
             r.message = "threshold tuning seed " + std::to_string(s) + ": " + o.message;
@@ -248,7 +263,7 @@ CellResult run_cell(const ResolvedCell& rc, const CellSpec& c) {
                 return cell_result(c, std::move(failed), task->chance(tc));
             }
         }
-        CellResult r = cell_result(c, rc.readout->score(*memory, *task, tc, c.readout), task->chance(tc));
+        CellResult r = cell_result(c, score_memory(rc, *memory, *task, tc, c.readout), task->chance(tc));
         if (r.ok && task->has_absent()) add_abstention(rc, *task, r);
         return r;
     } catch (const std::bad_alloc&) {

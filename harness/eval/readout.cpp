@@ -295,7 +295,14 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
             }
         const Episode& e = last_episode.get(task, cell, index);
         memory.reset();
-        memory.write_batch(e.keys, e.values);
+        try {
+            memory.write_batch(e.keys, e.values);
+        } catch (const MemoryFailure& failure) {
+            out.ok = false;
+            out.message = "episode " + std::to_string(index) + ": " + failure.what();
+            last_episode.trim();
+            return out;
+        }
         const Eigen::Index m = e.queries.rows();
         for (int hop = 0; hop < hops; ++hop) {  // one round for one-shot tasks
             reads.resize(m, e.candidates.cols());
