@@ -10,6 +10,7 @@
 #include "tasks/registry.hpp"
 
 #include <algorithm>
+#include <set>
 #include <chrono>
 #include <cstdlib>
 #include <cmath>
@@ -54,6 +55,9 @@ std::vector<Spec> memory_choices(const Spec& memory) {
     for (const auto& raw : raws) out.push_back(bind_spec(find_memory(memory.name()).schema(), raw));
     return out;
 }
+
+/// A run of at most this many tuned groups prints each group's choice and the shape it buys.
+constexpr std::size_t kPrintedChoices = 24;
 
 /// The settings the race chose for `c` (a cell that needs tuning) when `chosen` won:
 /// "d=64,beta=8" (the width when d was best, then each memory key given as best).
@@ -471,6 +475,24 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
                 std::cerr << "  d=" << candidates[g][k].d << " " << candidates[g][k].memory.canonical() << " seeds="
                           << tally[g][k].seeds << " mean=" << tally[g][k].mean() << " se=" << std::sqrt(tally[g][k].var_mean())
                           << " cost=" << cost[g][k] << (in[g][k] ? " in" : "") << (k == winner[g] ? " WINNER" : "") << "\n";
+        }
+    }
+    // A run of a few groups says what each chose and the shape it buys (a sweep's are in its CSV).
+    if (progress && groups <= kPrintedChoices) {
+        std::vector<const CellSpec*> asked(groups, nullptr);  // a cell of each group, as given
+        for (const auto& c : cells)
+            if (c.needs_tuning()) asked[group_of.at(group_label(c))] = &c;
+        std::set<std::string> tasks;
+        for (const CellSpec* c : asked)
+            if (c) tasks.insert(c->task.canonical());
+        for (std::size_t g = 0; g < groups; ++g) {
+            if (!asked[g]) continue;
+            const CellSpec& c = *asked[g];
+            std::cerr << "memcap: " << c.memory.name() << " on "
+                      << (tasks.size() > 1 ? c.task.canonical() : c.task.name()) << " at "
+                      << (c.budget_floats ? std::to_string(*c.budget_floats) + " floats" : std::string("natural size"))
+                      << ", n=" << c.n << ": chose " << tuned_label(c, candidates[g][winner[g]]) << " ("
+                      << describe_size(grouped.resolved[g][winner[g]]->size) << ")\n";
         }
     }
     if (resolved)  // each tuned cell runs through its winner's resolution
