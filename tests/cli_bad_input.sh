@@ -326,6 +326,14 @@ expect_bad "--out and --capacity name the same file" theory "$work/results.csv" 
 # a summary with no budget has no capacity lines: refused rather than a header-only file
 "$memcap" aggregate "$work/results.csv" --out "$work/natural_summary.csv"
 expect_bad "(the memories with a recall model) at a budget" theory "$work/natural_summary.csv" --out "$o" --capacity "$work/cap.csv"
+# cost: the same inputs refused; a memory this build does not know named with its line
+expect_bad "input '$work/missing.csv': cannot open" cost "$work/missing.csv" --out "$o"
+expect_bad "input '$work/empty.csv': empty, not a memcap summary CSV" cost "$work/empty.csv" --out "$o"
+expect_bad "no column 'memory_spec'" cost "$work/foreign.csv" --out "$o"
+expect_bad "per-seed rows" cost "$work/results.csv" --out "$o"
+expect_bad "give the summary CSV" cost --out "$o"
+sed 's/^softmax,softmax:/nosuch,nosuch:/' "$work/natural_summary.csv" >"$work/unknown_summary.csv"
+expect_bad "line 2: unknown memory 'nosuch'" cost "$work/unknown_summary.csv" --out "$o"
 expect_bad "the grid (memories x tasks x budgets x n x seeds) has more than 1000000 cells" run "${g[@]}" --n 1 2 3 4 5 6 7 8 9 10 11 --seeds 100000 --out "$o"
 
 # Config files: truly empty (0 bytes), binary garbage, a bad range, an out-of-range spec

@@ -7,6 +7,7 @@
 //   memcap reproduce [--out DIR] [--timings]
 //   memcap aggregate RESULTS.csv [--out FILE] [--markdown FILE]
 //   memcap theory SUMMARY.csv [--out FILE] [--capacity FILE] [--max-budget B] [--threads T]
+//   memcap cost SUMMARY.csv... [--out FILE]
 //
 // Bad input of any kind is one line on stderr, `memcap: error: ...`, exit 2,
 // and no output file is created or changed; every cell of a grid is checked
@@ -32,6 +33,7 @@
 #include "harness/results/csv.hpp"
 #include "harness/results/manifest.hpp"
 #include "harness/results/theory_table.hpp"
+#include "harness/results/cost_table.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -66,6 +68,7 @@ const char* const kUsage =
     "  reproduce   every experiment of essays 000 and 004, with a table of essay vs measured numbers\n"
     "  aggregate   summarise a results CSV over seeds (mean, sd, 95% interval)\n"
     "  theory      the models of memories/theory.hpp beside a summary: predictions and capacity lines\n"
+    "  cost        the cost model beside a summary: FLOPs per write and per read of each row's memory\n"
     "  report      capacities, figures and an HTML page from any sweep directory, results or summary CSV\n"
     "\n"
     "`memcap <command> --help` describes a command's options.\n";
@@ -377,6 +380,27 @@ int cmd_theory(const std::vector<std::string>& args) {
     return 0;
 }
 
+int cmd_cost(const std::vector<std::string>& args) {
+    po::options_description desc(
+        "memcap cost SUMMARY.csv...: the cost model of each memory (its table entry's FLOP model, the one\n"
+        "that prices the width race) beside `memcap aggregate`'s summary: per memory, task, budget, d\n"
+        "and n, the state floats, the pairs written per episode, FLOPs per written pair and per query");
+    desc.add_options()("help,h", "show this help")
+        ("input", po::value<std::vector<std::string>>(), "summary CSVs written by `memcap aggregate` (one or more)")
+        ("out,o", po::value<std::string>(), "cost CSV (default: stdout)");
+    po::positional_options_description pos;
+    pos.add("input", -1);
+    const auto vm = parse(desc, args, &pos);
+    if (vm.count("help")) return std::cout << desc, 0;
+    if (!vm.count("input")) throw UsageError("cost: give the summary CSV (`memcap aggregate` output)");
+    std::optional<AtomicFile> out;  // opened first: an unwritable path fails before the work
+    if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
+    const std::string csv = cost_table(vm["input"].as<std::vector<std::string>>());
+    if (out) out->write(csv), out->commit();
+    else std::cout << csv;
+    return 0;
+}
+
 int cmd_reproduce(const std::vector<std::string>& args, const std::string& cmdline) {
     po::options_description desc(
         "memcap reproduce: every experiment of essay 004 (Parts 1-4) and essay 000's laboratory at the\n"
@@ -436,8 +460,9 @@ int memcap_main(int argc, char** argv) {
         if (cmd == "aggregate") return cmd_aggregate(args);
         if (cmd == "reproduce") return cmd_reproduce(args, command_line(argc, argv));
         if (cmd == "theory") return cmd_theory(args);
+        if (cmd == "cost") return cmd_cost(args);
         if (cmd == "report") return cmd_report(args);
-        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce, theory, report)");
+        throw UsageError("unknown command '" + cmd + "' (known: list, run, sweep, aggregate, reproduce, theory, cost, report)");
     } catch (const UsageError& e) {
         std::cerr << "memcap: error: " << e.what() << "\n";
         return 2;

@@ -39,11 +39,12 @@ double OnlineMlp::Dims::forward_flops() const {
 double OnlineMlp::Dims::write_flops() const {
     const double w = static_cast<double>(weight_floats());
     // forward (2w), the output error (2 d_v), δ back through every layer but the first
-    // (2 (w − first layer)) with GELU' (8 h per hidden layer), the weighted gradients (2w),
-    // the update (w; with momentum S as well: 4w more)
+    // (2 (w − first layer)) with GELU' (8 h per hidden layer), the weighted gradients added
+    // into W (2w: one GEMM); with momentum the second GEMM into S, S added into W and S decayed
+    // (6w more). At depth 1 this is the delta rule's 4w.
     return forward_flops() + 2.0 * static_cast<double>(d_value) +
            2.0 * (w - static_cast<double>(rows(0) * cols(0))) + kGeluFlops * static_cast<double>(hidden) * (depth - 1) +
-           2.0 * w + (momentum ? 5.0 : 1.0) * w;
+           2.0 * w + (momentum ? 6.0 : 0.0) * w;
 }
 
 OnlineMlp::Dims OnlineMlp::size(const MemoryShape& shape, int depth, bool momentum, int batch) {
