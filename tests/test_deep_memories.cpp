@@ -147,6 +147,15 @@ TEST_CASE("TTT-Linear with one-pair batches is the delta rule at beta = 2 eta", 
         delta->read_batch(queries, a), ttt->read_batch(queries, b);
         REQUIRE(relative(b, a) < 1e-5);
     }
+    SECTION("s steps per one-pair batch are one delta step at beta = 1 - (1 - 2 eta)^s") {
+        const MemoryShape shape(d, d);
+        auto ttt = make_memory(parse_memory_spec("ttt_linear:lr=0.25,steps=2"), shape, 3);
+        auto delta = make_memory(parse_memory_spec("delta:beta=0.75"), shape, 3);
+        ttt->write_batch(keys, values), delta->write_batch(keys, values);
+        RowMat a(n, d), b(n, d);
+        delta->read_batch(queries, a), ttt->read_batch(queries, b);
+        REQUIRE(relative(b, a) < 1e-5);
+    }
 }
 
 TEST_CASE("TTT-Linear with one batch of every pair is the linear grid scaled by 2 eta", "[memory][deep]") {

@@ -35,6 +35,7 @@ Reads (written by scripts/reports.sh):
   streams/streams_summary.csv            (optional) recent_recall, overwrite_recall, salient_recall and
                                          assoc_recall:passes (scripts/sweeps/streams.ini), with its
                                          manifest streams/streams.csv.manifest.json (race candidates)
+  deep/deep_summary.csv                  (optional) TTT and Titans (scripts/sweeps/deep.ini); FLOPs: deep/costs.csv
   learned_keys/                          (optional) the learned-keys study (its README.md)
 Writes:
   capacity_table.csv                     one row per frame, memory, task (and noise) and budget:
