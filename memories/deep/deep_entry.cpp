@@ -1,6 +1,8 @@
 // memcap/memories/deep/deep_entry.cpp — see deep_entry.hpp.
 #include "memories/deep/deep_entry.hpp"
 
+#include <algorithm>
+
 namespace memcap {
 
 namespace {
@@ -54,8 +56,8 @@ OnlineMlp::Settings deep_settings(const Spec& spec) {
 
 std::vector<ParamInfo> deep_params(const std::string& default_lr) {
     std::vector<ParamInfo> p = {
-        real_param("lr", default_lr, "inner learning rate: theta_t = lr / |a_t|^2, a_t the last layer's input", 0.0, true, 2.0),
-        int_param("batch", "1", "mini-batch size b: gradients of a batch are taken at its first weights", 1, 65536),
+        real_param("lr", default_lr, "inner learning rate: theta_t = lr / |a_t|^2, a_t the last layer's input", 0.0, true, 1.0),
+        int_param("batch", "1", "mini-batch size b: gradients of a batch are taken at its first weights", 1, 1024),
         int_param("steps", "1", "gradient steps per mini-batch", 1, 64)};
     p[0].best = {"0.02", "0.05", "0.1", "0.25", "0.5"};
     p[1].best = {"1", "4", "16"};

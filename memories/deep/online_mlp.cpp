@@ -81,6 +81,8 @@ OnlineMlp::Dims OnlineMlp::size(const MemoryShape& shape, int depth, bool moment
 
 OnlineMlp::OnlineMlp(const MemoryShape& shape, const Dims& dims, const Settings& settings, Rng& rng)
     : dims_(dims), settings_(settings), phi_("proj", shape.d_key, dims.phi.dim, 1, rng) {
+    if (settings_.batch != dims_.pending + 1 || (settings_.momentum != 0.0 && !dims_.momentum))
+        throw std::logic_error("OnlineMlp: settings (batch, momentum) that its Dims were not sized for");
     for (int l = 0; l < dims_.depth; ++l) {
         offset_.push_back(weights_);
         weights_ += dims_.rows(l) * dims_.cols(l);

@@ -18,7 +18,7 @@ MemoryEntry titans_entry() {
     e.params.back().best = {"0", "0.01", "0.1"};
     e.params.push_back(int_param("depth", "2", "layers of the MLP memory", 2, 4));
     e.params.back().best = {"2", "3"};
-    e.state_formula = "2 (h d_k + (depth - 2) h^2 + h d_v): weights and momentum, h the largest that fits B; 4 d_k without a budget";
+    e.state_formula = "2 (h d_k + (depth - 2) h^2 + h d_v): weights and momentum, + (b - 1)(d_k + d_v) for a pending mini-batch; h the largest that fits B; 4 d_k without a budget";
     e.paper = "Behrouz, Zhong & Mirrokni 2025 (Titans)";
     e.size = [](const Spec& spec, const MemoryShape& s) { return deep_size(spec, s, titans_shape(spec)); };
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {

@@ -13,10 +13,10 @@
 //               weights it starts from (the paper's chunked, parallel form, §3.2); `steps`
 //               repeats each batch's update.
 // Read:         M(q), q normalised: a forward pass without an update (the paper's retrieval y = M*(q)).
-// state_floats: 2 (h d_k + (depth − 2) h² + d_v h): weights and momentum; h the largest that
-//               fits the budget (4 d_k without a budget).
+// state_floats: 2 (h d_k + (depth − 2) h² + d_v h): weights and momentum, + (b − 1)(d_k + d_v)
+//               for a pending mini-batch; h the largest that fits the budget (4 d_k without a budget).
 // Parameters:   lr = 0.25 (θ_t = lr / ‖a_t‖², a_t the last layer's input, memories/deep/
-//               online_mlp.hpp; in (0, 2], best 0.02, 0.05, 0.1, 0.25, 0.5), momentum = 0.5 (μ in [0, 1); best 0, 0.5,
+//               online_mlp.hpp; in (0, 1], best 0.02, 0.05, 0.1, 0.25, 0.5), momentum = 0.5 (μ in [0, 1); best 0, 0.5,
 //               0.9), forget = 0 (α in [0, 1); best 0, 0.01, 0.1), depth = 2 (2–4; best 2, 3),
 //               batch = 1, steps = 1 (as ttt_mlp's). μ = α = 0 is TTT-MLP at half the width
 //               (the unused buffer still counts: it is the state Titans keeps).
@@ -24,7 +24,8 @@
 // Source:       Behrouz, Zhong & Mirrokni 2025, "Titans: Learning to Memorize at Test Time".
 //
 // The memory is OnlineMlp (memories/deep/online_mlp.hpp) with momentum; the state is the
-// layers' weights (each row-major, first layer first), then the momentum in the same order.
+// layers' weights (each row-major, first layer first), then the momentum in the same order, then
+// the pending pairs (keys, then values).
 #pragma once
 
 #include "memories/deep/online_mlp.hpp"

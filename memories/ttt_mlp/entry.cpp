@@ -12,7 +12,7 @@ MemoryEntry ttt_mlp_entry() {
     e.name = "ttt_mlp";
     e.description = "TTT-MLP: a two-layer GELU MLP trained at test time by mini-batch gradient steps on |f(k) - v|^2";
     e.params = deep_params("0.25");
-    e.state_formula = "h (d_k + d_v), h the largest that fits B; 4 d_k without a budget";
+    e.state_formula = "h (d_k + d_v) + (b - 1)(d_k + d_v) for a pending mini-batch, h the largest that fits B; 4 d_k without a budget";
     e.paper = "Sun et al. 2024 (TTT-MLP)";
     e.size = [](const Spec& spec, const MemoryShape& s) { return deep_size(spec, s, kShape); };
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {

@@ -9,9 +9,9 @@
 //               per batch (TTT's inner loop, §2.2–2.4), with the token's rate η_t = lr / ‖a_t‖²,
 //               a_t = gelu(W₁ k_t) (memories/deep/online_mlp.hpp: lr is then scale-free).
 // Read:         f_W(q), q normalised.
-// state_floats: h (d_k + d_v), h the largest that fits the budget (4 d_k without a budget:
-//               the paper's expansion factor of 4).
-// Parameters:   lr = 0.25 (in (0, 2]; lr=best races 0.02, 0.05, 0.1, 0.25, 0.5), batch = 1
+// state_floats: h (d_k + d_v) + (b − 1)(d_k + d_v) for a pending mini-batch, h the largest
+//               that fits the budget (4 d_k without a budget: the paper's expansion factor of 4).
+// Parameters:   lr = 0.25 (in (0, 1]; lr=best races 0.02, 0.05, 0.1, 0.25, 0.5), batch = 1
 //               (best: 1, 4, 16), steps = 1 (best: 1, 2, 4).
 // Departures:   TTT-MLP's output is x + LN(f_res(x)) with biases; here f alone (see
 //               memories/deep/online_mlp.hpp for why), GELU as in the paper.
@@ -19,7 +19,7 @@
 //               States" (TTT-MLP).
 //
 // The memory is OnlineMlp (memories/deep/online_mlp.hpp) at depth 2 without momentum; the
-// state is W₁ then W₂, each row-major.
+// state is W₁ then W₂, each row-major, then the pending pairs (keys, then values).
 #pragma once
 
 #include "memories/deep/online_mlp.hpp"
