@@ -45,6 +45,9 @@ struct KernelCost {
     double scratch_bytes = 0.0;
 };
 
+/// Bytes per stored float, for cost models' byte counts.
+inline constexpr double kFloat = 4.0;
+
 /// Bytes every batched call moves: the batch in (keys and values, or queries) and, for a
 /// read, the reads out (4 bytes per float). For cost models.
 double batch_bytes(const MemoryShape& s, std::int64_t batch);

@@ -18,13 +18,13 @@ using namespace memcap;
 
 namespace {
 
-struct Episode {
+struct PairBatch {
     RowMat keys, values;
 };
 
-Episode episode(int n, int d, const char* tag) {
+PairBatch episode(int n, int d, const char* tag) {
     Rng rng = Rng::stream("modern_memories", tag, n, d);
-    Episode e{RowMat(n, d), RowMat(n, d)};
+    PairBatch e{RowMat(n, d), RowMat(n, d)};
     rng.fill_normal(e.keys), rng.fill_normal(e.values);
     normalise_rows(e.keys), normalise_rows(e.values);
     return e;
@@ -60,7 +60,7 @@ TEST_CASE("each published model is listed under its own name, with its state for
 
 TEST_CASE("the gated grids' updates are the published ones, written out", "[memory][modern]") {
     const int d = 8, n = 5;
-    const Episode ep = episode(n, d, "formula");
+    const PairBatch ep = episode(n, d, "formula");
     const MemoryShape shape(d, d);
 
     SECTION("Gated DeltaNet: S <- alpha S (I - beta k k^T) + beta v k^T") {
@@ -137,7 +137,7 @@ TEST_CASE("the gated grids' updates are the published ones, written out", "[memo
             h = 0.9 * h + kt * kt.transpose();
             g = 0.9 * g + vt * kt.transpose();
         }
-        const Episode q = episode(3, d, "mesa_queries");
+        const PairBatch q = episode(3, d, "mesa_queries");
         RowMat reads(3, d);
         m->read_batch(q.keys, reads);
         const Eigen::MatrixXd want =
@@ -149,9 +149,9 @@ TEST_CASE("the gated grids' updates are the published ones, written out", "[memo
         const MemoryShape small(3, 3, 39);
         auto m = make_memory(parse_memory_spec("based:scale=1.5"), small, 1);
         REQUIRE(memory_size(parse_memory_spec("based"), small).dim("d_phi") == 13);
-        const Episode e = episode(1, 3, "based");
+        const PairBatch e = episode(1, 3, "based");
         m->write(e.keys.row(0).transpose(), e.values.row(0).transpose());
-        const Episode q = episode(1, 3, "based_query");
+        const PairBatch q = episode(1, 3, "based_query");
         Vec out(3);
         m->read(q.keys.row(0).transpose(), out);
         const double c = q.keys.row(0).dot(e.keys.row(0));
@@ -165,7 +165,7 @@ TEST_CASE("each family member at its special setting is its special case", "[mem
     // budgets with a projection (d_phi != d) and without; the sequential gated rule against
     // the special case's own (batched) write: equal up to float rounding
     const int d = 32, n = 200;
-    const Episode ep = episode(n, d, "special");
+    const PairBatch ep = episode(n, d, "special");
     const std::int64_t budget = GENERATE(1024, 2048);
     struct Pair {
         const char* family;
@@ -199,7 +199,7 @@ TEST_CASE("each family member at its special setting is its special case", "[mem
 TEST_CASE("gates skip the tokens a task marks as filler, exactly", "[memory][modern]") {
     // a salience feature f = 0: filler values are e_0, content values have v_0 = 0
     const int d = 16, n = 12;
-    Episode ep = episode(n, d, "salience");
+    PairBatch ep = episode(n, d, "salience");
     for (int t = 0; t < n; ++t) ep.values(t, 0) = 0.0f;
     normalise_rows(ep.values);
     RowMat fk = episode(4, d, "filler").keys, fv = RowMat::Zero(4, d);
@@ -227,7 +227,7 @@ TEST_CASE("gates skip the tokens a task marks as filler, exactly", "[memory][mod
 TEST_CASE("MesaNet recalls n <= d pairs exactly without noise, where the grid does not", "[memory][modern][theory]") {
     // n = d / 2 random keys: well conditioned, so the ridge bias lambda / s_min^2 is small
     const int d = 32, n = 16;
-    const Episode ep = episode(n, d, "mesa_exact");
+    const PairBatch ep = episode(n, d, "mesa_exact");
     auto mesa = make_memory(parse_memory_spec("mesanet:lambda=0.0001"), MemoryShape(d, d), 1);
     mesa->write_batch(ep.keys, ep.values);
     RowMat reads(n, d);
@@ -258,7 +258,7 @@ TEST_CASE("the gated grids' chunked batch write equals the rule one pair at a ti
     // applies the rule to one pair. n = 300 spans several chunks and a partial one; repeated
     // keys make later writes edit earlier ones; a salience feature skips some writes.
     const int d = 32, n = 300;
-    Episode ep = episode(n, d, "chunked");
+    PairBatch ep = episode(n, d, "chunked");
     for (int i = 7; i < n; i += 7) ep.keys.row(i) = ep.keys.row(i - 5);
     for (int i = 0; i < n; ++i) ep.values(i, 0) = 0.0f;
     for (int i = 11; i < n; i += 11) ep.values.row(i).setZero(), ep.values(i, 0) = 1.0f;  // filler

@@ -83,7 +83,7 @@ struct Block {
 };
 
 /// A piece of work run beside the cells (a diagnostic, the worked examples), labelled for the timings.
-struct Job {
+struct SideJob {
     std::string label;
     std::function<void()> run;
 };
@@ -101,7 +101,7 @@ public:
     }
     /// Runs the cells and, in the same pool of threads (before the cells), `jobs`: each
     /// independent of the cells and of the others, labelled for the timings.
-    void run(int threads, bool progress, Timings& timings, const std::vector<Job>& jobs) {
+    void run(int threads, bool progress, Timings& timings, const std::vector<SideJob>& jobs) {
         outcomes_.resize(cells_.size());
         const auto extra = static_cast<std::int64_t>(jobs.size());
         const std::int64_t items = extra + static_cast<std::int64_t>(cells_.size());
@@ -356,10 +356,10 @@ struct Diagnostics {
     std::vector<InfluenceStats> influence;
 
     /// One job per d and per sigma, each filling its own result.
-    std::vector<Job> jobs() {
+    std::vector<SideJob> jobs() {
         per_d.assign(dims.size(), {});
         influence.assign(sigmas.size(), {});
-        std::vector<Job> out;
+        std::vector<SideJob> out;
         for (std::size_t j = 0; j < sigmas.size(); ++j)  // the longest first
             out.push_back({"weight vs influence", [this, j] { influence[j] = weight_vs_influence(sigmas[j], 16, 32, 16.0, 2000, 0); }});
         for (std::size_t j = 0; j < dims.size(); ++j)
@@ -433,7 +433,7 @@ int reproduce(const std::string& out_dir, int threads, bool progress, const std:
     Diagnostics diagnostics;
     std::vector<LabResult> lab;
     std::vector<OrderCheck> orders;
-    std::vector<Job> jobs = diagnostics.jobs();
+    std::vector<SideJob> jobs = diagnostics.jobs();
     jobs.push_back({"worked examples and lab", [&lab] { lab = run_lab(); }});
     jobs.push_back({"paired permutation on every backend", [&orders] { orders = order_checks(); }});
     memory.cells.run(threads, progress, timings, jobs);

@@ -6,7 +6,6 @@
 namespace memcap {
 
 namespace {
-constexpr double kFloat = 4.0;
 }
 
 OnlineMlp::Dims deep_dims(const Spec& spec, const MemoryShape& s, const DeepShape& shape) {

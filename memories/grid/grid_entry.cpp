@@ -29,7 +29,6 @@ MemorySize grid_size(const Spec& spec, const MemoryShape& s) {
 
 namespace {
 
-constexpr double kFloat = 4.0;
 using I = std::int64_t;
 
 // φ of a batch: the feature rows, and for DPFP the projected rows and [relu(y), relu(−y)].

@@ -7,7 +7,6 @@
 namespace memcap {
 namespace {
 
-constexpr double kFloat = 4.0;
 using I = std::int64_t;
 
 MemorySize hrr_size(const Spec&, const MemoryShape& s) {

@@ -5,7 +5,7 @@
 namespace memcap {
 namespace {
 
-constexpr double kFloat = 4.0, kDouble = 8.0;
+constexpr double kDouble = 8.0;
 using I = std::int64_t;
 
 MemorySize mesa_size(const Spec&, const MemoryShape& s) {

@@ -5,7 +5,6 @@
 namespace memcap {
 namespace {
 
-constexpr double kFloat = 4.0;
 using I = std::int64_t;
 
 MemorySize rotation_size(const Spec& spec, const MemoryShape& s) {

@@ -5,7 +5,6 @@
 namespace memcap {
 namespace {
 
-constexpr double kFloat = 4.0;
 using I = std::int64_t;
 
 KernelCost selective_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batch) {

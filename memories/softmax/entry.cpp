@@ -8,7 +8,6 @@
 namespace memcap {
 namespace {
 
-constexpr double kFloat = 4.0;
 using I = std::int64_t;
 
 MemorySize softmax_size(const Spec& spec, const MemoryShape& s) {

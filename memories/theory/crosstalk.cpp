@@ -1,6 +1,8 @@
 // memcap/memories/theory/crosstalk.cpp — see crosstalk.hpp (derivation: docs/theory.md, sections 2 and 3).
 #include "memories/theory/crosstalk.hpp"
 
+#include "memories/theory/numeric.hpp"
+
 #include <boost/math/distributions/gamma.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/beta.hpp>
@@ -21,7 +23,6 @@
 namespace memcap::theory {
 namespace {
 
-constexpr double kLogSqrt2Pi = 0.91893853320467274178;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 // ---------------------------------------------------------------------------
@@ -502,10 +503,6 @@ double over_rho(int d, double sigma, F f) {
     double s = 0;
     for (std::size_t i = 0; i < q.size(); ++i) s += rp.w[i] * f(q[i]);
     return s;
-}
-
-void require(bool ok, const char* what) {
-    if (!ok) throw std::invalid_argument(what);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // memcap/memories/theory/forgetting.cpp — see forgetting.hpp.
 #include "memories/theory/forgetting.hpp"
 
+#include "memories/theory/numeric.hpp"
+
 #include "memories/theory/winner_take_all.hpp"
 
 #include <algorithm>
@@ -11,15 +13,6 @@
 #include <string>
 
 namespace memcap::theory {
-namespace {
-
-constexpr double kLogSqrt2Pi = 0.91893853320467274178;
-
-void require(bool ok, const char* what) {
-    if (!ok) throw std::invalid_argument(what);
-}
-
-}  // namespace
 
 std::int64_t window_horizon(std::int64_t budget, int d_key, int d_value) {
     require(budget >= 0 && d_key >= 1 && d_value >= 1, "window_horizon: need budget >= 0, d_key, d_value >= 1");

@@ -1,19 +1,14 @@
 // memcap/memories/theory/hrr.cpp — see hrr.hpp.
 #include "memories/theory/hrr.hpp"
 
+#include "memories/theory/numeric.hpp"
+
 #include "memories/theory/winner_take_all.hpp"
 
 #include <cmath>
 #include <stdexcept>
 
 namespace memcap::theory {
-namespace {
-
-void require(bool ok, const char* what) {
-    if (!ok) throw std::invalid_argument(what);
-}
-
-}  // namespace
 
 HrrMoments hrr_moments(std::int64_t n, std::int64_t D) {
     require(n >= 1 && D >= 2, "hrr_moments: need n >= 1, D >= 2");

@@ -1,6 +1,8 @@
 // memcap/memories/theory/winner_take_all.cpp — see winner_take_all.hpp.
 #include "memories/theory/winner_take_all.hpp"
 
+#include "memories/theory/numeric.hpp"
+
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 
 #include <algorithm>
@@ -10,15 +12,9 @@
 namespace memcap::theory {
 namespace {
 
-constexpr double kLogSqrt2Pi = 0.91893853320467274178;
-
 template <class F>
 double integrate(F f, double lo, double hi, double tol = 1e-11) {
     return boost::math::quadrature::gauss_kronrod<double, 31>::integrate(f, lo, hi, 12, tol);
-}
-
-void require(bool ok, const char* what) {
-    if (!ok) throw std::invalid_argument(what);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 
 namespace memcap {
 namespace {
-constexpr DeepShape kShape{1, false};
+constexpr DeepShape kTttLinear{1, false};
 }
 
 MemoryEntry ttt_linear_entry() {
@@ -17,12 +17,12 @@ MemoryEntry ttt_linear_entry() {
     e.params[0].best = {"0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "0.75"};  // delta's beta list / 2
     e.state_formula = "d_v x d_phi as linear (d_phi = floor(B / d_v)), plus (b - 1)(d_k + d_v) for a pending mini-batch";
     e.paper = "Sun et al. 2024 (TTT-Linear)";
-    e.size = [](const Spec& spec, const MemoryShape& s) { return deep_size(spec, s, kShape); };
+    e.size = [](const Spec& spec, const MemoryShape& s) { return deep_size(spec, s, kTttLinear); };
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-        return std::make_unique<OnlineMlp>(s, deep_dims(spec, s, kShape), deep_settings(spec), rng);
+        return std::make_unique<OnlineMlp>(s, deep_dims(spec, s, kTttLinear), deep_settings(spec), rng);
     };
     e.cost = [](const Spec& spec, const MemoryShape& s, Kernel k, std::int64_t, std::int64_t batch) {
-        return deep_cost(spec, s, kShape, k, batch);
+        return deep_cost(spec, s, kTttLinear, k, batch);
     };
     e.order_free = false;  // each step is taken at the weights the last one left
     e.backward = false;    // keys=learned would need the gradient through the inner optimisation: refused

@@ -4,7 +4,7 @@
 
 namespace memcap {
 namespace {
-constexpr DeepShape kShape{2, false};
+constexpr DeepShape kTttMlp{2, false};
 }
 
 MemoryEntry ttt_mlp_entry() {
@@ -14,12 +14,12 @@ MemoryEntry ttt_mlp_entry() {
     e.params = deep_params("0.25");
     e.state_formula = "h (d_k + d_v) + (b - 1)(d_k + d_v) for a pending mini-batch, h the largest that fits B; 4 d_k without a budget";
     e.paper = "Sun et al. 2024 (TTT-MLP)";
-    e.size = [](const Spec& spec, const MemoryShape& s) { return deep_size(spec, s, kShape); };
+    e.size = [](const Spec& spec, const MemoryShape& s) { return deep_size(spec, s, kTttMlp); };
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
-        return std::make_unique<OnlineMlp>(s, deep_dims(spec, s, kShape), deep_settings(spec), rng);
+        return std::make_unique<OnlineMlp>(s, deep_dims(spec, s, kTttMlp), deep_settings(spec), rng);
     };
     e.cost = [](const Spec& spec, const MemoryShape& s, Kernel k, std::int64_t, std::int64_t batch) {
-        return deep_cost(spec, s, kShape, k, batch);
+        return deep_cost(spec, s, kTttMlp, k, batch);
     };
     e.order_free = false;
     e.backward = false;  // keys=learned would need the gradient through the inner optimisation: refused
