@@ -74,7 +74,7 @@ std::string ParamInfo::describe() const {
         case ParamType::Int: kind = "integer" + range_text(*this); break;
         case ParamType::Choice: kind = join(choices, "|"); break;
     }
-    return key + "=" + default_value + " (" + kind + (best.empty() ? "" : "; best: " + join(best, " ")) + ")" +
+    return key + "=" + (same_as_none.empty() ? default_value : same_as_none) + " (" + kind + (best.empty() ? "" : "; best: " + join(best, " ")) + ")" +
            (help.empty() ? "" : ": " + help);
 }
 
@@ -215,7 +215,7 @@ Spec bind_spec(const Schema& schema, const RawSpec& raw) {
         for (const auto& kv : raw.pairs)
             if (kv.first == p.key) value = kv.second;
         const std::string what = schema.kind + " '" + schema.name + "': " + p.key;
-        if (p.optional && value == "none") continue;  // left out: no value, omitted from the canonical form
+        if (p.optional && (value == "none" || (!p.same_as_none.empty() && value == p.same_as_none))) continue;  // left out: no value, omitted from the canonical form
         if (value == "best") {
             if (p.best.empty())
                 throw UsageError(what + "=best: this parameter has no candidates to choose from (give a value)");

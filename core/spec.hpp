@@ -44,6 +44,9 @@ struct ParamInfo {
     /// no value for it (Spec::has is false) and its canonical form omits it, so adding such a
     /// parameter to a table leaves every existing canonical spec string as it was.
     bool optional = false;
+    /// For an optional parameter: a value that means the same as leaving it out (a memory's
+    /// `precision=fp32`). It binds as left out, so the canonical form is the same either way.
+    std::string same_as_none;
 
     /// "beta=16 (real > 0)": the form `memcap list` prints.
     std::string describe() const;

@@ -21,6 +21,8 @@ using MatRef = Eigen::Ref<RowMat>;
 using ConstMatRef = Eigen::Ref<const RowMat>;
 /// A flat, read-only view of a memory's state (the probe readout's input).
 using ConstStateView = Eigen::Map<const Vec>;
+/// A flat, writable view of a memory's state (rounding it to a storage precision).
+using StateRef = Eigen::Map<Vec>;
 
 /// Normalises every row of `m` to unit Euclidean length (rows of zeros stay zero).
 inline void normalise_rows(MatRef m) {

@@ -104,6 +104,13 @@ public:
     /// Flat view of the state, state_floats() floats long.
     virtual ConstStateView state() const = 0;
 
+    /// Writable flat view of the state, the same floats as state(), for holding it at a storage
+    /// precision (memories/precision.hpp rounds it in place after each write). A memory that
+    /// gives it promises that state() is all it keeps of its writes (nothing derived from the
+    /// state is cached beside it), so the rounded state is the memory stored at that precision.
+    /// Default: an empty view — such a memory's table entry does not declare `precision`.
+    virtual StateRef mutable_state() { return StateRef(nullptr, 0); }
+
     /// Floats of fixed parameters (not state): projections, rotations, gates.
     virtual std::int64_t param_floats() const { return 0; }
 

@@ -7,6 +7,7 @@
 #include "memories/registry.hpp"
 
 #include "core/error.hpp"
+#include "memories/precision.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -63,9 +64,101 @@ std::vector<MemoryEntry> build_registry() {
     return table;
 }
 
+/// True when a memory of this size grows by one [key | value] row a write (its rows are
+/// rounded as written; precision.hpp).
+bool grows_by_rows(const MemorySize& s, const MemoryShape& shape) {
+    return s.floats_per_write > 0 && s.floats_per_write == std::int64_t{shape.d_key} + shape.d_value;
+}
+
+/// `shape` with its budget (floats, 32 bits each) turned into the numbers of state it buys at
+/// `p`: whole rows for a growing memory, flat_elements otherwise. `at32` is the size at fp32.
+MemoryShape stored_shape(const MemorySize& at32, const MemoryShape& shape, Precision p) {
+    MemoryShape out = shape;
+    if (!shape.budget_floats) return out;
+    const std::int64_t bits = *shape.budget_floats * 32;
+    if (grows_by_rows(at32, shape))
+        out.budget_floats = bits / row_bits(p, shape.d_key, shape.d_value) * at32.floats_per_write;
+    else
+        out.budget_floats = flat_elements(p, bits);
+    return out;
+}
+
+/// Gives `e` the key `precision` and makes its sizing function, factory and cost model honour
+/// it (memories/precision.hpp): a budget buys as many numbers as its bits hold at that
+/// precision, and the memory built is held at it. fp32 (or no precision) is the entry as it was.
+/// No theory models rounding, and codes are not streamed as spectra into a rounded memory.
+void add_precision(MemoryEntry& e) {
+    for (const auto& p : e.params)
+        if (p.key == kPrecisionKey)
+            throw UsageError("register_memory: memory '" + e.name + "' declares '" + kPrecisionKey +
+                             "', a key every memory takes from the table (memories/precision.hpp)");
+    e.params.push_back(precision_param());
+    const std::string name = e.name;
+    const bool able = e.reduced_precision;
+    auto size = e.size;
+    const auto at = [size, name, able](const Spec& spec, const MemoryShape& shape, Precision p) {
+        if (!able)
+            throw UsageError("memory '" + name + "' cannot hold its state at " + precision_name(p) +
+                             ": it gives no writable view of its state (its table entry does not declare reduced_precision)");
+        return stored_shape(size(spec, shape), shape, p);
+    };
+    e.size = [size, at](const Spec& spec, const MemoryShape& shape) {
+        const Precision p = spec_precision(spec);
+        if (p == Precision::fp32) return size(spec, shape);
+        const MemoryShape stored = at(spec, shape, p);
+        MemorySize s = size(spec, stored);
+        // The smallest budget in floats (32 bits each) whose bits hold the minimum's numbers.
+        const std::int64_t min_bits = grows_by_rows(s, shape)
+                                          ? s.min_budget / s.floats_per_write * row_bits(p, shape.d_key, shape.d_value)
+                                          : flat_bits(p, s.min_budget);
+        s.min_budget = (min_bits + 31) / 32;
+        return s;
+    };
+    auto make = e.make;
+    e.make = [make, size, at](const Spec& spec, const MemoryShape& shape, Rng& rng) {
+        const Precision p = spec_precision(spec);
+        if (p == Precision::fp32) return make(spec, shape, rng);
+        const bool grows = grows_by_rows(size(spec, shape), shape);
+        return with_precision(make(spec, at(spec, shape, p), rng), p, grows);
+    };
+    if (e.cost) {
+        auto cost = e.cost;
+        e.cost = [cost, at](const Spec& spec, const MemoryShape& shape, Kernel k, std::int64_t stored, std::int64_t batch) {
+            const Precision p = spec_precision(spec);
+            return cost(spec, p == Precision::fp32 ? shape : at(spec, shape, p), k, stored, batch);
+        };
+    }
+    if (e.takes_spectra) {
+        auto spectra = e.takes_spectra;
+        e.takes_spectra = [spectra](const Spec& spec, const MemoryShape& shape) {
+            return spec_precision(spec) == Precision::fp32 && spectra(spec, shape);
+        };
+    }
+    if (e.recall_model) {
+        auto model = e.recall_model;
+        e.recall_model = [model](const Spec& spec, const MemorySize& s, const MemoryShape& shape, const theory::RecallTask& t)
+            -> std::optional<theory::RecallModel> {
+            if (spec_precision(spec) != Precision::fp32) return std::nullopt;
+            return model(spec, s, shape, t);
+        };
+    }
+    if (e.horizon_model) {
+        auto model = e.horizon_model;
+        e.horizon_model = [model](const Spec& spec, const MemorySize& s, const MemoryShape& shape, const theory::LagBucket& b)
+            -> std::optional<theory::RecallModel> {
+            if (spec_precision(spec) != Precision::fp32) return std::nullopt;
+            return model(spec, s, shape, b);
+        };
+    }
+}
+
 std::deque<MemoryEntry>& registry_storage() {
     static std::deque<MemoryEntry> registry = [] {
         std::vector<MemoryEntry> table = build_registry();
+        for (auto& e : table) {
+            e.reduced_precision = true;  // every built-in backend: mutable_state, or a cache's rows
+            add_precision(e);
+        }
         return std::deque<MemoryEntry>(std::make_move_iterator(table.begin()), std::make_move_iterator(table.end()));
     }();
     return registry;
@@ -92,6 +185,7 @@ void register_memory(MemoryEntry entry) {
         if (e.name == entry.name) throw UsageError("register_memory: memory '" + entry.name + "' is already registered");
     if (!entry.size || !entry.make)
         throw UsageError("register_memory: memory '" + entry.name + "' needs a sizing function (size) and a factory (make)");
+    add_precision(entry);
     bind_spec(entry.schema(), raw);  // every parameter's default binds (UsageError naming it otherwise)
     registry_storage().push_back(std::move(entry));
 }

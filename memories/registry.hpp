@@ -121,6 +121,11 @@ struct MemoryEntry {
     /// respect to keys and queries), checked against finite differences by the tests:
     /// assoc_recall:keys=learned trains a key table through it; others are refused.
     bool backward = false;
+    /// True when the memory can hold its state at a storage precision other than fp32
+    /// (memories/precision.hpp): it gives Memory::mutable_state, or its state grows by one
+    /// [key | value] row a write. Every entry takes the key `precision` (added by the table);
+    /// precision=bf16, fp16, int8 or int4 is refused for an entry without this trait.
+    bool reduced_precision = false;
     /// True at shapes where the built memory takes codes as spectra (SpectralMemory,
     /// memories/hrr/hrr.hpp): a task that draws its codes in the Fourier domain is then read a
     /// code at a time, never materialised (HRR at D = d). Empty: never.

@@ -13,7 +13,8 @@
 //   chains.hpp           chained lookups with cleanup;
 //   forgetting.hpp       a recent pair in a long stream: the sliding window's and a decayed grid's horizon;
 //   recall_model.hpp     a model as a backend's table entry declares it;
-//   capacity.hpp         each model's capacity at a budget.
+//   capacity.hpp         each model's capacity at a budget;
+//   information.hpp      the most pairs any state of B bits can hold (log2 n! <= B).
 #pragma once
 
 #include "memories/theory/capacity.hpp"
@@ -21,6 +22,7 @@
 #include "memories/theory/crosstalk.hpp"
 #include "memories/theory/forgetting.hpp"
 #include "memories/theory/hrr.hpp"
+#include "memories/theory/information.hpp"
 #include "memories/theory/keysets.hpp"
 #include "memories/theory/recall_model.hpp"
 #include "memories/theory/winner_take_all.hpp"

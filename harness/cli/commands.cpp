@@ -174,6 +174,9 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         ("n", po::value<std::vector<std::string>>()->multitoken()->composing(), "task size(s) n (required)")
         ("budget,b", po::value<std::vector<std::string>>()->multitoken()->composing(),
          "state budget(s) in floats; 'natural' = the backend's natural size at d (default)")
+        ("budget-bits", po::value<std::vector<std::string>>()->multitoken()->composing(),
+         "state budget(s) in bits instead (multiples of 32; a float is 32 bits): each memory given without\n"
+         "precision= also chooses its storage precision (fp32 bf16 fp16 int8 int4) on tuning seeds")
         ("seeds,s", po::value<std::string>()->default_value("10"), "replicates: seeds 0..S-1")
         ("d", po::value<std::string>()->default_value("64"),
          "code width (key/value dimension); 'best' chooses it per memory, budget and n on tuning seeds\n"
@@ -213,6 +216,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     GridRequest request;
     request.memories = many(vm, "memory"), request.tasks = many(vm, "task");
     request.ns = many(vm, "n"), request.budgets = many(vm, "budget");
+    request.budget_bits = many(vm, "budget-bits");
     request.seeds = vm["seeds"].as<std::string>(), request.d = vm["d"].as<std::string>();
     request.tuning_seeds = vm["tuning-seeds"].as<std::string>();
     request.readouts = {vm["readout"].as<std::string>()};
@@ -261,6 +265,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     for (const auto& m : grid.memories) config["memories"].push_back(m.canonical());
     for (const auto& t : grid.tasks) config["tasks"].push_back(t.canonical());
     for (const auto& b : grid.budgets) config["budgets_floats"].push_back(b ? J(*b) : J());
+    if (grid.budgets_in_bits) config["budgets_in_bits"] = true;  // given as --budget-bits (32 x budgets_floats)
     if (vm.count("plugin")) config["plugins"] = many(vm, "plugin");
     AtomicFile manifest(file->path() + ".manifest.json");
     manifest.write(manifest_text(make_manifest(cmdline, config, cells.size(), ManifestRun{threads, 1})));

@@ -5,6 +5,7 @@
 #include "harness/eval/abstention.hpp"
 #include "harness/eval/key_training.hpp"
 #include "harness/eval/readout.hpp"
+#include "memories/precision.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -95,6 +96,10 @@ std::shared_ptr<const ResolvedCell> resolve_cell(const CellSpec& c, bool checks)
                          (memory.native_read ? std::string()
                                              : " (memory '" + c.memory.name() + "' has no meaningful read of its own)"));
     if (t.key_training()) {
+        if (spec_precision(c.memory) != Precision::fp32)
+            throw UsageError("task '" + c.task.canonical() + "' trains its keys through the memory's backward pass, " +
+                             "which differentiates its fp32 state; memory '" + c.memory.canonical() +
+                             "' holds it at " + c.memory.text(kPrecisionKey) + " (leave precision out)");
         if (!memory.backward)
             throw UsageError("task '" + c.task.canonical() + "' trains its keys through the memory's backward pass, " +
                              "which memory '" + c.memory.name() + "' does not declare (memories with one: " +
@@ -264,6 +269,7 @@ CellResult run_cell(const ResolvedCell& rc, const CellSpec& c) {
             }
         }
         CellResult r = cell_result(c, score_memory(rc, *memory, *task, tc, c.readout), task->chance(tc));
+        r.state_bits = state_bits(spec_precision(c.memory), rc.size, rc.shape, r.state_floats);
         if (r.ok && task->has_absent()) add_abstention(rc, *task, r);
         return r;
     } catch (const std::bad_alloc&) {
@@ -305,6 +311,8 @@ CellResult cell_result(const CellSpec& c, CellOutcome outcome, double chance_fra
     r.seed = c.seed;
     r.tuned = c.tuned;
     r.chance_frac = chance_frac;
+    // Priced as a flat state; run_cell prices a growing cache's rows exactly (their scales).
+    r.state_bits = flat_bits(spec_precision(c.memory), r.state_floats);
     return r;
 }
 

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "harness/eval/readout.hpp"
 #include "harness/exec/tuning.hpp"
+#include "memories/precision.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
 
@@ -116,6 +117,27 @@ std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::st
     return out;
 }
 
+std::vector<std::optional<std::int64_t>> parse_budget_bits(const std::vector<std::string>& texts, const std::string& key) {
+    std::vector<std::optional<std::int64_t>> out;
+    for (const auto& text : texts)
+        for (const auto& s : words(text).empty() ? std::vector<std::string>{text} : words(text)) {
+            std::vector<std::int64_t> bits;
+            try {
+                if (s.find("..") != std::string::npos) bits = parse_int_list(s, key, 32 * 4000000000LL);
+                else bits = {parse_positive(s, key, 32 * 4000000000LL)};
+            } catch (const UsageError& e) {
+                throw UsageError(std::string(e.what()) + " (a number of bits, a multiple of 32)");
+            }
+            for (const auto b : bits) {
+                if (b % 32 != 0)
+                    throw UsageError(key + ": " + std::to_string(b) + " bits is not a multiple of 32 (a float's bits; " +
+                                     "give " + std::to_string(b / 32 * 32) + " or " + std::to_string(b / 32 * 32 + 32) + ")");
+                out.push_back(b / 32);
+            }
+        }
+    return out;
+}
+
 namespace {
 
 std::string several_run(const std::string& key, const std::string& first, const std::string& rest) {
@@ -154,17 +176,35 @@ void once(const std::vector<std::string>& values, const std::string& key) {
 }  // namespace
 
 const GridKeys kRunKeys{"--memory", "--task", "--n", "--budget", "--seeds", "--d", "--tuning-seeds", "--readout",
-                        "--on-tuning-seeds", "`memcap list`", several_run};
+                        "--on-tuning-seeds", "--budget-bits", "`memcap list`", several_run};
 const GridKeys kPythonKeys{"memories", "tasks", "n", "budgets", "seeds", "d", "tuning_seeds", "readout",
-                           "on_tuning_seeds", "memcap.list()", several_python};
+                           "on_tuning_seeds", "budget_bits", "memcap.list()", several_python};
 const GridKeys kSweepKeys{"memories", "tasks", "n", "budgets", "seeds", "d", "tuning_seeds", "readout",
-                          "on_tuning_seeds", "`memcap list`", several_sweep};
+                          "on_tuning_seeds", "budget_bits", "`memcap list`", several_sweep};
+
+namespace {
+
+/// A memory spec text given without `precision`, made to race it (a grid whose budgets are bits).
+std::string with_precision_raced(const std::string& text) {
+    const RawSpec raw = split_spec(text, "memory");
+    for (const auto& kv : raw.pairs)
+        if (kv.first == kPrecisionKey) return text;
+    return text + (raw.pairs.empty() ? ":" : ",") + kPrecisionKey + "=best";
+}
+
+}  // namespace
 
 GridBlock build_grid(const GridRequest& r, const GridKeys& keys, const std::string& name) {
     GridBlock g;
     g.name = name;
     const bool cli = keys.several == several_run;
-    g.memories = specs(r.memories, parse_memory_spec, cli ? "-m" : keys.memories, keys);
+    if (!r.budgets.empty() && !r.budget_bits.empty())
+        throw UsageError("give " + keys.budgets + " (floats) or " + keys.budget_bits + " (bits), not both");
+    g.budgets_in_bits = !r.budget_bits.empty();
+    const auto parse_memory = [&](const std::string& text) {
+        return parse_memory_spec(g.budgets_in_bits ? with_precision_raced(text) : text);
+    };
+    g.memories = specs(r.memories, parse_memory, cli ? "-m" : keys.memories, keys);
     g.tasks = specs(r.tasks, parse_task_spec, cli ? "-t" : keys.tasks, keys);
     if (g.memories.empty()) {
         std::string known;
@@ -174,7 +214,7 @@ GridBlock build_grid(const GridRequest& r, const GridKeys& keys, const std::stri
     if (g.tasks.empty()) throw UsageError(keys.tasks + " is required (see " + keys.list + ")");
     g.ns = parse_sizes(r.ns, keys.n);
     if (g.ns.empty()) throw UsageError(keys.n + " is required (one or more task sizes)");
-    g.budgets = parse_budgets(r.budgets, keys.budgets);
+    g.budgets = g.budgets_in_bits ? parse_budget_bits(r.budget_bits, keys.budget_bits) : parse_budgets(r.budgets, keys.budgets);
     if (!r.seeds.empty()) g.seeds = parse_count(r.seeds, keys.seeds, 1000000);
     if (!r.d.empty()) try {
             g.set_widths(r.d, keys.d);

@@ -38,6 +38,7 @@ struct GridBlock {
     std::string name;  // the sweep block's name ("" for `memcap run`)
     std::vector<Spec> memories, tasks;
     std::vector<std::optional<std::int64_t>> budgets{std::nullopt};  // empty optional: natural size
+    bool budgets_in_bits = false;  // given in bits (GridRequest::budget_bits); `budgets` holds them / 32
     std::vector<std::int64_t> ns;
     std::int64_t seeds = 10;
     std::vector<int> ds{64};
@@ -65,6 +66,7 @@ private:
 /// "n" in Python and in a sweep block), and how it takes several specs.
 struct GridKeys {
     std::string memories, tasks, n, budgets, seeds, d, tuning_seeds, readout, on_tuning_seeds;
+    std::string budget_bits;  // the budgets in bits: --budget-bits, budget_bits
     std::string list;  // where the known specs are listed: "`memcap list`", "memcap.list()"
     /// The hint for a spec text that fails and holds a comma, e.g. "repeat -m (e.g. -m a -m b)".
     std::string (*several)(const std::string& key, const std::string& first, const std::string& rest);
@@ -77,6 +79,10 @@ extern const GridKeys kSweepKeys;   // a sweep block: memories, tasks, n, budget
 /// take the defaults: budgets natural, readout auto, seeds 10, d 64, tuning seeds 3.
 struct GridRequest {
     std::vector<std::string> memories, tasks, ns, budgets, readouts;
+    /// Budgets in bits instead of floats (multiples of 32: a float is 32 bits). A memory
+    /// given without `precision` then races it (precision=best), so each chooses the
+    /// precision its bits are best spent at (memories/precision.hpp).
+    std::vector<std::string> budget_bits;
     std::string seeds, d, tuning_seeds;
     /// Score on the tuning seeds kTuningSeedBase + 0 .. S-1 instead of 0 .. S-1 (for choosing
     /// a default by hand on seeds no scored cell has); refused with a choice to make.
@@ -94,6 +100,9 @@ GridBlock build_grid(const GridRequest& request, const GridKeys& keys, const std
 std::vector<std::int64_t> parse_sizes(const std::vector<std::string>& words, const std::string& key);
 /// Budgets from words: floats (values and ranges), or `natural` (the backend's natural size).
 std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::string>& words, const std::string& key);
+/// Budgets in bits from words (values and ranges), each a positive multiple of 32, as floats
+/// (bits / 32): UsageError naming `key` and the value otherwise.
+std::vector<std::optional<std::int64_t>> parse_budget_bits(const std::vector<std::string>& words, const std::string& key);
 /// One count in [1, max] (seeds, tuning seeds): not a list.
 std::int64_t parse_count(const std::string& text, const std::string& key, std::int64_t max);
 /// An integer in [1, max] given for `key`; UsageError naming both otherwise.

@@ -21,7 +21,7 @@
 namespace memcap {
 namespace {
 
-const std::vector<std::string> kKeys = {"memories", "tasks",   "budgets",      "n",      "seeds",
+const std::vector<std::string> kKeys = {"memories", "tasks",   "budgets",      "budget_bits", "n",      "seeds",
                                         "d",        "readout", "tuning_seeds", "plugins"};
 
 std::string join(const std::vector<std::string>& items) {
@@ -73,6 +73,7 @@ GridBlock make_block(const std::string& name, const Values& defaults, const Valu
     GridRequest request;
     request.memories = list("memories"), request.tasks = list("tasks"), request.ns = list("n");
     request.budgets = list("budgets"), request.readouts = list("readout");
+    request.budget_bits = list("budget_bits");
     request.seeds = get("seeds"), request.d = get("d"), request.tuning_seeds = get("tuning_seeds");
     try {
         need("memories"), need("tasks"), need("n");
@@ -104,6 +105,7 @@ void check_defaults(const Values& v, const std::string& where) {
         if (v.count("seeds")) parse_count(v.at("seeds"), "seeds", 1000000);
         if (v.count("tuning_seeds")) parse_count(v.at("tuning_seeds"), "tuning_seeds", 1000);
         if (v.count("budgets")) parse_budgets({v.at("budgets")}, "budgets");
+        if (v.count("budget_bits")) parse_budget_bits({v.at("budget_bits")}, "budget_bits");
     } catch (const UsageError& e) {
         throw UsageError(where + ": " + e.what());
     }
@@ -163,6 +165,7 @@ nlohmann::ordered_json SweepConfig::canonical() const {
         for (const auto& t : b.tasks) j["tasks"].push_back(t.canonical());
         j["budgets_floats"] = J::array();
         for (const auto& x : b.budgets) j["budgets_floats"].push_back(x ? J(*x) : J());
+        if (b.budgets_in_bits) j["budgets_in_bits"] = true;  // given as budget_bits (32 x budgets_floats)
         j["n"] = b.ns;
         j["seeds"] = b.seeds;
         if (b.d_best) j["d"] = b.widths_text(), j["tuning_seeds"] = b.tuning_seeds;

@@ -1,6 +1,8 @@
 // memcap/harness/exec/tuning.cpp — see tuning.hpp.
 #include "harness/exec/tuning.hpp"
 
+#include "memories/precision.hpp"
+
 #include "core/error.hpp"
 #include "harness/exec/memory_gate.hpp"
 #include "harness/exec/progress.hpp"
@@ -63,7 +65,15 @@ constexpr std::size_t kPrintedChoices = 24;
 /// "d=64,beta=8" (the width when d was best, then each memory key given as best).
 std::string tuned_label(const CellSpec& c, const CellSpec& chosen) {
     std::string out = c.d == 0 ? "d=" + std::to_string(chosen.d) : "";
-    for (const auto& k : c.memory.best_keys()) out += (out.empty() ? "" : ",") + k + "=" + chosen.memory.text(k);
+    for (const auto& k : c.memory.best_keys()) {
+        // An optional key chosen at the value that binds as left out (precision=fp32) has no text.
+        std::string value = "none";
+        if (chosen.memory.has(k)) value = chosen.memory.text(k);
+        else
+            for (const auto& p : find_memory(chosen.memory.name()).params)
+                if (p.key == k && !p.same_as_none.empty()) value = p.same_as_none;
+        out += (out.empty() ? "" : ",") + k + "=" + value;
+    }
     return out;
 }
 
@@ -491,8 +501,16 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
             std::cerr << "memcap: " << c.memory.name() << " on "
                       << (tasks.size() > 1 ? c.task.canonical() : c.task.name()) << " at "
                       << (c.budget_floats ? std::to_string(*c.budget_floats) + " floats" : std::string("natural size"))
+                      << (c.budget_floats && c.memory.has(kPrecisionKey) ? " (" + std::to_string(*c.budget_floats * 32) + " bits)" : "")
                       << ", n=" << c.n << ": chose " << tuned_label(c, candidates[g][winner[g]]) << " ("
-                      << describe_size(grouped.resolved[g][winner[g]]->size) << ")\n";
+                      << describe_size(grouped.resolved[g][winner[g]]->size);
+            const ResolvedCell& w = *grouped.resolved[g][winner[g]];
+            const Precision p = spec_precision(w.cell.memory);
+            if (p != Precision::fp32 || c.memory.has(kPrecisionKey))
+                std::cerr << "; held at " << precision_name(p) << ": "
+                          << state_bits(p, w.size, w.shape, w.size.state_floats_after(w.task->writes_per_episode(w.at(0))))
+                          << " bits";
+            std::cerr << ")\n";
         }
     }
     if (resolved)  // each tuned cell runs through its winner's resolution

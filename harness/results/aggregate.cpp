@@ -58,7 +58,7 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
                          false_accept = optional_column("false_accept_frac"),
                          present_accept = optional_column("present_accept_frac"),
                          balanced = optional_column("balanced_accuracy_frac"), auc = optional_column("auc_frac"),
-                         params = optional_column("param_floats");
+                         params = optional_column("param_floats"), bits = optional_column("state_bits");
     std::map<std::string, std::size_t> index;
     std::vector<Acc> groups;
     std::size_t lineno = 1;
@@ -87,6 +87,8 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
         }
         const std::string what = "input '" + path + "' line " + std::to_string(lineno);
         a.g.state_floats = std::max(a.g.state_floats, parse_int(f[state], what + " state_floats"));
+        if (bits >= 0 && !f[std::size_t(bits)].empty())
+            a.g.state_bits = std::max(a.g.state_bits.value_or(0), parse_int(f[std::size_t(bits)], what + " state_bits"));
         if (params >= 0 && !f[std::size_t(params)].empty())
             a.g.param_floats = std::max(a.g.param_floats.value_or(0), parse_int(f[std::size_t(params)], what + " param_floats"));
         a.g.queries += parse_int(f[queries], what + " queries");
@@ -136,6 +138,7 @@ std::string summary_csv(const std::vector<GroupSummary>& groups) {
         r.set("memory", memory_name(g.memory_spec)).set("memory_spec", g.memory_spec).set("task_spec", g.task_spec);
         r.set("readout", g.readout);
         r.set("budget_floats", g.budget_floats).set("state_floats", any ? std::to_string(g.state_floats) : "");
+        r.set("state_bits", any && g.state_bits ? std::to_string(*g.state_bits) : "");
         r.set("param_floats", any && g.param_floats ? std::to_string(*g.param_floats) : "");
         r.set("d", g.d).set("n", g.n).set("slot", g.slot);
         r.set("seeds", std::to_string(g.seeds)).set("errors", std::to_string(g.errors)).set("queries", std::to_string(g.queries));

@@ -20,6 +20,7 @@ struct GroupSummary {
     std::string memory_spec, task_spec, readout, budget_floats, slot, tuned;
     std::string d, n;
     std::int64_t state_floats = 0;
+    std::optional<std::int64_t> state_bits;  // none: the results CSV has no state_bits column
     std::optional<std::int64_t> param_floats;  // none: the results CSV has no param_floats column
     std::int64_t seeds = 0, errors = 0, queries = 0;
     /// se: the standard error with the binomial floor (stats.hpp), over the seeds that ran.

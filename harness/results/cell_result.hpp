@@ -48,6 +48,7 @@ struct Abstention {
 struct CellOutcome {
     std::vector<SlotScore> slots;  // in slot order
     std::int64_t state_floats = 0;
+    std::int64_t state_bits = 0;  // state_floats priced at the memory's precision (memories/precision.hpp)
     std::int64_t param_floats = 0;
     std::vector<Decision> decisions;  // one per query, for tasks with absent queries; empty otherwise
     bool ok = true;

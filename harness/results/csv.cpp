@@ -19,6 +19,7 @@ const std::vector<Column>& cell_columns() {
         {"readout", "the readout used: native or probe:train=...,ridge=..."},
         {"budget_floats", "the budget in floats; empty = the backend's natural size"},
         {"state_floats", "floats of state the memory held (at most the budget)"},
+        {"state_bits", "bits of that state at the memory's precision (32 a float at fp32; integer formats' scales included)", true},
         {"param_floats", "floats of fixed parameters (projections), not state"},
         {"d", "code width: dimension of keys and values"},
         {"n", "task size: pairs, stream length or lag range"},
@@ -51,6 +52,7 @@ const std::vector<Column>& summary_columns() {
         {"readout", "the readout used"},
         {"budget_floats", "the budget; empty = natural size"},
         {"state_floats", "largest state_floats over the group's seeds"},
+        {"state_bits", "largest state_bits over the group's seeds", true},
         {"param_floats", "largest param_floats (fixed projections, not state) over the group's seeds", true},
         {"d", "code width"},
         {"n", "task size"},
@@ -143,6 +145,7 @@ std::string cell_rows(const CellResult& r) {
     if (!r.ok) return CsvRecord(lead).set("status", "error").set("message", r.message).line();
 
     lead.set("state_floats", std::to_string(r.state_floats)).set("param_floats", std::to_string(r.param_floats));
+    lead.set("state_bits", std::to_string(r.state_bits));
     lead.set("chance_frac", format_real(r.chance_frac)).set("status", "ok");
     std::string out;
     for (const auto& s : r.slots) {

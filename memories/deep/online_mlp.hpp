@@ -94,6 +94,7 @@ public:
     void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override;
     std::int64_t state_floats() const override { return static_cast<std::int64_t>(state_.size()); }
     ConstStateView state() const override { return ConstStateView(state_.data(), state_.size()); }
+    StateRef mutable_state() override { return StateRef(state_.data(), state_.size()); }
     /// The drawn initial weights (none at depth 1, where W⁰ = 0) and φ's projection.
     std::int64_t param_floats() const override {
         return (dims_.depth > 1 ? static_cast<std::int64_t>(initial_.size()) : 0) + phi_.param_floats();

@@ -43,6 +43,7 @@ public:
     void reset() override { grid_.setZero(); }
     std::int64_t state_floats() const override { return grid_.size(); }
     ConstStateView state() const override { return ConstStateView(grid_.data(), grid_.size()); }
+    StateRef mutable_state() override { return StateRef(grid_.data(), grid_.size()); }
     std::int64_t param_floats() const override { return phi_.param_floats(); }
 
     void read(ConstVecRef query, VecRef out) const override {

@@ -68,6 +68,7 @@ public:
     void read(ConstVecRef query, VecRef out) const override;
     std::int64_t state_floats() const override { return trace_.size(); }
     ConstStateView state() const override { return ConstStateView(trace_.data(), trace_.size()); }
+    StateRef mutable_state() override { return StateRef(trace_.data(), trace_.size()); }
     std::int64_t param_floats() const override { return key_map_.size() + value_map_.size(); }
 
     void write_batch(ConstMatRef keys, ConstMatRef values) override;

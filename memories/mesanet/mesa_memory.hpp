@@ -52,6 +52,7 @@ public:
     void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override;
     std::int64_t state_floats() const override { return state_.size(); }
     ConstStateView state() const override { return ConstStateView(state_.data(), state_.size()); }
+    StateRef mutable_state() override { return StateRef(state_.data(), state_.size()); }
     std::int64_t param_floats() const override { return phi_.param_floats(); }
 
     /// R = Φ_q (H + λI)⁻¹ Gᵀ, so with Y = Φ_q (H + λI)⁻¹ and Z = W G (H + λI)⁻¹ (W = ∂L/∂R):

@@ -66,6 +66,7 @@ public:
     void read(ConstVecRef query, VecRef out) const override;
     std::int64_t state_floats() const override { return state_.size(); }
     ConstStateView state() const override { return ConstStateView(state_.data(), state_.size()); }
+    StateRef mutable_state() override { return StateRef(state_.data(), state_.size()); }
     std::int64_t param_floats() const override {
         return static_cast<std::int64_t>(cos_.size() + sin_.size() + sign_.size()) + input_map_.size();
     }
