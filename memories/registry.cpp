@@ -229,9 +229,16 @@ MemorySize memory_size(const MemoryEntry& entry, const Spec& spec, const MemoryS
                                     " is not a coordinate of a " + std::to_string(shape.d_value) + "-float value");
     MemorySize size = entry.size(spec, shape);
     if (shape.budget_floats && *shape.budget_floats < size.min_budget)
-        throw UsageError("memory '" + spec.canonical() + "': budget " + std::to_string(*shape.budget_floats) +
-                         " floats is below its minimum of " + std::to_string(size.min_budget) + " at d_k=" +
+    {
+        // With a precision the budget is bits (32 a float), and so is the minimum.
+        const bool bits = spec.has(kPrecisionKey);
+        const auto amount = [bits](std::int64_t floats) {
+            return std::to_string(floats) + " floats" + (bits ? " (" + std::to_string(floats * 32) + " bits)" : "");
+        };
+        throw UsageError("memory '" + spec.canonical() + "': budget " + amount(*shape.budget_floats) +
+                         " is below its minimum of " + amount(size.min_budget) + " at d_k=" +
                          std::to_string(shape.d_key) + ", d_v=" + std::to_string(shape.d_value));
+    }
     return size;
 }
 

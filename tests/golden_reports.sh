@@ -108,9 +108,10 @@ need = {"build": ["commit", "dirty", "build_type", "isa", "march", "vector_exten
         "machine": ["cpu"]}
 missing = [f"{k}.{f}" for k, fs in need.items() for f in fs if f not in m.get(k, {})]
 missing += [k for k in ("threads", "mpi_ranks") if not isinstance(m.get(k), int)]
-# the race's candidates of the sweep's memories only (smoke.ini names six, four with candidates)
+# the race's candidates of the sweep's memories only (smoke.ini names six; every memory has its
+# precision's candidates)
 raced = sorted(m.get("race_candidates", {}).get("memories", {}))
-if raced != ["delta", "rotation", "selective", "softmax"]:
+if raced != ["delta", "hrr", "linear", "rotation", "selective", "softmax"]:
     missing.append("race_candidates of the sweep's memories only (got %s)" % raced)
 sys.exit(f"manifest lacks {', '.join(missing)}" if missing else 0)
 PY
