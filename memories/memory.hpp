@@ -104,13 +104,6 @@ public:
     /// Flat view of the state, state_floats() floats long.
     virtual ConstStateView state() const = 0;
 
-    /// Writable flat view of the state, the same floats as state(), for holding it at a storage
-    /// precision (memories/precision.hpp rounds it in place after each write). A memory that
-    /// gives it promises that state() is all it keeps of its writes (nothing derived from the
-    /// state is cached beside it), so the rounded state is the memory stored at that precision.
-    /// Default: an empty view — such a memory's table entry does not declare `precision`.
-    virtual StateRef mutable_state() { return StateRef(nullptr, 0); }
-
     /// Floats of fixed parameters (not state): projections, rotations, gates.
     virtual std::int64_t param_floats() const { return 0; }
 
@@ -144,6 +137,13 @@ public:
         (void)keys, (void)values, (void)queries, (void)d_reads, (void)d_keys, (void)d_queries;
         throw std::logic_error("this memory has no backward pass (its table entry does not declare backward)");
     }
+
+    /// Writable flat view of the state, the same floats as state(), for holding it at a storage
+    /// precision (memories/precision.hpp rounds it in place after each write). A memory that
+    /// gives it promises that state() is all it keeps of its writes (nothing derived from the
+    /// state is cached beside it), so the rounded state is the memory stored at that precision.
+    /// Default: an empty view (its table entry must then not declare `reduced_precision`).
+    virtual StateRef mutable_state() { return StateRef(nullptr, 0); }
 
 protected:
     /// For a read_batch that cannot hide pairs: throws std::invalid_argument when

@@ -17,5 +17,5 @@
 
 #define MEMCAP_PLUGIN_ABI_STR2(x) #x
 #define MEMCAP_PLUGIN_ABI_STR(x) MEMCAP_PLUGIN_ABI_STR2(x)
-/// "0.2.0 (Eigen alignment 32 bytes)"
+/// "0.3.0 (Eigen alignment 32 bytes)"
 #define MEMCAP_PLUGIN_ABI MEMCAP_VERSION " (Eigen alignment " MEMCAP_PLUGIN_ABI_STR(EIGEN_MAX_ALIGN_BYTES) " bytes)"

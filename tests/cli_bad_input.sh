@@ -73,6 +73,8 @@ expect_bad "precision=fp8 is not one of fp32, bf16, fp16, int8, int4" run --memo
 expect_bad "--budget-bits: 100 bits is not a multiple of 32" run --memory linear --task assoc_recall --n 4 --budget-bits 100 --out "$o"
 expect_bad "--budget-bits: '0' must be at least 1" run --memory linear --task assoc_recall --n 4 --budget-bits 0 --out "$o"
 expect_bad "--budget-bits: 'nan' is not an integer" run --memory linear --task assoc_recall --n 4 --budget-bits nan --out "$o"
+expect_bad "precision=best chooses the precision at a budget" run --memory linear:precision=best --task assoc_recall --n 4 --out "$o"
+expect_bad "--budget-bits: '32768' is given twice" run --memory linear --task assoc_recall --n 4 --budget-bits 32768 32768 --out "$o"
 expect_bad "give --budget (floats) or --budget-bits (bits), not both" run --memory linear --task assoc_recall --n 4 --budget 1024 --budget-bits 32768 --out "$o"
 expect_bad "budget 1 floats (32 bits) is below its minimum of 2 floats (64 bits)" run --memory linear:precision=bf16 --task assoc_recall --n 4 --d 4 --budget-bits 32 --out "$o"
 expect_bad "no candidate width or setting can run at this budget" run --memory softmax --task assoc_recall --n 4 --d best --budget-bits 32 --out "$o"

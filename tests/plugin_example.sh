@@ -68,7 +68,7 @@ echo 'extern "C" int not_a_plugin() { return 1; }' >"$work/not_a_plugin.cpp"
 c++ -shared -fPIC "$work/not_a_plugin.cpp" -o "$work/not_a_plugin.so"
 cp "$so" "$work/copy_of_plugin.so"  # another file: loaded again, so its backend's name clashes
 # the example compiled as if for another vector ISA (Eigen aligned to 8 bytes) and another version
-c++ -std=c++17 -O1 -shared -fPIC -DEIGEN_MAX_ALIGN_BYTES=8 -DMEMCAP_VERSION='"0.2.0"' -I"$prefix/include" \
+c++ -std=c++17 -O1 -shared -fPIC -DEIGEN_MAX_ALIGN_BYTES=8 -DMEMCAP_VERSION='"0.3.0"' -I"$prefix/include" \
     -I"$prefix/include/memcap" -I/usr/include/eigen3 "$root/examples/out_of_tree_backend/nearest_key.cpp" \
     -o "$work/other_isa.so"
 c++ -std=c++17 -O1 -shared -fPIC -DMEMCAP_VERSION='"0.0.1"' -I"$prefix/include" \

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <typeinfo>
 #include <limits>
 
 using namespace memcap;
@@ -92,6 +93,15 @@ TEST_CASE("int8 and int4 keep absmax scales per block of 32", "[precision]") {
     CHECK(stored_exactly(Precision::int4, z.data(), 40, 32));
 }
 
+TEST_CASE("a block too small for a normal scale is stored as 0, never NaN", "[precision]") {
+    std::vector<float> x{5e-44f, -3e-44f, 0.0f, 1e-45f};
+    for (const Precision p : {Precision::int8, Precision::int4}) {
+        std::vector<float> y = x;
+        round_to(p, y.data(), 4);
+        for (const float v : y) CHECK(v == 0.0f);
+    }
+}
+
 TEST_CASE("bits: a format's numbers and scales, and the most numbers a budget of bits holds", "[precision]") {
     CHECK(flat_bits(Precision::fp32, 100) == 3200);
     CHECK(flat_bits(Precision::bf16, 100) == 1600);
@@ -107,6 +117,17 @@ TEST_CASE("bits: a format's numbers and scales, and the most numbers a budget of
 }
 
 TEST_CASE("precision=fp32 is the memory as it was: the same spec, the same state, bit for bit", "[precision]") {
+    // fp32 binds as left out (the same canonical spec), and the table's factory hands back the
+    // backend itself, unwrapped; any other precision is wrapped. (The golden CSVs check that a
+    // whole sweep's fp32 bits did not move.)
+    {
+        const MemoryShape shape(16, 16, 1024);
+        auto plain = make_memory(parse_memory_spec("softmax"), shape, 0);
+        auto at32 = make_memory(parse_memory_spec("softmax:precision=fp32"), shape, 0);
+        auto at16 = make_memory(parse_memory_spec("softmax:precision=bf16"), shape, 0);
+        CHECK(typeid(*plain) == typeid(*at32));
+        CHECK(typeid(*plain) != typeid(*at16));
+    }
     CHECK(parse_memory_spec("delta:beta=0.5,precision=fp32").canonical() == parse_memory_spec("delta:beta=0.5").canonical());
     CHECK(parse_memory_spec("delta:precision=int8").canonical() == "delta:beta=1,phi=proj,nu=1,precision=int8");
     const Pairs p = random_pairs(40, 16, 1);
@@ -144,10 +165,17 @@ TEST_CASE("every backend holds its state at the precision it is given, within th
             // rounded key by key and value by value (blocks of d = 16); others in blocks of 32.
             const std::int64_t block = size.floats_per_write > 0 ? 16 : kScaleBlock;
             CHECK(stored_exactly(pr, m->state().data(), m->state_floats(), block));
-            // Reads are finite and near the fp32 memory's for bf16 (one rounding of a unit-scale state).
+            // Reads of the stored state are finite (unit-scale pairs: no format overflows here), or,
+            // for MesaNet only, a measured failure: its rounded H + lambda I may not be positive
+            // definite at the default ridge (memories/README.md, "Storage precision").
             RowMat out(4, 16);
-            m->read_batch(p.keys.topRows(4), out);
-            CHECK(out.allFinite());
+            try {
+                m->read_batch(p.keys.topRows(4), out);
+                CHECK(out.allFinite());
+            } catch (const MemoryFailure& e) {
+                CHECK(name == "mesanet");
+                CHECK_THAT(e.what(), Catch::Contains("not positive definite"));
+            }
         }
     }
 }
@@ -217,6 +245,9 @@ TEST_CASE("the information limit: log2 n! bits for n pairs", "[theory][precision
         CHECK(n90 >= n);
         CHECK(theory::min_bits_at(n90, 0.9) <= bits);
         CHECK(theory::min_bits_at(n90 + 1, 0.9) > bits);
-        CHECK(double(n90) < 1.3 * double(n));
     }
+    // Pinned against the same bound computed in Python (math.lgamma, bisection): 17% and 15% more
+    // than the exact line at 2^13 and 2^19 bits.
+    CHECK(theory::max_pairs_at(8192, 0.9) == 1133);
+    CHECK(theory::max_pairs_at(524288, 0.9) == 43815);
 }

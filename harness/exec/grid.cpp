@@ -238,8 +238,8 @@ GridBlock build_grid(const GridRequest& r, const GridKeys& keys, const std::stri
     for (const auto n : g.ns) texts.push_back(std::to_string(n));
     once(texts, keys.n);
     texts.clear();
-    for (const auto& b : g.budgets) texts.push_back(b ? std::to_string(*b) : "natural");
-    once(texts, keys.budgets);
+    for (const auto& b : g.budgets) texts.push_back(b ? std::to_string(*b * (g.budgets_in_bits ? 32 : 1)) : "natural");
+    once(texts, g.budgets_in_bits ? keys.budget_bits : keys.budgets);
     texts.clear();
     for (const int d : g.ds) texts.push_back(std::to_string(d));
     once(texts, keys.d);
@@ -261,7 +261,8 @@ GridBlock build_grid(const GridRequest& r, const GridKeys& keys, const std::stri
         for (const auto& m : g.memories)
             if (!m.best_keys().empty())
                 throw UsageError(keys.on_tuning_seeds + ": the tuning seeds cannot score memory '" + m.canonical() +
-                                 "', whose settings are chosen on them");
+                                 "', whose settings are chosen on them" +
+                                 (g.budgets_in_bits ? " (" + keys.budget_bits + " races the precision of a memory given without precision=)" : ""));
         g.first_seed = kTuningSeedBase;
     }
     if (g.d_best && std::find(g.budgets.begin(), g.budgets.end(), std::nullopt) != g.budgets.end())

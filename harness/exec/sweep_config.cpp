@@ -61,6 +61,8 @@ Values section_values(const boost::property_tree::ptree& section, const std::str
 
 GridBlock make_block(const std::string& name, const Values& defaults, const Values& own, const std::string& where) {
     Values v = defaults;
+    // A block's budgets, in floats or in bits, replace the defaults' in either unit.
+    if (own.count("budgets") || own.count("budget_bits")) v.erase("budgets"), v.erase("budget_bits");
     for (const auto& kv : own) v[kv.first] = kv.second;
     auto need = [&](const std::string& key) -> const std::string& {
         const auto it = v.find(key);

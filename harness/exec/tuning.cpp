@@ -91,7 +91,12 @@ std::vector<Candidate> resolved_candidates(const CellSpec& cell) {
     if (cell.d == 0 && !cell.budget_floats)
         throw UsageError("d=best chooses the width at a budget: give --budget (or budgets = in the config); "
                          "at the natural size the state grows with d");
+    const auto best = cell.memory.best_keys();
+    if (!cell.budget_floats && std::find(best.begin(), best.end(), kPrecisionKey) != best.end())
+        throw UsageError("memory '" + cell.memory.canonical() + "': precision=best chooses the precision at a budget " +
+                         "(its bits buy more numbers at a lower precision): give --budget or --budget-bits");
     std::vector<Candidate> out;
+    std::string first_refusal;  // why the first candidate that could not run could not
     const bool listed = cell.d != 0 || !cell.d_candidates.empty();
     for (const int d : widths(cell))
         for (const auto& memory : memory_choices(cell.memory)) {
@@ -110,7 +115,8 @@ std::vector<Candidate> resolved_candidates(const CellSpec& cell) {
                 // MPI rank): the cell must be posable and fit kTuningMaxCellBytes.
                 try {
                     r = resolve_cell(c);
-                } catch (const UsageError&) {
+                } catch (const UsageError& e) {
+                    if (first_refusal.empty()) first_refusal = e.what();
                     continue;
                 }
                 if (r->peak_bytes > kTuningMaxCellBytes) continue;
@@ -118,7 +124,8 @@ std::vector<Candidate> resolved_candidates(const CellSpec& cell) {
             out.push_back(Candidate{std::move(c), std::move(r)});
         }
     if (out.empty())
-        throw UsageError("cell (" + group_label(cell) + "): no candidate width or setting can run at this budget");
+        throw UsageError("cell (" + group_label(cell) + "): no candidate width or setting can run at this budget" +
+                         (first_refusal.empty() ? std::string() : " (the first: " + first_refusal + ")"));
     return out;
 }
 

@@ -18,7 +18,7 @@ const std::vector<Column>& cell_columns() {
         {"task_spec", "the task's canonical spec string"},
         {"readout", "the readout used: native or probe:train=...,ridge=..."},
         {"budget_floats", "the budget in floats; empty = the backend's natural size"},
-        {"state_floats", "floats of state the memory held (at most the budget)"},
+        {"state_floats", "numbers of state the memory held (at most the budget at fp32; as many as its bits buy below)"},
         {"state_bits", "bits of that state at the memory's precision (32 a float at fp32; integer formats' scales included)", true},
         {"param_floats", "floats of fixed parameters (projections), not state"},
         {"d", "code width: dimension of keys and values"},

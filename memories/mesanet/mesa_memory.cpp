@@ -54,7 +54,12 @@ Eigen::LLT<Eigen::MatrixXd> MesaMemory::factor() const {
     Eigen::MatrixXd a = state_.bottomRows(d_phi_).cast<double>();
     a = 0.5 * (a + a.transpose());  // H is symmetric up to the GEMM's rounding
     a.diagonal().array() += lambda_;
-    return Eigen::LLT<Eigen::MatrixXd>(a);
+    Eigen::LLT<Eigen::MatrixXd> llt(a);
+    // H + λI is positive definite as computed; a state stored at a low precision (rounded H,
+    // memories/precision.hpp) can lose that, and the read is then a measured failure.
+    if (llt.info() != Eigen::Success)
+        throw MemoryFailure("H + lambda I is not positive definite (its rounded state); the least-squares read fails");
+    return llt;
 }
 
 void MesaMemory::read(ConstVecRef query, VecRef out) const {

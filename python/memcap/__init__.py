@@ -50,7 +50,7 @@ __version__ = _memcap.__version__
 _TEXT = "object"
 CELL_DTYPES = {
     "memory": _TEXT, "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
-    "budget_floats": "Int64", "state_floats": "Int64", "param_floats": "Int64",
+    "budget_floats": "Int64", "state_floats": "Int64", "state_bits": "Int64", "param_floats": "Int64",
     "d": "int64", "n": "int64", "seed": "int64", "slot": "Int64",
     "queries": "Int64", "correct": "Int64",
     "accuracy_frac": "float64", "chance_frac": "float64", "target_dist_mean": "float64",
@@ -61,7 +61,7 @@ CELL_DTYPES = {
 }
 SUMMARY_DTYPES = {
     "memory": _TEXT, "memory_spec": _TEXT, "task_spec": _TEXT, "readout": _TEXT,
-    "budget_floats": "Int64", "state_floats": "Int64", "param_floats": "Int64", "d": "int64", "n": "int64", "slot": "Int64",
+    "budget_floats": "Int64", "state_floats": "Int64", "state_bits": "Int64", "param_floats": "Int64", "d": "int64", "n": "int64", "slot": "Int64",
     "seeds": "int64", "errors": "int64", "queries": "int64",
     "accuracy_mean_frac": "float64", "accuracy_sd_frac": "float64", "accuracy_se_frac": "float64",
     "accuracy_ci95_lo_frac": "float64", "accuracy_ci95_hi_frac": "float64",
@@ -147,7 +147,7 @@ def _values(value, name):
 
 
 def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning_seeds=3, threads=None,
-        progress=True, on_tuning_seeds=False):
+        progress=True, on_tuning_seeds=False, budget_bits=None):
     """Every combination of memories x tasks x budgets x n x seeds 0..seeds-1, as a DataFrame.
 
     The same grid, the same cells and the same rows as
@@ -155,7 +155,8 @@ def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning
     ``memories`` and ``tasks`` are spec strings (a string or a list), ``budgets`` floats of
     state or ``"natural"``/``None`` (the default: each backend's natural size at d), ``n``
     task sizes, ``d`` an int or ``"best"``/``"best:LIST"``; ``on_tuning_seeds=True`` scores on the
-    tuning seeds (``--on-tuning-seeds``). The grid is built by the command line's builder: the
+    tuning seeds (``--on-tuning-seeds``); ``budget_bits`` gives the budgets in bits instead
+    (``--budget-bits``: multiples of 32; memories without ``precision=`` then race it). The grid is built by the command line's builder: the
     same ranges (``n="4..512*2"``, ``budgets="256..16384*4"``), the same refusal of a value
     given twice, the same messages (naming these arguments). ``threads`` defaults to all
     cores. ``progress``: True shows the command line's bar on stderr; a callable
@@ -163,23 +164,25 @@ def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning
     notebook widget); False shows nothing.
     """
     return _parse(io.StringIO(_run_text(memories, tasks, n, budgets, seeds, d, readout, tuning_seeds, threads,
-                                        progress, on_tuning_seeds)), CELL_DTYPES)
+                                        progress, on_tuning_seeds, budget_bits)), CELL_DTYPES)
 
 
-def _run_text(memories, tasks, n, budgets, seeds, d, readout, tuning_seeds, threads, progress, on_tuning_seeds):
+def _run_text(memories, tasks, n, budgets, seeds, d, readout, tuning_seeds, threads, progress, on_tuning_seeds,
+              budget_bits=None):
     """The CSV text of ``run`` (what ``memcap run`` writes, byte for byte)."""
     callback = progress if callable(progress) else None
     if not isinstance(seeds, (str, numbers.Number)):
         raise UsageError("seeds: a count S (seeds 0..S-1 are run), e.g. seeds=10; got %r" % (seeds,))
     seeds = _integer(seeds, "seeds")
     n = _values(n, "n")
-    budgets = ["natural"] if budgets is None else _values(budgets, "budgets")
+    budgets = (["natural"] if budget_bits is None else []) if budgets is None else _values(budgets, "budgets")
+    budget_bits = [] if budget_bits is None else _values(budget_bits, "budget_bits")
     d = _integer(d, "d")
     tuning_seeds = _integer(tuning_seeds, "tuning_seeds")
     if threads is not None:
         threads = _integer(threads, "threads")
     return _memcap.run_csv(memories, tasks, budgets, n, seeds, d,
-                           str(readout), tuning_seeds, bool(on_tuning_seeds), threads, bool(progress), callback)
+                           str(readout), tuning_seeds, bool(on_tuning_seeds), threads, bool(progress), callback, budget_bits)
 
 
 def sweep(config, out=".", threads=None, resume=False, dry_run=False, progress=True, force=False):

@@ -39,6 +39,7 @@ def _parser():
     p.add_argument("--readout", default="auto")
     p.add_argument("--threads", default=None)
     p.add_argument("--on-tuning-seeds", action="store_true")
+    p.add_argument("--budget-bits", nargs="+", action="extend", default=None)
     p.add_argument("-o", "--out", default=None)
     p.add_argument("--force", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true")
@@ -72,8 +73,9 @@ def run(argv):
     if a.out and not os.path.isdir(os.path.dirname(os.path.abspath(a.out))):
         raise _Refusal("--out '%s': directory '%s' does not exist" % (a.out, os.path.dirname(a.out) or "."))
     d = a.d if not a.d.isdigit() else int(a.d)
-    text = memcap._run_text(a.memory, a.task, a.n, a.budget or ["natural"], a.seeds, d, a.readout, a.tuning_seeds,
-                            a.threads, not a.quiet, a.on_tuning_seeds)  # memcap run's CSV, byte for byte
+    budgets = a.budget or (None if a.budget_bits else ["natural"])
+    text = memcap._run_text(a.memory, a.task, a.n, budgets, a.seeds, d, a.readout, a.tuning_seeds,
+                            a.threads, not a.quiet, a.on_tuning_seeds, a.budget_bits)  # memcap run's CSV, byte for byte
     if a.out is None:
         sys.stdout.write(text)
         return 0

@@ -151,8 +151,9 @@ std::int64_t positive_of(const py::handle& value, const std::string& what, std::
 std::string run_csv(const py::object& memories, const py::object& tasks, const py::object& budgets, const py::object& n,
                     const py::object& seeds, const py::object& d, const std::string& readout,
                     const py::object& tuning_seeds, bool on_tuning_seeds, const py::object& threads_value, bool progress,
-                    const py::object& callback) {
+                    const py::object& callback, const py::object& budget_bits) {
     GridRequest request;
+    request.budget_bits = words_of(budget_bits);
     request.memories = words_of(memories), request.tasks = words_of(tasks), request.ns = words_of(n);
     for (auto& b : request.budgets = words_of(budgets))
         if (b == "None") b = "natural";  // None in a list: the natural size
@@ -728,7 +729,7 @@ PYBIND11_MODULE(_memcap, m) {
     m.def("summary_columns", [] { return columns(summary_columns()); });
     m.def("run_csv", &run_csv, py::arg("memories"), py::arg("tasks"), py::arg("budgets"), py::arg("n"),
           py::arg("seeds"), py::arg("d"), py::arg("readout"), py::arg("tuning_seeds"), py::arg("on_tuning_seeds"), py::arg("threads"),
-          py::arg("progress"), py::arg("callback"));
+          py::arg("progress"), py::arg("callback"), py::arg("budget_bits"));
     m.def("sweep", &sweep, py::arg("config"), py::arg("out"), py::arg("threads"), py::arg("resume"),
           py::arg("force"), py::arg("dry_run"), py::arg("progress"), py::arg("command"));
     m.def("aggregate_csv", [](const std::string& path) {
