@@ -6,7 +6,8 @@
 
 One module per part of the report: frontier (every memory at its best width), essay (the
 essays' d = 64 frame), reproduce (the essays reproduced), modern (today's recurrent memories), streams (where decays,
-overwrites and gates pay), chains, abstention and learned_keys (the committed studies, each left out
+overwrites and gates pay), deep (memories that are networks), bits (budgets in bits: storage precision),
+chains, abstention and learned_keys (the committed studies, each left out
 when its CSVs are not there); theory
 (`memcap theory` beside the measurements), capacity (the capacity table) and common (CSV
 reading, the canonical spec strings, the capacity rule, colours) serve them; report puts
@@ -36,6 +37,9 @@ Reads (written by scripts/reports.sh):
                                          assoc_recall:passes (scripts/sweeps/streams.ini), with its
                                          manifest streams/streams.csv.manifest.json (race candidates)
   deep/deep_summary.csv                  (optional) TTT and Titans (scripts/sweeps/deep.ini); FLOPs: deep/costs.csv
+  bits/bits_summary.csv                  (optional) budgets in bits, precision raced (scripts/sweeps/bits.ini),
+                                         beside the frontier in floats and the log2(n!) limit; its manifest
+                                         bits/bits.csv.manifest.json (race candidates, widths); needs state_bits
   learned_keys/                          (optional) the learned-keys study (its README.md)
 Writes:
   capacity_table.csv                     one row per frame, memory, task (and noise) and budget:

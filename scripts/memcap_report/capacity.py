@@ -60,6 +60,7 @@ def capacity_rows(summary, frame):
                                 d_at_capacity=int(where["d"]) if where else None,
                                 spec_at_capacity=where["memory_spec"] if where else None,
                                 tuned_keys=tuned_keys(where["tuned"]) if where else [],
+                                at_capacity=where,
                                 miss=at[miss] if miss is not None else None,
                                 beyond=at[beyond] if beyond is not None else None))
     exps = {}

@@ -1,6 +1,7 @@
 """What every section shares: reading memcap's CSVs, the canonical spec strings, the one
 standard error (the summary's accuracy_se_frac), the capacity rule, colours and figure style."""
 import csv
+import math
 import os
 from collections import OrderedDict
 
@@ -55,7 +56,7 @@ def read_csv(path, required=()):
     if missing:
         raise ReportError("%s: no column '%s'%s" % (
             path, missing[0], " (a summary from an older `memcap aggregate`: aggregate it again)"
-            if missing[0] == "accuracy_se_frac" else ""))
+            if missing[0] in ("accuracy_se_frac", "state_bits") else ""))
     return rows
 
 
@@ -254,6 +255,44 @@ def fit_exponent(budgets, caps, top):
     x = np.log([p[0] for p in pts])
     y = np.log([p[1] for p in pts])
     return float(np.polyfit(x, y, 1)[0])
+
+
+# ------------------------------------------------------------------ the information limit
+
+def log2_factorial(n):
+    """log2 n! for n >= 0 (lgamma, as memories/theory/information.cpp computes it)."""
+    return math.lgamma(n + 1.0) / math.log(2.0)
+
+
+def max_pairs_exact(bits):
+    """The most pairs any state of `bits` bits can hold and recall every one of: the largest n with
+    log2 n! <= bits (memories/theory/information.hpp's max_pairs_exact: each read is scored against
+    the n stored values, so the state must tell the n! assignments of values to keys apart). 0 when
+    bits < 0. Under query noise the same n is still a bound (noise only makes reads harder), but a
+    loose one."""
+    if not bits >= 0:
+        return 0
+    lo, hi = 1, 2  # log2 1! = 0 <= bits; hi doubles until log2 hi! > bits, then bisection
+    while log2_factorial(hi) <= bits:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = lo + (hi - lo) // 2
+        if log2_factorial(mid) <= bits:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def state_bits_of(row):
+    """A summary row's state in bits: its state_bits (the state at its precision), or, in a summary
+    from before storage precision (no state_bits column, or the cell left it empty), 32 x state_floats
+    (every memory was fp32 then). None when neither is there."""
+    if row.get("state_bits") not in ("", None):
+        return int(row["state_bits"])
+    if row.get("state_floats") not in ("", None):
+        return 32 * int(row["state_floats"])
+    return None
 
 
 # The per-seed columns the reproduction's figures read.

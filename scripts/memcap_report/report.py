@@ -8,7 +8,7 @@ import shutil
 import sys
 import tempfile
 
-from . import abstention, chains, deep, essay, frontier, learned_keys, modern, reproduce, streams
+from . import abstention, bits, chains, deep, essay, frontier, learned_keys, modern, reproduce, streams
 from .capacity import capacity_rows, write_table
 from .common import (CELL_FIGURE_COLUMNS, ReportError, is_frontier, learn_memories, read_csv, read_summary,
                      reset_memories)
@@ -67,6 +67,7 @@ def _build(out, stage):
     lines += modern.section(out)
     lines += streams.section(out, figures)
     lines += deep.section(out)
+    lines += bits.section(out, figures)
     essay.figures(summary, theory, figures)
     reproduce.figures(cells, figures)
     lines += reproduce.section(out)

@@ -15,9 +15,14 @@ Writes into OUT (default: PATH's directory, then report/), each file complete or
   capacity.csv      per memory (as the sweep named it: keys chosen on tuning seeds read
                     `best`), task, noise, readout and budget: the capacity (the rule of
                     common.capacity, stated in report.md), the largest n tried, the width and
-                    the settings chosen there (`tuned`), capacity per float
+                    the settings chosen there (`tuned`), capacity per float, bits per stored
+                    pair (the state's bits at the capacity n, state_bits — 32 x state_floats
+                    in a summary without it — over the capacity; along n only)
   figures/*.png     frontier_<task>.png: capacity against budget per memory, one panel per
-                    noise (dashed: `memcap theory`'s capacity lines for the models that apply);
+                    noise (dashed: `memcap theory`'s capacity lines for the models that apply;
+                    for assoc_recall, black: the log2(n!) limit, the most pairs any state of
+                    32 x B bits holds, common.max_pairs_exact — under query noise still a
+                    bound, a loose one);
                     accuracy_<task>_<noise>.png: mean accuracy (± 1 SE) against n, one panel
                     per budget (dotted: the model's accuracy where it applies exactly)
   report.md         the tables and the figures (linked)
@@ -39,13 +44,13 @@ from collections import OrderedDict
 
 from . import streams
 from .common import (CYCLE, SUMMARY_COLUMNS, THRESHOLD, ReportError, base, capacity, fnum, frontier_spec, has_noise,
-                     memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se, spec_params, style,
-                     task_labels, tuned_keys)
+                     max_pairs_exact, memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se,
+                     spec_params, state_bits_of, style, task_labels, tuned_keys)
 
 RESULT_COLUMNS = ("memory_spec", "task_spec", "readout", "budget_floats", "d", "n", "seed", "accuracy_frac", "status",
                   "tuned")
 TABLE_COLUMNS = ["memory", "memory_spec", "task", "noise", "readout", "budget_floats", "capacity_at_0.9",
-                 "largest_tried", "d_at_capacity", "tuned_at_capacity", "capacity_per_float"]
+                 "largest_tried", "d_at_capacity", "tuned_at_capacity", "capacity_per_float", "bits_per_pair"]
 RULE = ("Capacity is the largest n (stored pairs) with mean accuracy over seeds ≥ %g; a smaller n may miss. "
         "Along a lag or a copy length (lag recall, copying), the last one before the first miss." % THRESHOLD)
 # Tasks whose slots name parts of the task read on their own too: {task: {slot: part}}.
@@ -177,6 +182,7 @@ def capacity_table(rows):
         pts, axis = points(rs)
         cap = capacity([(x, a) for x, a, _ in pts], axis)
         at = next((row for x, _, row in pts if x == cap), None)
+        bits = state_bits_of(at) if at is not None and axis == "n" else None
         out.append(OrderedDict([
             ("memory", name), ("memory_spec", spec if width == "d=best" else spec + " " + width),
             ("task", task), ("noise", noise), ("readout", readout.split(":")[0]),
@@ -184,6 +190,7 @@ def capacity_table(rows):
             ("largest_tried", str(max(x for x, _, _ in pts))),
             ("d_at_capacity", at["d"] if at else ""), ("tuned_at_capacity", chosen(at) if at else ""),
             ("capacity_per_float", "%.6g" % (cap / int(budget)) if cap is not None and budget else ""),
+            ("bits_per_pair", "%.6g" % (bits / cap) if bits is not None and cap else ""),
             ("_axis", axis), ("_series", (name, spec, width, readout)), ("_smallest", min(x for x, _, _ in pts))]))
     return out
 
@@ -233,8 +240,24 @@ def slug(text):
     return "".join(c if c.isalnum() else "_" for c in text).strip("_")
 
 
-def frontier_figure(task, caps, tcaps, colour, path):
-    """Capacity against budget per series, one panel per noise; theory's capacity lines dashed."""
+LIMIT_TASKS = ("assoc_recall",)  # tasks whose capacity is stored pairs read against every stored value
+
+
+def limit_line(budgets):
+    """(floats, pairs) of the log2(n!) limit over a budget axis in floats: at B floats, the most pairs any
+    state of 32·B bits can hold and recall every one of (common.max_pairs_exact), a quarter octave apart."""
+    lo, hi = min(budgets), max(budgets)
+    xs, x = [], float(lo)
+    while x < hi:
+        xs.append(x)
+        x *= 2 ** 0.25
+    xs.append(float(hi))
+    return xs, [max_pairs_exact(32 * x) for x in xs]
+
+
+def frontier_figure(task, caps, tcaps, colour, path, limit=False):
+    """Capacity against budget per series, one panel per noise; theory's capacity lines dashed; with
+    `limit` (associative recall), the log2(n!) limit in black (under query noise still a bound, a loose one)."""
     noises = noise_order([c["noise"] for c in caps]) if all(c["noise"] for c in caps) else [""]
     fig, axes = plt.subplots(1, len(noises), figsize=(5.2 * len(noises), 4.2), squeeze=False)
     for ax, noise in zip(axes[0], noises):
@@ -260,6 +283,8 @@ def frontier_figure(task, caps, tcaps, colour, path):
             if pts:
                 c = next((colour[s] for s in colour if s[0] == model), "#444444")
                 ax.plot(*zip(*pts), "--", color=c, alpha=0.7, label="%s: theory" % model)
+        if limit and budgets:
+            ax.plot(*limit_line(budgets), "-", color="black", lw=1.2, label="log2(n!) limit")
         style(ax, "budget (floats of state)", "capacity (largest n at ≥ %d%%)" % round(100 * THRESHOLD))
         ax.set_yscale("log", base=2)
         ax.set_title("%s%s" % (task, ", " + noise_words(noise) if noise else ""), fontsize=10)
@@ -389,6 +414,13 @@ def rule_notes(rows, caps):
     if variants:
         notes.append("Variants of a task that differ in a parameter other than the noise are separate rows, named "
                      "by it (%s)." % variants[0].split(" (")[0])
+    if any(c["bits_per_pair"] for c in caps):
+        notes.append("bits_per_pair: the state's bits at the capacity n (state_bits; 32 × state_floats in a summary "
+                     "without it) over the capacity.")
+    if any(base(c["task"]) in LIMIT_TASKS and c["budget_floats"] != "natural" for c in caps):
+        notes.append("In the frontier figures of %s the black line is the log2(n!) limit: no state of 32·B bits "
+                     "recalls every one of more pairs than the largest n with log2(n!) ≤ 32·B; under query noise it "
+                     "is still a bound, a loose one." % ", ".join(LIMIT_TASKS))
     if any(base(r["task_spec"]) in LAG_TASKS for r in rows):
         notes.append("recent_recall: capacity is the largest window W; lag_*.png draws recall against lag (slot: the "
                      "largest lag of a bucket) at the largest W each series was measured at.")
@@ -475,7 +507,7 @@ def build(path, out=None):
                 name = "frontier_%s.png" % slug(task)
                 # theory's capacity lines model associative recall written once
                 frontier_figure(task, tc, [t for t in tcaps if task in ("assoc_recall", "assoc_recall:passes=1")],
-                                colour, os.path.join(stage, "figures", name))
+                                colour, os.path.join(stage, "figures", name), limit=base(task) in LIMIT_TASKS)
                 figures.append((name, "%s: capacity against budget" % task))
             for noise in OrderedDict((row_noise(r), 1) for r in rows if labels[r["task_spec"]] == task):
                 rs = [r for r in rows if labels[r["task_spec"]] == task and row_noise(r) == noise]

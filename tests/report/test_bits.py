@@ -1,0 +1,256 @@
+"""The section on budgets in bits (scripts/memcap_report/bits.py) on small synthetic summaries: the log2(n!)
+limit's pinned values, capacity, bits per pair and the fraction of the limit, HRR's best block, the ranking
+against the float frontier both ways, the choices at an end of their candidates, and a bits summary without
+state_bits refused (exit status 2, nothing written).
+
+    /usr/bin/python3 -m unittest discover -s tests/report -t tests/report
+"""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+from memcap_report import bits, common  # noqa: E402
+from memcap_report.common import SUMMARY_COLUMNS, ReportError  # noqa: E402
+
+TASK = "assoc_recall:queries=32,noise=0,cosine=%s,control=none,vocab=0,keys=random,steps=1000,lr=0.01,temp=0.1"
+NS = (4, 8, 16, 32, 64, 128)
+MANIFEST = {"race_candidates": {"memories": {"softmax": {"beta": ["1", "64", "1024"],
+                                                         "precision": list(bits.PRECISIONS)}}},
+            "config": {"blocks": [{"memories": ["softmax:beta=best,precision=best"], "d": "best"},
+                                  {"memories": ["linear:phi=proj,nu=1,precision=best"], "d": "best:4,8,16,32"},
+                                  {"memories": ["hrr"], "d": "best:256"},
+                                  {"memories": ["hrr:precision=int8"], "d": "best:908"}]}}
+
+
+def row(spec, tuned, d, cosine, floats, n, acc, state_bits=None, se=0.01):
+    r = {c: "" for c in SUMMARY_COLUMNS}
+    r.update(memory=spec.split(":")[0], memory_spec=spec, task_spec=TASK % cosine, readout="auto:train=2000,ridge=1e-06",
+             budget_floats=str(floats), state_floats=str(floats), d=str(d), n=str(n), seeds="10", errors="0",
+             queries="320", accuracy_mean_frac=str(acc), accuracy_se_frac=str(se), tuned=tuned)
+    if state_bits is not None:
+        r["state_bits"] = str(state_bits)
+    return r
+
+
+def along(spec, tuned, d, cosine, floats, cap, state_bits=None, per_pair=None):
+    """Rows over NS whose capacity is `cap` (0.95 up to it, 0.5 beyond); state bits fixed or per pair."""
+    out = []
+    for n in NS:
+        sb = per_pair * n if per_pair else state_bits
+        r = row(spec, tuned, d, cosine, floats, n, 0.95 if n <= cap else 0.5, sb)
+        if per_pair:
+            r["state_floats"] = str(2 * d * n)
+        out.append(r)
+    return out
+
+
+def bits_summary(linear_cap=16):
+    """At 8192 bits (256 floats), noise 0: the cache 64 (int4, d=4, beta=1024, 96 bits a pair), the linear grid
+    `linear_cap` (int8, d=16), HRR 8 at fp32 and 16 at int8 (its blocks); at cosine 0.72: the cache 16, the grid
+    8, HRR 8 and 4."""
+    rows = []
+    for cosine, (c_soft, c_hrr32, c_hrr8, c_lin) in (("1", (64, 8, 16, linear_cap)), ("0.72", (16, 8, 4, 8))):
+        rows += along("softmax:beta=1024,precision=int4", "d=4,beta=1024,precision=int4", 4, cosine, 256, c_soft,
+                      per_pair=96)
+        rows += along("linear:phi=proj,nu=1,precision=int8", "d=16,precision=int8", 16, cosine, 256, c_lin,
+                      state_bits=8190)
+        rows += along("hrr", "d=256", 256, cosine, 256, c_hrr32, state_bits=8192)
+        rows += along("hrr:precision=int8", "d=908", 908, cosine, 256, c_hrr8, state_bits=8172)
+    return rows
+
+
+def float_summary():
+    """The float frontier at 256 floats (no state_bits: fp32), noise 0: the cache 32, the grid 8, HRR 16."""
+    rows = []
+    for cosine, (c_soft, c_lin, c_hrr) in (("1", (32, 8, 16)), ("0.72", (8, 4, 8))):
+        rows += along("softmax:beta=1024", "d=4,beta=1024", 4, cosine, 256, c_soft)
+        rows += along("linear:phi=proj,nu=1", "d=16", 16, cosine, 256, c_lin)
+        rows += along("hrr", "d=256", 256, cosine, 256, c_hrr)
+    return rows  # row() adds no state_bits column without a value
+
+
+def write(path, rows):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
+class Limit(unittest.TestCase):
+    def test_the_limit_is_pinned(self):
+        # memories/theory/information.hpp's values (tests/test_precision.cpp)
+        self.assertEqual(common.max_pairs_exact(8192), 966)
+        self.assertEqual(common.max_pairs_exact(131072), 10944)
+        self.assertEqual(common.max_pairs_exact(33554432), 1739680)
+        for b in (100, 8192, 1e6):
+            n = common.max_pairs_exact(b)
+            self.assertLessEqual(common.log2_factorial(n), b)
+            self.assertGreater(common.log2_factorial(n + 1), b)
+        self.assertAlmostEqual(common.log2_factorial(10), 21.791061114716953, places=9)  # log2 3628800
+        self.assertEqual(common.max_pairs_exact(-1), 0)
+
+    def test_state_bits_fall_back_to_32_a_float(self):
+        self.assertEqual(common.state_bits_of({"state_bits": "96", "state_floats": "8"}), 96)
+        self.assertEqual(common.state_bits_of({"state_floats": "8"}), 256)
+        self.assertEqual(common.state_bits_of({"state_bits": "", "state_floats": "8"}), 256)
+
+
+class Capacities(unittest.TestCase):
+    def test_capacity_bits_per_pair_and_fraction_of_the_limit(self):
+        caps, every = bits.capacities(bits_summary())
+        c = caps[("softmax", "cosine=1", 8192)]
+        self.assertEqual((c["capacity"], c["precision"], c["d"], c["state_bits"]), (64, "int4", 4, 64 * 96))
+        self.assertEqual(c["bits_per_pair"], 96)
+        self.assertAlmostEqual(c["fraction"], 64 / 966)
+        self.assertEqual(c["settings"], [("beta", "1024")])
+        lin = caps[("linear", "cosine=1", 8192)]
+        self.assertAlmostEqual(lin["bits_per_pair"], 8190 / 16)
+        self.assertEqual(lin["precision"], "int8")
+        text = bits.cell_text(c)
+        self.assertIn("**64** (int4, d=4, β=1024) · 6144 · 96 · 6.63% · 0.950 ± 0.010", text)
+
+    def test_hrr_takes_its_best_block_marked(self):
+        caps, every = bits.capacities(bits_summary())
+        h = caps[("hrr", "cosine=1", 8192)]
+        self.assertEqual((h["capacity"], h["precision"], h["picked_from"]), (16, "int8", 2))
+        self.assertEqual(caps[("hrr", "cosine=0.72", 8192)]["precision"], "fp32")  # 8 at fp32 against 4
+        self.assertIn("**16**‡ (int8, d=908)", bits.cell_text(h))
+        table = "\n".join(bits.blocks_table(every))
+        self.assertIn("| HRR | `hrr` | 8 (d=256; 0.950 ± 0.010) |", table)
+        self.assertIn("**16 (d=908; 0.950 ± 0.010)**", table)
+
+    def test_a_point_with_one_block_is_no_pick(self):
+        rows = [r for r in bits_summary() if not (r["memory_spec"] == "hrr:precision=int8" and r["task_spec"] == TASK % "0.72")]
+        caps, _ = bits.capacities(rows)
+        self.assertIsNone(caps[("hrr", "cosine=0.72", 8192)]["picked_from"])
+        self.assertEqual(bits.single(caps, ["hrr"]), "; at 8192 bits HRR has one block, `hrr` (no pick there)")
+        self.assertEqual(bits.single(bits.capacities(bits_summary())[0], ["hrr"]), "")
+
+    def test_the_limit_is_its_own_row(self):
+        lines, _ = bits.tables(bits.capacities(bits_summary())[0], {})
+        self.assertIn("| *log2(n!) limit* | *966* · 8192 · 8.5 · 100% |", lines)
+
+    def test_float_frontier_is_priced_at_32_bits_a_float(self):
+        caps, _ = bits.capacities(float_summary())
+        c = caps[("softmax", "cosine=1", 8192)]
+        self.assertEqual((c["capacity"], c["precision"], c["state_bits"]), (32, "fp32", 32 * 256))
+
+
+class Ranking(unittest.TestCase):
+    def words(self, linear_cap):
+        b, _ = bits.capacities(bits_summary(linear_cap))
+        f, _ = bits.capacities(float_summary())
+        lines, tally = bits.ranking(b, f)
+        return "\n".join(lines), bits.ranking_verdict(tally), bits.gains(b, f)
+
+    def test_the_same_leader(self):
+        lines, verdict, gains = self.words(16)
+        self.assertIn("in bits the softmax cache leads with 64 (int4, d=4), ×4 the next", lines)
+        self.assertIn("in floats (fp32) the softmax cache led with 32 (d=4), ×2 the next (HRR, 16 (d=256))", lines)
+        self.assertIn("the linear grid is level with HRR (in floats behind it)", lines)
+        self.assertIn("Without noise, the order of the memories by capacity is the same in bits as in floats at 0 of "
+                      "1 budgets, the leader at 1 of 1", verdict)
+        self.assertIn("the softmax cache ×2 (32→64)", gains)
+
+    def test_another_leader_under_bits_changes_the_words(self):
+        lines, verdict, _ = self.words(128)
+        # 128 is the largest n tried: a bound, and so is the ratio
+        self.assertIn("in bits the linear grid leads with ≥128 (int8, d=16), ≥×2 the next (the softmax cache, 64 "
+                      "(int4, d=4))", lines)
+        self.assertIn("the softmax cache is behind the linear grid (in floats ahead of it)", lines)
+        self.assertIn("the leader at 0 of 1", verdict)
+
+    def test_an_unchanged_order_says_so(self):
+        b, _ = bits.capacities(bits_summary(16))
+        lines, tally = bits.ranking(b, b)
+        self.assertIn("the same order", "\n".join(lines))
+        self.assertIn("at 1 of 1 budgets, the leader at 1 of 1", bits.ranking_verdict(tally))
+
+
+class Edges(unittest.TestCase):
+    def test_an_edge_winner_is_flagged(self):
+        caps, _ = bits.capacities(bits_summary())
+        lines, edges = bits.tables(caps, MANIFEST)
+        text = "\n".join(lines)
+        self.assertIn("(int4†, d=4†, β=1024†)", text)
+        self.assertIn("(int8, d=16)", text)  # inside every grid
+        words = bits.edge_words(edges, caps)
+        self.assertIn("the softmax cache: β = 1024 (the highest candidate) at all 2 of its capacity points", words)
+        self.assertIn("d = 4 (the narrowest width raced)", words)
+        self.assertIn("precision = int4 (the lowest precision)", words)
+        self.assertIn("lower bound", words)
+        self.assertEqual(bits.edge_words({}), "")
+
+    def test_the_widest_width_of_a_listed_race_is_flagged(self):
+        caps, _ = bits.capacities(bits_summary())
+        manifest = {"config": {"blocks": [{"memories": ["linear:phi=proj,nu=1,precision=best"], "d": "best:4,8,16"}]}}
+        lines, edges = bits.tables(caps, manifest)
+        self.assertIn("(int8, d=16†)", "\n".join(lines))
+        self.assertIn("d = 16 (the widest width raced)", bits.edge_words(edges, caps))
+
+    def test_a_natural_width_is_not_flagged(self):
+        rows = [dict(r, d="4", tuned="d=4") for r in bits_summary() if r["memory_spec"] == "hrr"]
+        caps, _ = bits.capacities(rows)
+        _, edges = bits.tables(caps, MANIFEST)  # hrr's block is d = best:256: its width is not raced
+        self.assertEqual(edges, {})
+        _, edges = bits.tables(caps, {})  # without the manifest: tuned names d, so it counts as raced
+        self.assertIn(("hrr", "d", "4", "narrowest"), edges)
+
+
+class Section(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="memcap-bits-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_no_study_no_section(self):
+        self.assertEqual(bits.section("/nonexistent", self.tmp), [])
+
+    def test_section_and_figure(self):
+        write(os.path.join(self.tmp, "bits", "bits_summary.csv"), bits_summary())
+        write(os.path.join(self.tmp, "capacity_summary.csv"), float_summary())
+        os.makedirs(os.path.join(self.tmp, "figures"))
+        text = "\n".join(bits.section(self.tmp, os.path.join(self.tmp, "figures")))
+        self.assertIn("## Budgets in bits", text)
+        self.assertIn("![capacity against state bits](figures/bits_frontier.png)", text)
+        self.assertIn("chosen on the scored seeds", text)
+        self.assertIn("a loose one", text)
+        self.assertIn("the softmax cache: int4 at all 2 of its capacity points", text)
+        self.assertTrue(os.path.getsize(os.path.join(self.tmp, "figures", "bits_frontier.png")) > 0)
+
+    def test_a_bits_summary_without_state_bits_is_refused(self):
+        rows = bits_summary()
+        for r in rows:
+            del r["state_bits"]
+        write(os.path.join(self.tmp, "bits", "bits_summary.csv"), rows)
+        with self.assertRaises(ReportError) as e:
+            bits.section(self.tmp, self.tmp)
+        self.assertIn("state_bits", str(e.exception))
+
+    def test_the_command_exits_2_and_writes_nothing(self):
+        sweep = os.path.join(self.tmp, "sweep")
+        shutil.copytree(os.path.join(HERE, "fixtures", "sweep"), sweep)
+        rows = bits_summary()
+        for r in rows:
+            del r["state_bits"]
+        write(os.path.join(sweep, "bits", "bits_summary.csv"), rows)
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report.py"), sweep], capture_output=True,
+                           text=True, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+        self.assertEqual((p.returncode, p.stderr.count("\n")), (2, 1), p.stderr)
+        self.assertIn("no column 'state_bits'", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(sweep, "REPORT.md")))
+
+
+if __name__ == "__main__":
+    unittest.main()
