@@ -134,22 +134,16 @@ void add_precision(MemoryEntry& e) {
             return spec_precision(spec) == Precision::fp32 && spectra(spec, shape);
         };
     }
-    if (e.recall_model) {
-        auto model = e.recall_model;
-        e.recall_model = [model](const Spec& spec, const MemorySize& s, const MemoryShape& shape, const theory::RecallTask& t)
-            -> std::optional<theory::RecallModel> {
+    // The recall and horizon models describe the memory as computed: none at another precision.
+    const auto fp32_only = [](auto model) {
+        return [model](const Spec& spec, const MemorySize& s, const MemoryShape& shape, const auto& task)
+                   -> std::optional<theory::RecallModel> {
             if (spec_precision(spec) != Precision::fp32) return std::nullopt;
-            return model(spec, s, shape, t);
+            return model(spec, s, shape, task);
         };
-    }
-    if (e.horizon_model) {
-        auto model = e.horizon_model;
-        e.horizon_model = [model](const Spec& spec, const MemorySize& s, const MemoryShape& shape, const theory::LagBucket& b)
-            -> std::optional<theory::RecallModel> {
-            if (spec_precision(spec) != Precision::fp32) return std::nullopt;
-            return model(spec, s, shape, b);
-        };
-    }
+    };
+    if (e.recall_model) e.recall_model = fp32_only(e.recall_model);
+    if (e.horizon_model) e.horizon_model = fp32_only(e.horizon_model);
 }
 
 std::deque<MemoryEntry>& registry_storage() {
