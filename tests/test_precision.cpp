@@ -125,8 +125,11 @@ TEST_CASE("precision=fp32 is the memory as it was: the same spec, the same state
         auto plain = make_memory(parse_memory_spec("softmax"), shape, 0);
         auto at32 = make_memory(parse_memory_spec("softmax:precision=fp32"), shape, 0);
         auto at16 = make_memory(parse_memory_spec("softmax:precision=bf16"), shape, 0);
-        CHECK(typeid(*plain) == typeid(*at32));
-        CHECK(typeid(*plain) != typeid(*at16));
+        const Memory& p = *plain;
+        const Memory& q32 = *at32;
+        const Memory& q16 = *at16;
+        CHECK(typeid(p) == typeid(q32));
+        CHECK(typeid(p) != typeid(q16));
     }
     CHECK(parse_memory_spec("delta:beta=0.5,precision=fp32").canonical() == parse_memory_spec("delta:beta=0.5").canonical());
     CHECK(parse_memory_spec("delta:precision=int8").canonical() == "delta:beta=1,phi=proj,nu=1,precision=int8");
