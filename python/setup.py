@@ -41,7 +41,9 @@ class CMakeBuild(build_ext):
                      "(apt-get install cmake g++ libeigen3-dev ... pybind11-dev python3-dev)")
         build = os.environ.get("MEMCAP_PIP_BUILD_DIR") or os.path.join(os.path.abspath(self.build_temp), "cmake")
         os.makedirs(build, exist_ok=True)
-        subprocess.run(["cmake", "-S", ROOT, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
+        # A new build directory uses Ninja where it is installed; one configured earlier keeps its generator.
+        generator = ["-G", "Ninja"] if shutil.which("ninja") and not os.path.exists(os.path.join(build, "CMakeCache.txt")) else []
+        subprocess.run(["cmake", "-S", ROOT, "-B", build, *generator, "-DCMAKE_BUILD_TYPE=Release",
                         "-DPython3_EXECUTABLE=" + sys.executable, "-DMEMCAP_PYTHON=ON",
                         "-DMEMCAP_BUILD_TESTS=OFF", "-DMEMCAP_BUILD_BENCH=OFF", "-DMEMCAP_MPI=OFF",
                         *shlex.split(os.environ.get("MEMCAP_CMAKE_ARGS", ""))], check=True)

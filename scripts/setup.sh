@@ -14,7 +14,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 packages=(
-    g++ cmake make pkg-config            # toolchain
+    g++ cmake make ninja-build pkg-config  # toolchain (Ninja schedules a build's 2 cores better than make)
     libeigen3-dev                        # Eigen 3.4: matrix kernels
     libboost-dev libboost-program-options-dev  # Boost.Random / Math headers, command line
     libbenchmark-dev                     # Google Benchmark: bench/
@@ -49,7 +49,10 @@ fi
 
 build=${MEMCAP_BUILD_DIR:-$root/build}
 # MEMCAP_PORTABLE is passed only when set, so a build directory keeps the ISA it was configured with.
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMEMCAP_MPI="${MEMCAP_MPI:-ON}" \
+# A new build directory uses Ninja; one configured earlier keeps its generator (CMake refuses a change).
+generator=()
+[[ -f $build/CMakeCache.txt ]] || generator=(-G Ninja)
+cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DMEMCAP_MPI="${MEMCAP_MPI:-ON}" \
     ${MEMCAP_PORTABLE:+-DMEMCAP_PORTABLE="$MEMCAP_PORTABLE"} ${MEMCAP_CMAKE_ARGS:-} >/dev/null
 # MEMCAP_BUILD_TARGETS (e.g. "memcap", set by quickstart.sh) builds only those targets.
 targets=()

@@ -71,7 +71,7 @@ TEST_CASE("the delta rule stores exactly while keys are few, then forgets the ol
     REQUIRE(m.mean < 0.316);
 }
 
-TEST_CASE("the rotation RNN has no content-addressed read: chance on associative recall", "[assoc_recall][rotation]") {
+TEST_CASE("the rotation RNN has no content-addressed read: chance on associative recall", "[assoc_recall][rotation][release_only]") {
     const std::int64_t n = GENERATE(16, 64);
     CAPTURE(n);
     require_matches_exact(measure(Run{"rotation", "assoc_recall", n, 10}), 1.0 / static_cast<double>(n));

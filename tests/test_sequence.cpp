@@ -82,7 +82,7 @@ TEST_CASE("the position-keyed cache copies exactly at every L", "[essay004][copy
 }
 
 TEST_CASE("selection: at B = 1024, L = 256, M = 16 the selective model keeps the content, the rotation RNN does not",
-          "[selective_copying]") {
+          "[selective_copying][release_only]") {
     // Both read through the probe, the best linear read of each state.
     const Run selective{"selective", "selective_copying:episodes=300", 256, 3, 1024, 64, "probe:train=1000"};
     const Run rotation{"rotation", "selective_copying:episodes=300", 256, 3, 1024, 64, "probe:train=1000"};

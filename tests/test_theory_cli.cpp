@@ -150,7 +150,7 @@ TEST_CASE("theory command: predictions are the models at each row's setting", "[
     fs::remove_all(dir);
 }
 
-TEST_CASE("theory command: the same bytes on one thread and on three", "[theory][cli]") {
+TEST_CASE("theory command: the same bytes on one thread and on three", "[theory][cli][release_only]") {
     // The per-row model calls and the capacity lines' searches run in parallel.
     const fs::path dir = scratch();
     { std::ofstream(dir / "summary.csv") << kSummary; }

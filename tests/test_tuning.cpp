@@ -60,7 +60,7 @@ TEST_CASE("the width is chosen on tuning seeds only: the scored seeds do not mov
     for (const auto& c : best_width_grid("softmax", 1024, 64, 2, 2).cells()) REQUIRE(c.seed < kTuningSeedBase);
 }
 
-TEST_CASE("the choice depends on the tuning seeds", "[tuning]") {
+TEST_CASE("the choice depends on the tuning seeds", "[tuning][release_only]") {
     // HRR at 4096 floats and n = 256 reads about as well at several widths (512..4096), so one
     // tuning seed per candidate picks among them by chance: other tuning seeds give another choice.
     const auto grid = best_width_grid("hrr", 4096, 256, 1, 1);
@@ -173,7 +173,7 @@ std::pair<std::vector<double>, double> scored(CellSpec cell, int seeds) {
 
 }  // namespace
 
-TEST_CASE("the chosen width reads within sampling error of the best candidate, where the model is exact", "[tuning]") {
+TEST_CASE("the chosen width reads within sampling error of the best candidate, where the model is exact", "[tuning][release_only]") {
     // HRR at its natural width d = D is exact in the Frady–Kleyko–Sommer integral, and
     // narrower codes (through maps) read no better; the linear grid at d × d = B (identity
     // features) is exact in its model. The chosen width's scored accuracy over 40 seeds may
