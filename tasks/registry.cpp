@@ -11,7 +11,7 @@
 namespace memcap {
 namespace {
 
-std::vector<TaskEntry> build_registry() {
+std::vector<TaskEntry> build_task_registry() {
     return {
         {"assoc_recall", "associative recall: write n random (key, value) pairs, query stored keys",
          {int_param("queries", "32", "reads per episode, targets drawn with replacement", 1, 1 << 20),
@@ -87,7 +87,7 @@ std::vector<TaskEntry> build_registry() {
 }  // namespace
 
 const std::vector<TaskEntry>& task_registry() {
-    static const std::vector<TaskEntry> registry = build_registry();
+    static const std::vector<TaskEntry> registry = build_task_registry();
     return registry;
 }
 

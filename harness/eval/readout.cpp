@@ -13,7 +13,7 @@ namespace memcap {
 
 namespace {
 
-std::vector<ReadoutEntry> build_registry() {
+std::vector<ReadoutEntry> build_readout_registry() {
     const std::vector<ParamInfo> probe = {
         int_param("train", "2000", "rows of the least-squares fit: training episodes (tasks with slots) or training queries (assoc_recall)", 1, 1e7),
         real_param("ridge", "1e-06", "ridge, relative to the mean diagonal of the Gram matrix", 0.0)};
@@ -31,7 +31,7 @@ std::vector<ReadoutEntry> build_registry() {
 }  // namespace
 
 const std::vector<ReadoutEntry>& readout_registry() {
-    static const std::vector<ReadoutEntry> registry = build_registry();
+    static const std::vector<ReadoutEntry> registry = build_readout_registry();
     return registry;
 }
 

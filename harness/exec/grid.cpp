@@ -14,16 +14,12 @@
 #include <sstream>
 
 namespace memcap {
-namespace {
-
-std::vector<std::string> words(const std::string& text) {
+std::vector<std::string> split_words(const std::string& text) {
     std::istringstream in(text);
     std::vector<std::string> out;
     for (std::string w; in >> w;) out.push_back(w);
     return out;
 }
-
-}  // namespace
 
 std::int64_t checked_grid_size(const std::vector<std::int64_t>& sizes, const std::string& what) {
     std::int64_t total = 1;
@@ -44,7 +40,7 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
         if (x > max) throw UsageError(what + ": '" + tok + "' exceeds the limit of " + std::to_string(max));
         return x;
     };
-    for (const auto& tok : words(text)) {
+    for (const auto& tok : split_words(text)) {
         const auto dots = tok.find("..");
         if (dots == std::string::npos) {
             out.push_back(check(parse_int(tok, what), tok));
@@ -81,15 +77,15 @@ std::int64_t parse_positive(const std::string& text, const std::string& key, std
 }
 
 std::int64_t parse_count(const std::string& text, const std::string& key, std::int64_t max) {
-    if (words(text).size() > 1 || text.find("..") != std::string::npos) throw UsageError(key + ": give one count, not a list");
+    if (split_words(text).size() > 1 || text.find("..") != std::string::npos) throw UsageError(key + ": give one count, not a list");
     return parse_positive(text, key, max);
 }
 
 std::vector<std::int64_t> parse_sizes(const std::vector<std::string>& texts, const std::string& key) {
     std::vector<std::int64_t> out;
     for (const auto& text : texts) {
-        if (words(text).empty()) parse_positive(text, key, 100000000);  // an empty word: refused as not an integer
-        for (const auto& s : words(text))  // a value, or a range: 4..512*2, 1..8, 10..50+10
+        if (split_words(text).empty()) parse_positive(text, key, 100000000);  // an empty word: refused as not an integer
+        for (const auto& s : split_words(text))  // a value, or a range: 4..512*2, 1..8, 10..50+10
             if (s.find("..") != std::string::npos)
                 for (const auto v : parse_int_list(s, key, 100000000)) out.push_back(v);
             else out.push_back(parse_positive(s, key, 100000000));
@@ -100,7 +96,7 @@ std::vector<std::int64_t> parse_sizes(const std::vector<std::string>& texts, con
 std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::string>& texts, const std::string& key) {
     std::vector<std::optional<std::int64_t>> out;
     for (const auto& text : texts)
-        for (const auto& s : words(text).empty() ? std::vector<std::string>{text} : words(text)) {
+        for (const auto& s : split_words(text).empty() ? std::vector<std::string>{text} : split_words(text)) {
             if (s == "natural") {
                 out.push_back(std::nullopt);
                 continue;
@@ -120,7 +116,7 @@ std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::st
 std::vector<std::optional<std::int64_t>> parse_budget_bits(const std::vector<std::string>& texts, const std::string& key) {
     std::vector<std::optional<std::int64_t>> out;
     for (const auto& text : texts)
-        for (const auto& s : words(text).empty() ? std::vector<std::string>{text} : words(text)) {
+        for (const auto& s : split_words(text).empty() ? std::vector<std::string>{text} : split_words(text)) {
             std::vector<std::int64_t> bits;
             try {
                 if (s.find("..") != std::string::npos) bits = parse_int_list(s, key, 32 * 4000000000LL);
@@ -155,7 +151,7 @@ template <class Parse>
 std::vector<Spec> specs(const std::vector<std::string>& texts, Parse parse, const std::string& flag, const GridKeys& keys) {
     std::vector<Spec> out;
     for (const auto& text : texts)
-        for (const auto& t : words(text)) try {
+        for (const auto& t : split_words(text)) try {
                 out.push_back(parse(t));
             } catch (const UsageError& e) {
                 if (t.find(',') == std::string::npos || t.find(':') != std::string::npos) throw;
@@ -223,7 +219,7 @@ GridBlock build_grid(const GridRequest& r, const GridKeys& keys, const std::stri
         }
     if (!r.tuning_seeds.empty()) g.tuning_seeds = parse_count(r.tuning_seeds, keys.tuning_seeds, 1000);
     for (const auto& text : r.readouts)
-        for (const auto& w : words(text)) g.readouts.push_back(parse_readout_spec(w));
+        for (const auto& w : split_words(text)) g.readouts.push_back(parse_readout_spec(w));
     if (g.readouts.empty()) g.readouts = {parse_readout_spec("auto")};
 
     // A value given twice would run its cells twice, and `aggregate` would count the copies

@@ -30,13 +30,6 @@ std::string join(const std::vector<std::string>& items) {
     return out;
 }
 
-std::vector<std::string> words(const std::string& text) {
-    std::istringstream in(text);
-    std::vector<std::string> out;
-    for (std::string w; in >> w;) out.push_back(w);
-    return out;
-}
-
 /// A value with any trailing `; comment` or `# comment` removed, trimmed.
 std::string strip_comment(const std::string& value) {
     std::string v = value.substr(0, value.find_first_of(";#"));
@@ -220,7 +213,7 @@ SweepConfig load_sweep_config(const std::string& path) {
             defaults = section_values(section, where + " [sweep]");
             check_defaults(defaults, where + " [sweep]");
             if (defaults.count("plugins")) {
-                config.plugins = words(defaults["plugins"]);
+                config.plugins = split_words(defaults["plugins"]);
                 defaults.erase("plugins");
             }
         } else if (name.rfind("block ", 0) == 0 && name.find_first_not_of(' ', 6) != std::string::npos) {
