@@ -58,7 +58,7 @@ TEST_CASE("uniform and Haar rotation angles read the same within sampling error"
 }
 
 TEST_CASE("copying, rho = 0.9 and 0.97: 100 at L = 5, 84.5 / 89.6 at 10, about half at 20, 21.0 / 23.3 at 60",
-          "[essay004][copying]") {
+          "[essay004][copying][release_only]") {
     const auto [rho, at10, at60] = GENERATE(table<std::string, double, double>({{"0.9", 0.845, 0.210}, {"0.97", 0.896, 0.233}}));
     CAPTURE(rho);
     const std::string memory = "rotation:angles=haar,rho=" + rho;

@@ -87,7 +87,7 @@ TEST_CASE("theory: the winner-take-all integral and the models' exact cases", "[
     }
 }
 
-TEST_CASE("theory: HRR at its natural size against the winner-take-all integral", "[theory][hrr]") {
+TEST_CASE("theory: HRR at its natural size against the winner-take-all integral", "[theory][hrr][release_only]") {
     // D = d = 64: 400 seeds (SE 0.7 points at n = 16); D = 4096: fewer, the cells are slower.
     const auto [D, n, seeds] = GENERATE(table<int, std::int64_t, int>({{64, 64, 400},
                                                                         {64, 128, 400},
@@ -115,7 +115,7 @@ TEST_CASE("theory: HRR at D = 64 and n = 16, where the model is known to read lo
     REQUIRE(gap <= 0.03 + 3 * m.se());
 }
 
-TEST_CASE("theory: linear grid with finite-d crosstalk", "[theory][grid]") {
+TEST_CASE("theory: linear grid with finite-d crosstalk", "[theory][grid][release_only]") {
     const auto [d, n, noise, seeds] = GENERATE(table<int, std::int64_t, double, int>({{64, 64, 0.0, 400},
                                                                                       {64, 128, 0.0, 400},
                                                                                       {64, 256, 0.0, 400},
@@ -130,7 +130,7 @@ TEST_CASE("theory: linear grid with finite-d crosstalk", "[theory][grid]") {
     require_within_3se(theory::grid_recall(n, d, noise), m);
 }
 
-TEST_CASE("theory: softmax cache where the model is accurate", "[theory][softmax]") {
+TEST_CASE("theory: softmax cache where the model is accurate", "[theory][softmax][release_only]") {
     const auto [d, beta, noise, n, seeds] = GENERATE(table<int, double, double, std::int64_t, int>({{64, 1, 0.0, 64, 300},
                                                                                                     {64, 3, 0.0, 1024, 300},
                                                                                                     {64, 16, 0.0, 1024, 100},
