@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 # 3.4 GB peak; Intel Xeon, 2026-12-03); the snippet's digits are the same (no -ffast-math, and
 # -ffp-contract=off at every level).
 cmake_args=${MEMCAP_CMAKE_ARGS:-}
-[[ -n $cmake_args ]] || cmake_args="-DCMAKE_CXX_FLAGS_RELEASE='-O1 -DNDEBUG' -DMEMCAP_UNITY_BATCH=0"  # setup.py splits it with shlex
+[[ -n $cmake_args ]] || cmake_args="-DCMAKE_CXX_FLAGS_RELEASE='-O1 -DNDEBUG' -DMEMCAP_LIB_UNITY_BATCH=0"  # setup.py splits it with shlex
 MEMCAP_CMAKE_ARGS=$cmake_args MEMCAP_PIP_BUILD_DIR=$cache "$work/.venv/bin/pip" install --no-index --quiet "$root/python"
 
 # The snippet and the output the README promises for it.
