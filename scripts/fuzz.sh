@@ -8,6 +8,8 @@
 # temporary corpus that is deleted afterwards: only the seed corpus is in git.
 #   usage: scripts/fuzz.sh [SECONDS]
 # Reproduce a crash: build-fuzz/tests/fuzz/fuzz_spec build-fuzz/fuzz-artifacts/crash-...
+# scripts/test.sh runs it on its sanitizer build (MEMCAP_FUZZ_BUILD_DIR=build-asan), which is
+# configured with MEMCAP_FUZZ=ON: there the artifacts are in build-asan/fuzz-artifacts/.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-30}
