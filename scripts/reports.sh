@@ -28,10 +28,11 @@ echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
 # 3. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
 #    and capacity lines); then the capacity table, figures and REPORT.md.
-echo "reports: 3/3 summary, theory beside it (about 20 s), tables, figures and REPORT.md" >&2
+echo "reports: 3/3 summary, theory beside it (20 to 40 s), tables, figures and REPORT.md" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 "$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
 /usr/bin/python3 "$root/scripts/report.py" .
 # The sweep's page as `memcap report` draws any sweep (capacity_report/report.html, report.md)
-"$memcap" report capacity_summary.csv --out capacity_report
+# theory.csv and theory_capacity.csv are the report's theory: given, not computed a second time
+"$memcap" report capacity_summary.csv --out capacity_report --theory theory.csv --theory-capacity theory_capacity.csv
 echo "reports written to $out" >&2

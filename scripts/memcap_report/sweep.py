@@ -1,9 +1,9 @@
 """The report of any sweep: capacities, the frontier figure, accuracy against n, theory where a
 model applies, and a self-contained HTML page beside a Markdown one.
 
-    memcap report PATH [--out DIR]                    (the command line; runs this module)
-    /usr/bin/python3 -m memcap_report.sweep PATH [--out DIR]   (scripts/ on PYTHONPATH)
-    memcap_report.sweep.build(PATH, OUT)              (from Python)
+    memcap report PATH [--out DIR] [--theory CSV [--theory-capacity CSV]]   (the command line)
+    /usr/bin/python3 -m memcap_report.sweep PATH [--out DIR] ...   (scripts/ on PYTHONPATH)
+    memcap_report.sweep.build(PATH, OUT, theory_files=None)        (from Python)
 
 PATH is a summary CSV (`memcap aggregate`), a results CSV (`memcap run` / `memcap sweep`;
 aggregated here with the memcap binary), or a directory holding either (a sweep's --out):
@@ -29,7 +29,10 @@ Writes into OUT (default: PATH's directory, then report/), each file complete or
   report.html       the same, self-contained: figures embedded (base64 PNG), tables sortable
                     by a click on a column's header (a few lines of inline JS)
 Theory needs the memcap binary (MEMCAP_BINARY, set by `memcap report`; else `memcap` on PATH);
-without it the figures have no theory lines and the page says so.
+without it the figures have no theory lines and the page says so. --theory CSV (and
+--theory-capacity CSV) read what `memcap theory SUMMARY --out CSV --capacity CSV` already wrote
+for PATH's one summary, instead of running it again (scripts/reports.sh does: it runs theory
+itself just before).
 Exit status: 0 written; 2 bad input (one line on stderr naming it; nothing written).
 """
 import base64
@@ -197,8 +200,15 @@ def capacity_table(rows):
 
 # ------------------------------------------------------------------ theory
 
-def theory(paths, binary, tmp):
-    """(`memcap theory` predictions, capacity lines) for the summaries, or ([], [], why not)."""
+def theory(paths, binary, tmp, theory_files=None):
+    """(`memcap theory` predictions, capacity lines) for the summaries, or ([], [], why not).
+    theory_files = (predictions CSV, capacity CSV or None): `memcap theory`'s output for the one
+    summary, read instead of running it."""
+    if theory_files:
+        if len(paths) != 1:
+            raise ReportError("--theory: the path holds %d summaries; --theory is for one summary" % len(paths))
+        predictions, capacity = theory_files
+        return read_csv(predictions), (read_csv(capacity) if capacity else []), ""
     if not binary:
         return [], [], "no memcap binary (MEMCAP_BINARY) to run `memcap theory`"
     preds, caps = [], []
@@ -477,8 +487,9 @@ def write_capacity_csv(path, caps):
 
 # ------------------------------------------------------------------ the whole
 
-def build(path, out=None):
-    """Writes OUT/capacity.csv, OUT/figures/*.png, OUT/report.md and OUT/report.html; returns OUT."""
+def build(path, out=None, theory_files=None):
+    """Writes OUT/capacity.csv, OUT/figures/*.png, OUT/report.md and OUT/report.html; returns OUT.
+    theory_files: (predictions CSV, capacity CSV or None) of `memcap theory` on PATH's summary."""
     if out is None:
         out = os.path.join(path if os.path.isdir(path) else (os.path.dirname(path) or "."), "report")
     parent = os.path.dirname(os.path.abspath(out))
@@ -493,7 +504,7 @@ def build(path, out=None):
         rows = read_rows(paths)
         if not rows:
             raise ReportError("%s: no summary row with a measured accuracy (every cell failed?)" % path)
-        preds, tcaps, note = theory(paths, binary, tmp)
+        preds, tcaps, note = theory(paths, binary, tmp, theory_files)
         caps = capacity_table(rows)
         colour = colours(rows)
         models = exact_models(preds)
@@ -530,34 +541,45 @@ def build(path, out=None):
     return out
 
 
-USAGE = "usage: memcap report PATH [--out DIR]   (PATH: a sweep directory, a results CSV or a summary CSV)\n"
+USAGE = ("usage: memcap report PATH [--out DIR] [--theory CSV [--theory-capacity CSV]]\n"
+         "       (PATH: a sweep directory, a results CSV or a summary CSV)\n")
 
 
 def main(argv):
-    args, out = [], None
+    args, opts = [], {"--out": None, "--theory": None, "--theory-capacity": None}
+    what = {"--out": "a directory", "--theory": "a CSV of memcap theory's predictions",
+            "--theory-capacity": "a CSV of memcap theory's capacity lines"}
     it = iter(argv)
     for a in it:
         if a in ("-h", "--help"):
             sys.stdout.write(USAGE + __doc__)
             return 0
-        if a in ("-o", "--out"):
-            out = next(it, None)
-            if out is None:
-                sys.stderr.write("memcap report: --out needs a directory\n")
+        key, eq, value = a.partition("=")
+        key = "--out" if key == "-o" else key
+        if key in opts and a.startswith("--") or a == "-o":
+            if not eq:
+                value = next(it, None)
+            if not value:
+                sys.stderr.write("memcap report: %s needs %s\n" % (key, what[key]))
                 return 2
-        elif a.startswith("--out="):
-            out = a[len("--out="):]
+            opts[key] = value
         elif a.startswith("-"):
-            sys.stderr.write("memcap report: unknown option '%s' (accepted: --out, --help)\n" % a)
+            sys.stderr.write("memcap report: unknown option '%s' (accepted: --out, --theory, --theory-capacity, "
+                             "--help)\n" % a)
             return 2
         else:
             args.append(a)
+    out = opts["--out"]
+    if opts["--theory-capacity"] and not opts["--theory"]:
+        sys.stderr.write("memcap report: --theory-capacity needs --theory (the predictions of the same run)\n")
+        return 2
+    theory_files = (opts["--theory"], opts["--theory-capacity"]) if opts["--theory"] else None
     if len(args) != 1:
         sys.stderr.write("memcap report: give one sweep directory, results CSV or summary CSV%s\n"
                          % ("" if not args else " (got %d: %s)" % (len(args), " ".join(args))))
         return 2
     try:
-        written = build(args[0], out)
+        written = build(args[0], out, theory_files)
     except ReportError as e:
         sys.stderr.write("memcap report: %s\n" % e)
         return 2

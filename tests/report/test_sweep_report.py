@@ -135,6 +135,39 @@ class SweepReport(unittest.TestCase):
         self.assertFalse(os.path.exists(out))
         self.assertEqual(sorted(os.listdir(self.tmp)), ["junk.csv"])  # no staging directory left
 
+    def test_theory_given_as_files_is_drawn_without_the_binary(self):
+        # reports/: the main job's summary, of which the fixture is a cut, and `memcap theory`'s
+        # output for it (scripts/reports.sh passes these to `memcap report`).
+        given = (os.path.join(ROOT, "reports", "theory.csv"), os.path.join(ROOT, "reports", "theory_capacity.csv"))
+        bare = sweep.build(FIXTURE_SUMMARY, os.path.join(self.tmp, "bare"))
+        drawn = sweep.build(FIXTURE_SUMMARY, os.path.join(self.tmp, "drawn"), theory_files=given)
+        with open(os.path.join(drawn, "report.md")) as f:
+            self.assertNotIn("Theory: none drawn", f.read())
+        figures = sorted(os.listdir(os.path.join(bare, "figures")))
+        self.assertEqual(figures, sorted(os.listdir(os.path.join(drawn, "figures"))))
+        differ = []
+        for n in figures:
+            with open(os.path.join(bare, "figures", n), "rb") as x, open(os.path.join(drawn, "figures", n), "rb") as y:
+                if x.read() != y.read():
+                    differ.append(n)
+        self.assertTrue(any(n.startswith("frontier_") for n in differ), differ)  # the capacity lines
+        self.assertTrue(any(n.startswith("accuracy_") for n in differ), differ)  # the models' accuracy
+        # The command line: the same files, and bad input refused with one line, nothing written.
+        out = os.path.join(self.tmp, "cli")
+        p = run(FIXTURE_SUMMARY, "--out", out, "--theory", given[0], "--theory-capacity", given[1])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for n in ["report.md", "capacity.csv"] + [os.path.join("figures", f) for f in figures]:
+            with open(os.path.join(drawn, n), "rb") as x, open(os.path.join(out, n), "rb") as y:
+                self.assertEqual(x.read(), y.read(), n)
+        bad = os.path.join(self.tmp, "bad")
+        missing = os.path.join(self.tmp, "nope.csv")
+        for args, words in [(["--theory", missing], missing), (["--theory-capacity", given[1]], "needs --theory"),
+                            (["--theory"], "--theory needs")]:
+            p = run(FIXTURE_SUMMARY, "--out", bad, *args)
+            self.assertEqual((p.returncode, p.stderr.count("\n")), (2, 1), p.stderr)
+            self.assertIn(words, p.stderr)
+            self.assertFalse(os.path.exists(bad))
+
     def test_a_results_csv_without_the_binary_names_what_it_needs(self):
         with open(os.path.join(self.tmp, "r.csv"), "w") as f:
             f.write(",".join(sweep.RESULT_COLUMNS) + "\n")
