@@ -96,10 +96,10 @@ struct GridRequest {
 /// (check_cells does that for the cells).
 GridBlock build_grid(const GridRequest& request, const GridKeys& keys, const std::string& name = "");
 
-/// Task sizes from words: values and ranges, each in [1, 10^8].
 /// The whitespace-separated words of `text` (a list value of a config key or option).
 std::vector<std::string> split_words(const std::string& text);
 
+/// Task sizes from words: values and ranges, each in [1, 10^8].
 std::vector<std::int64_t> parse_sizes(const std::vector<std::string>& words, const std::string& key);
 /// Budgets from words: floats (values and ranges), or `natural` (the backend's natural size).
 std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::string>& words, const std::string& key);
