@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "memories/registry.hpp"
+#include "memories/spectral_memory.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -172,13 +173,31 @@ std::int64_t state_bits(Precision p, const MemorySize& size, const MemoryShape& 
 
 namespace {
 
-/// A memory held at a storage precision: the rules of precision.hpp around any backend.
-class StoredAt final : public Memory {
+/// A memory held at a storage precision: the rules of precision.hpp around any backend. It takes
+/// codes as spectra when the backend does and its state is rounded whole (HRR): pair by pair, each
+/// written through the backend's write_spectra and the state rounded after it, as write_batch does.
+class StoredAt final : public Memory, public SpectralMemory {
 public:
-    StoredAt(std::unique_ptr<Memory> inner, Precision p, bool grows) : inner_(std::move(inner)), p_(p), grows_(grows) {
+    StoredAt(std::unique_ptr<Memory> inner, Precision p, bool grows)
+        : inner_(std::move(inner)), spectral_(grows ? nullptr : dynamic_cast<SpectralMemory*>(inner_.get())), p_(p),
+          grows_(grows) {
         if (!grows_ && inner_->mutable_state().size() != inner_->state_floats())
             throw std::logic_error("a memory held at " + precision_name(p) +
                                    " must give a writable view of its whole state (Memory::mutable_state)");
+    }
+
+    bool takes_spectra() const override { return spectral_ && spectral_->takes_spectra(); }
+    void write_spectra(std::int64_t count, const SpectraSource& draw) override {
+        for (std::int64_t i = 0; i < count; ++i) {
+            spectral_->write_spectra(1, [&](std::int64_t, std::int64_t, std::complex<float>* keys, std::complex<float>* values) {
+                draw(i, 1, keys, values);
+            });
+            StateRef s = inner_->mutable_state();
+            round_to(p_, s.data(), s.size());
+        }
+    }
+    void read_spectra(const std::complex<float>* queries, std::int64_t count, std::complex<float>* reads) const override {
+        spectral_->read_spectra(queries, count, reads);
     }
 
     void reset() override { inner_->reset(); }
@@ -217,6 +236,7 @@ public:
 
 private:
     std::unique_ptr<Memory> inner_;
+    SpectralMemory* spectral_;  // inner_ as a SpectralMemory, when its state is rounded whole
     Precision p_;
     bool grows_;
     Vec key_, value_;

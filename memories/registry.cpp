@@ -128,10 +128,13 @@ void add_precision(MemoryEntry& e) {
             return cost(spec, p == Precision::fp32 ? shape : at(spec, shape, p), k, stored, batch);
         };
     }
-    if (e.takes_spectra) {
+    if (e.takes_spectra) {  // at another precision, as the wrapper built at its shape does (state rounded whole)
         auto spectra = e.takes_spectra;
-        e.takes_spectra = [spectra](const Spec& spec, const MemoryShape& shape) {
-            return spec_precision(spec) == Precision::fp32 && spectra(spec, shape);
+        e.takes_spectra = [spectra, size, at](const Spec& spec, const MemoryShape& shape) {
+            const Precision p = spec_precision(spec);
+            if (p == Precision::fp32) return spectra(spec, shape);
+            if (grows_by_rows(size(spec, shape), shape)) return false;
+            return spectra(spec, at(spec, shape, p));
         };
     }
     // The recall and horizon models describe the memory as computed: none at another precision.

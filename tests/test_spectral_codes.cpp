@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <tuple>
 #include <vector>
 
 using namespace memcap;
@@ -126,4 +128,56 @@ TEST_CASE("spectral codes: the registry's takes_spectra agrees with the built me
         REQUIRE(entry.takes_spectra(parse_memory_spec("hrr"), shape) == built.takes_spectra());
         REQUIRE(built.takes_spectra() == (d == budget));
     }
+}
+
+TEST_CASE("spectral codes: HRR held at a lower precision streams as its materialised episode", "[spectral][hrr][precision]") {
+    // Budgets whose bits hold exactly d = 16384 numbers at the precision: D = d, no maps.
+    const auto row = GENERATE(table<std::string, std::int64_t>({{"bf16", 8192}, {"int8", 4608}}));
+    const std::string precision = std::get<0>(row);
+    const std::int64_t budget = std::get<1>(row);
+    const int d = kSpectralWidth;
+    const std::int64_t n = 64;
+    CAPTURE(precision, budget);
+    const Spec spec = parse_memory_spec("hrr:precision=" + precision);
+    const MemoryShape shape{d, d, budget};
+    REQUIRE(find_memory("hrr").takes_spectra(spec, shape));
+    const auto task = make_task(parse_task_spec("assoc_recall"));
+    const TaskCell cell{n, d, 3};
+    const auto described = task->spectral_episode(cell, Split::Test, 0);
+    REQUIRE(described);
+    const Episode e = task->episode(cell, Split::Test, 0);
+    auto materialised = make_memory(spec, shape, 3), streamed = make_memory(spec, shape, 3);
+    auto* spectral = dynamic_cast<SpectralMemory*>(streamed.get());
+    REQUIRE(spectral);
+    REQUIRE(spectral->takes_spectra());
+    materialised->write_batch(e.keys, e.values);
+    RowMat reads(e.queries.rows(), d);
+    materialised->read_batch(e.queries, reads);
+    std::vector<SlotScore> a, b;
+    score_reads(e, reads, a);
+    REQUIRE(score_spectral_episode(*spectral, *described, b));
+    REQUIRE(a.size() == 1);
+    REQUIRE(b.size() == 1);
+    CAPTURE(a[0].correct, b[0].correct);
+    REQUIRE(a[0].queries == b[0].queries);
+    REQUIRE(std::abs(a[0].correct - b[0].correct) <= 1);  // the same codes up to float rounding
+    REQUIRE(b[0].target_cos_sum == Approx(a[0].target_cos_sum).epsilon(1e-3));
+    // The streamed trace was rounded after the writes: its every entry is on the precision's grid.
+    const ConstStateView state = streamed->state();
+    REQUIRE(state.size() == d);
+    const auto on_grid = [&](std::int64_t i) {
+        const float x = state.data()[i];
+        if (precision == "bf16") {  // the low 16 bits of the float are zero
+            std::uint32_t bits = 0;
+            std::memcpy(&bits, &x, sizeof bits);
+            return (bits & 0xffffu) == 0u;
+        }
+        float m = 0;  // int8: one absmax scale per block of 32
+        for (std::int64_t j = i / 32 * 32; j < i / 32 * 32 + 32; ++j) m = std::max(m, std::abs(state.data()[j]));
+        const float q = x * 127.0f / m;
+        return m == 0.0f || std::abs(q - std::nearbyint(q)) < 1e-3f;
+    };
+    std::int64_t off = 0;
+    for (std::int64_t i = 0; i < state.size(); ++i) off += !on_grid(i);
+    REQUIRE(off == 0);
 }
