@@ -68,15 +68,37 @@ def measured(rows):
     return [r for r in rows if r["accuracy_mean_frac"] != "" and r["n"] != ""]
 
 
+# The sweeps the section reads, each optional but the first: (summary, manifest) under bits/.
+SWEEPS = (("bits_summary.csv", "bits.csv.manifest.json"),                 # scripts/sweeps/bits.ini
+          ("bits_large_summary.csv", "bits_large.csv.manifest.json"))     # scripts/sweeps/bits_large.ini
+# The float frontier at the same budgets in floats: the main job's, and the large budgets' (2^16, 2^20 floats).
+FLOAT_SUMMARIES = ("capacity_summary.csv", os.path.join("frontier_large", "frontier_large_summary.csv"))
+
+
 def load(reports_dir):
-    """(bits summary rows, float-frontier rows of capacity_summary.csv, the bits sweep's manifest); the
-    first [] when bits/bits_summary.csv is not there. A bits summary without state_bits is a ReportError."""
-    rows = measured(optional_csv(os.path.join(reports_dir, "bits", "bits_summary.csv"), BITS_COLUMNS))
+    """(bits summary rows, float-frontier rows, the bits sweeps' manifest): the rows of bits/bits_summary.csv
+    and, when there, bits/bits_large_summary.csv; the raced (tuned) rows of capacity_summary.csv and
+    frontier_large/frontier_large_summary.csv; one manifest whose config holds both sweeps' blocks. ([], [], {})
+    when bits/bits_summary.csv is not there; the manifest's "sweeps" names the configs read. A bits summary
+    without state_bits is a ReportError."""
+    rows = measured(optional_csv(os.path.join(reports_dir, "bits", SWEEPS[0][0]), BITS_COLUMNS))
     if not rows:
         return [], [], {}
-    floats = measured(optional_csv(os.path.join(reports_dir, "capacity_summary.csv"), SUMMARY_COLUMNS))
-    floats = [r for r in floats if r["tuned"] != ""]
-    return rows, floats, read_manifest(os.path.join(reports_dir, "bits", "bits.csv.manifest.json"))
+    manifest = dict(read_manifest(os.path.join(reports_dir, "bits", SWEEPS[0][1])), sweeps=["bits.ini"])
+    for summary, man in SWEEPS[1:]:
+        more = measured(optional_csv(os.path.join(reports_dir, "bits", summary), BITS_COLUMNS))
+        if not more:
+            continue
+        rows += more
+        manifest["sweeps"].append(summary.replace("_summary.csv", ".ini"))
+        extra = read_manifest(os.path.join(reports_dir, "bits", man))
+        if extra.get("config", {}).get("blocks"):
+            manifest = dict(manifest, config=dict(manifest.get("config", {}), blocks=list(
+                manifest.get("config", {}).get("blocks", [])) + list(extra["config"]["blocks"])))
+    floats = []
+    for f in FLOAT_SUMMARIES:
+        floats += [r for r in measured(optional_csv(os.path.join(reports_dir, f), SUMMARY_COLUMNS)) if r["tuned"] != ""]
+    return rows, floats, manifest
 
 
 def chosen(row, key):
@@ -90,10 +112,11 @@ def chosen(row, key):
 
 
 def width_candidates(manifest):
-    """{memory: (narrowest, widest) of the widths its blocks race, widest None for d = best (powers of two
-    from 4 up to what the budget holds: a bound of the budget, not of the candidates); False where its blocks
-    fix the width (d = best:D, one width: HRR's natural d = D)}; None without the manifest's config (then a
-    width is taken as raced, from 4 up, when `tuned` names d)."""
+    """{(memory, budget bits): (narrowest, widest) of the widths its blocks at that budget race, widest None
+    for d = best (powers of two from 4 up to what the budget holds: a bound of the budget, not of the
+    candidates); False where its blocks fix the width (d = best:D, one width: HRR's natural d = D)}, the
+    budget None for a block that names no budgets (it stands for every budget: width_span); None without the
+    manifest's config (then a width is taken as raced, from 4 up, when `tuned` names d)."""
     blocks = manifest.get("config", {}).get("blocks")
     if not blocks:
         return None
@@ -112,12 +135,43 @@ def width_candidates(manifest):
             span = (ws[0], ws[-1])
         else:
             span = False
+        budgets = [32 * int(f) for f in b.get("budgets_floats", [])] or [None]
         for m in b.get("memories", []):
-            old = out.get(base(m), False)
-            if not old or not span:
-                out[base(m)] = old or span
-            else:  # several blocks of one memory: the widest span
-                out[base(m)] = (min(old[0], span[0]), None if old[1] is None or span[1] is None else max(old[1], span[1]))
+            for key in ((base(m), bb) for bb in budgets):
+                old = out.get(key, False)
+                if not old or not span:
+                    out[key] = old or span
+                else:  # several blocks of one memory at a budget: the widest span
+                    out[key] = (min(old[0], span[0]), None if old[1] is None or span[1] is None else max(old[1], span[1]))
+    return out
+
+
+def width_span(widths, memory, budget_bits):
+    """The span width_candidates gives the memory at the budget (a block naming no budgets: at every one)."""
+    return widths.get((memory, budget_bits), widths.get((memory, None), False))
+
+
+def raced_words(widths):
+    """'the softmax cache 4–256; the linear grid from 4 up to what the budget holds', one span per memory, or
+    each span with its budgets where they differ ('4–256 at 8192–524288 bits, 4–64 at 2097152 bits')."""
+    by = OrderedDict()
+    for (m, b), span in widths.items():
+        if span:
+            by.setdefault(m, OrderedDict()).setdefault(span, []).append(b)
+    out = []
+    for m in memory_order(by):
+        def words(span):
+            return "%d–%d" % span if span[1] else "from %d up to what the budget holds" % span[0]
+        spans = by[m]
+        if len(spans) == 1:
+            out.append("%s %s" % (the(m), words(next(iter(spans)))))
+            continue
+        parts = []
+        for span, bs in spans.items():
+            bs = sorted(b for b in bs if b is not None)
+            at = "" if not bs else " at %d bits" % bs[0] if len(bs) == 1 else " at %d–%d bits" % (bs[0], bs[-1])
+            parts.append(words(span) + at)
+        out.append("%s %s" % (the(m), ", ".join(parts)))
     return out
 
 
@@ -194,7 +248,7 @@ def edges_of(c, manifest, widths):
             end = None
         if end:
             out.append((SETTING_NAMES.get(k, k), v, end))
-    span = (widths.get(c["memory"], False) if widths is not None else
+    span = (width_span(widths, c["memory"], c["bits"]) if widths is not None else
             (NARROWEST, None) if "d" in [kv.split("=")[0] for kv in c["row"]["tuned"].split(",")] else False)
     if span and c["d"] == span[0]:
         out.append(("d", str(c["d"]), "narrowest"))
@@ -587,20 +641,19 @@ def section(reports_dir, figures):
     seeds = sorted({r["seeds"] for r in rows}, key=int)
     budgets = sorted({b for _, _, b in bits})
     picked = memory_order(m for (m, _, _), c in bits.items() if c["picked_from"])
-    spans = width_candidates(manifest) or {}
-    raced = ["%s %s" % (the(m), "%d–%d" % spans[m] if spans[m][1] else "from %d up to what the budget holds" %
-                        spans[m][0]) for m in memory_order(spans) if spans[m]]
+    raced = raced_words(width_candidates(manifest) or {})
     tseeds = sorted({b.get("tuning_seeds") for b in manifest.get("config", {}).get("blocks", [])
                      if b.get("tuning_seeds")})
     text = ["## Budgets in bits", "",
             "Associative recall at equal budgets of state **bits** (%s bits = %s floats at 32 bits), every memory at "
             "its best width, settings and storage precision — fp32, bf16, fp16, int8 or int4, the integer formats "
             "with one fp32 absmax scale per 32 numbers, counted in the state — chosen together on %stuning seeds "
-            "disjoint from the %s scored seeds (`scripts/sweeps/bits.ini`, `reports/bits/`)%s. A lower precision "
+            "disjoint from the %s scored seeds (%s, `reports/bits/`)%s. A lower precision "
             "buys more numbers within the same bits; the cache rounds each key and value it writes, the other "
             "memories their whole state after every write. Capacity: the largest n with mean accuracy ≥ 90%%." % (
                 ", ".join(str(b) for b in budgets), ", ".join(str(b // 32) for b in budgets),
                 " or ".join(str(t) for t in tseeds) + " " if tseeds else "", "/".join(seeds),
+                " and ".join("`scripts/sweeps/%s`" % ini for ini in manifest.get("sweeps", ["bits.ini"])),
                 "; widths raced: " + "; ".join(raced) if raced else ""), ""]
     if picked:
         text += ["‡ %s is measured at its natural width d = D in a block of its own per budget and precision (D "

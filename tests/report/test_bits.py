@@ -198,6 +198,22 @@ class Edges(unittest.TestCase):
         self.assertIn("(int8, d=16†)", "\n".join(lines))
         self.assertIn("d = 16 (the widest width raced)", bits.edge_words(edges, caps))
 
+    def test_each_block_flags_the_ends_of_its_own_widths(self):
+        # The same linear grid at two budgets: at 8192 bits its block races 4..32 (d = 16 inside), at 32768
+        # bits a block races 16..64 only (d = 16 at its narrow end).
+        rows = bits_summary()
+        rows += [dict(r, budget_floats="1024") for r in rows if r["memory"] == "linear"]
+        caps, _ = bits.capacities(rows)
+        manifest = {"config": {"blocks": [
+            {"memories": ["linear:phi=proj,nu=1,precision=best"], "d": "best:4,8,16,32", "budgets_floats": [256]},
+            {"memories": ["linear:phi=proj,nu=1,precision=best"], "d": "best:16,32,64", "budgets_floats": [1024]}]}}
+        _, edges = bits.tables(caps, manifest)
+        self.assertEqual(dict(edges[("linear", "d", "16", "narrowest")]), {"cosine=1": [32768], "cosine=0.72": [32768]})
+        self.assertEqual(bits.raced_words(bits.width_candidates(manifest)),
+                         ["the linear grid 4–32 at 8192 bits, 16–64 at 32768 bits"])
+        self.assertEqual(bits.raced_words(bits.width_candidates(MANIFEST)),
+                         ["the softmax cache from 4 up to what the budget holds", "the linear grid 4–32"])
+
     def test_a_natural_width_is_not_flagged(self):
         rows = [dict(r, d="4", tuned="d=4") for r in bits_summary() if r["memory_spec"] == "hrr"]
         caps, _ = bits.capacities(rows)
@@ -228,6 +244,19 @@ class Section(unittest.TestCase):
         self.assertIn("a loose one", text)
         self.assertIn("the softmax cache: int4 at all 2 of its capacity points", text)
         self.assertTrue(os.path.getsize(os.path.join(self.tmp, "figures", "bits_frontier.png")) > 0)
+
+    def test_the_large_budgets_join_from_their_own_sweep(self):
+        write(os.path.join(self.tmp, "bits", "bits_summary.csv"), bits_summary())
+        large = [dict(r, budget_floats="65536") for r in bits_summary() if r["memory"] == "softmax"]
+        write(os.path.join(self.tmp, "bits", "bits_large_summary.csv"), large)
+        write(os.path.join(self.tmp, "capacity_summary.csv"), float_summary())
+        os.makedirs(os.path.join(self.tmp, "figures"))
+        text = "\n".join(bits.section(self.tmp, os.path.join(self.tmp, "figures")))
+        self.assertIn("| memory | 8192 bits (256 floats) | 2097152 bits (65536 floats) |", text)
+        self.assertIn("`scripts/sweeps/bits.ini` and `scripts/sweeps/bits_large.ini`", text)
+        rows, _, manifest = bits.load(self.tmp)
+        self.assertEqual(len(rows), len(bits_summary()) + len(large))
+        self.assertEqual(manifest["sweeps"], ["bits.ini", "bits_large.ini"])
 
     def test_a_bits_summary_without_state_bits_is_refused(self):
         rows = bits_summary()
