@@ -183,7 +183,8 @@ def cell(r, budget_bits):
     out = OrderedDict(memory=base(r["memory_spec"]), spec=r["memory_spec"], noise=r["noise"], bits=budget_bits,
                       capacity=r["capacity"], largest=r["largest_tried"], smallest=r["smallest_tried"],
                       at_top=r["capacity"] is not None and r["capacity"] >= r["largest_tried"], row=at,
-                      miss=r["miss"], beyond=r["beyond"], picked_from=None)
+                      miss=r["miss"], beyond=r["beyond"], picked_from=None,
+                      raced=tuple(sorted(k for k in r["tuned_keys"] if k not in ("d", "precision"))))
     limit = max_pairs_exact(budget_bits)
     out["limit"] = limit
     if at is None:
@@ -230,6 +231,13 @@ def points(caps):
 
 def cap_of(c):
     return (c["capacity"] or 0) if c else 0
+
+
+def comparable(bits, floats):
+    """The float frontier's points that raced the same settings as the bits study's there (besides d and the
+    precision): a float point at a fixed setting (the large float frontier's delta rule, at its default β) is no
+    measure of what pricing precision changes."""
+    return OrderedDict((k, c) for k, c in floats.items() if k in bits and bits[k].get("raced") == c.get("raced"))
 
 
 # ------------------------------------------------------------------ edges
@@ -458,13 +466,18 @@ def changes(bits, floats, memories, noise, b):
 
 def ranking(bits, floats):
     """(bullet lines, {noise: (points, same order, same leader)}): at each noise and budget, the memories'
-    order by capacity under bits against the float frontier at the same budget in floats."""
+    order by capacity under bits against the float frontier at the same budget in floats, over the memories
+    measured both ways there (a budget with fewer than two is left out)."""
     lines, tally = [], OrderedDict()
     memories = memory_order({m for m, _, _ in bits} & {m for m, _, _ in floats})
     for noise in noise_order({n for _, n, _ in bits}):
         items, same, lead = [], 0, 0
         for b in sorted({bb for _, n, bb in bits if n == noise}):
-            gb, gf = order_groups(bits, memories, noise, b), order_groups(floats, memories, noise, b)
+            # only the memories measured both ways at this budget: an order of fewer is no comparison
+            here = [m for m in memories if (m, noise, b) in bits and (m, noise, b) in floats]
+            if len(here) < 2:
+                continue
+            gb, gf = order_groups(bits, here, noise, b), order_groups(floats, here, noise, b)
             if not gb or not gf:
                 continue
             if not cap_of(gb[0][0][1]) or not cap_of(gf[0][0][1]):  # no memory reaches 90% at the smallest n
@@ -523,7 +536,7 @@ def gains(bits, floats):
     if not out:
         return ""
     return ("**What pricing precision buys.** Capacity in bits against the float frontier at the same budget "
-            "(fp32 floats → bits, at the budgets in order; the race in bits includes fp32, so it falls "
+            "(fp32 floats → bits, at the budgets in order, where the float frontier raced the same settings; the race in bits includes fp32, so it falls "
             "below the float frontier only where the race's choice reads lower on the scored seeds): " + ". ".join(out) + "." +
             (" A ratio from a capacity at the largest n tried (≥) is a bound." if bounded else ""))
 
@@ -636,6 +649,7 @@ def section(reports_dir, figures):
     if not bits:
         return []
     floats, _ = capacities(float_rows) if float_rows else (OrderedDict(), None)
+    floats = comparable(bits, floats)
     table, edges = tables(bits, manifest)
     figure(bits, floats, os.path.join(figures, "bits_frontier.png"))
     seeds = sorted({r["seeds"] for r in rows}, key=int)

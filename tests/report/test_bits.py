@@ -170,6 +170,24 @@ class Ranking(unittest.TestCase):
         self.assertIn("the softmax cache is behind the linear grid (in floats ahead of it)", lines)
         self.assertIn("the leader at 0 of 1", verdict)
 
+    def test_a_budget_with_one_memory_in_bits_is_no_comparison(self):
+        rows = bits_summary() + [dict(r, budget_floats="65536") for r in bits_summary() if r["memory"] == "softmax"]
+        floats = float_summary() + [dict(r, budget_floats="65536") for r in float_summary()]
+        caps, _ = bits.capacities(rows)
+        fcaps, _ = bits.capacities(floats)
+        lines, tally = bits.ranking(caps, fcaps)
+        self.assertNotIn("2097152 bits", "\n".join(lines))
+        self.assertEqual([k for k, _, _ in tally.values()], [1, 1])
+
+    def test_a_float_point_at_a_fixed_setting_is_not_compared(self):
+        # the float frontier's cache at 256 floats without its β raced: no measure of what precision changes
+        floats = [dict(r, tuned="d=4") if r["memory"] == "softmax" else r for r in float_summary()]
+        caps, _ = bits.capacities(bits_summary())
+        fcaps = bits.comparable(caps, bits.capacities(floats)[0])
+        self.assertEqual(sorted({m for m, _, _ in fcaps}), ["hrr", "linear"])
+        self.assertNotIn("softmax", bits.gains(caps, fcaps))
+        self.assertEqual(len(bits.comparable(caps, bits.capacities(float_summary())[0])), 6)
+
     def test_an_unchanged_order_says_so(self):
         b, _ = bits.capacities(bits_summary(16))
         lines, tally = bits.ranking(b, b)
