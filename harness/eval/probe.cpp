@@ -114,7 +114,7 @@ Fit solve_ridge(const Design& d, Eigen::Index outputs, double ridge, Eigen::Inde
         } else {
             xty = x.transpose() * d.y;
         }
-        return Fit{g.ldlt().solve(xty), MatD()};
+        return Fit{g.llt().solve(xty), MatD()};
     }
     MatD k(x.rows(), x.rows());
     k.setZero();
@@ -122,7 +122,7 @@ Fit solve_ridge(const Design& d, Eigen::Index outputs, double ridge, Eigen::Inde
     k.triangularView<Eigen::StrictlyUpper>() = k.transpose();
     const double lambda = ridge * std::max(k.diagonal().mean(), 1e-300);
     k.diagonal().array() += lambda;
-    MatD a = k.ldlt().solve(sparse ? one_hot(d, outputs) : d.y);
+    MatD a = k.llt().solve(sparse ? one_hot(d, outputs) : d.y);
     const double p = double(x.cols()), r = double(x.rows()), o = double(outputs), t = double(test_rows);
     const bool kernel = form == ProbeOptions::DualForm::cheaper ? 2 * t * r * (p + o) < 2 * p * r * o + 2 * t * p * o
                                                                 : form == ProbeOptions::DualForm::kernel;
