@@ -158,10 +158,11 @@ def raced_words(widths):
     for (m, b), span in widths.items():
         if span:
             by.setdefault(m, OrderedDict()).setdefault(span, []).append(b)
+    def words(span):
+        return "%d–%d" % span if span[1] else "from %d up to what the budget holds" % span[0]
+
     out = []
     for m in memory_order(by):
-        def words(span):
-            return "%d–%d" % span if span[1] else "from %d up to what the budget holds" % span[0]
         spans = by[m]
         if len(spans) == 1:
             out.append("%s %s" % (the(m), words(next(iter(spans)))))
