@@ -23,6 +23,10 @@ bool is_name_char(char c) {
 
 bool is_value_char(char c) { return is_name_char(c) || c == '.' || c == '+'; }
 
+/// A value that lists the candidates a race chooses from: `best:v1/v2/...`.
+constexpr char kListedPrefix[] = "best:";
+bool is_listed(const std::string& value) { return value.rfind(kListedPrefix, 0) == 0; }
+
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 std::string range_text(const ParamInfo& p) {
@@ -156,8 +160,21 @@ std::int64_t Spec::integer(const std::string& key) const {
 std::vector<std::string> Spec::best_keys() const {
     std::vector<std::string> out;
     for (const auto& kv : data().values)
-        if (kv.second == "best") out.push_back(kv.first);
+        if (kv.second == "best" || is_listed(kv.second)) out.push_back(kv.first);
     return out;
+}
+
+std::vector<std::string> Spec::candidates(const std::string& key, const ParamInfo& info) const {
+    const std::string& t = text(key);
+    if (!is_listed(t)) return info.best;
+    std::vector<std::string> out;
+    const std::string rest = t.substr(sizeof kListedPrefix - 1);
+    for (std::size_t start = 0;;) {
+        const auto slash = rest.find('/', start);
+        out.push_back(rest.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+        if (slash == std::string::npos) return out;
+        start = slash + 1;
+    }
 }
 
 const std::string& Spec::text(const std::string& key) const {
@@ -191,8 +208,10 @@ RawSpec split_spec(const std::string& text, const std::string& kind) {
         if (value.empty()) throw UsageError(where + ": missing value for key " + quoted(key));
         if (!std::all_of(key.begin(), key.end(), is_name_char))
             throw UsageError(where + ": key " + quoted(key) + " may use only letters, digits, '_' and '-'");
-        if (!std::all_of(value.begin(), value.end(), is_value_char))
-            throw UsageError(where + ": value " + quoted(value) + " of key " + quoted(key) + " has a character outside [A-Za-z0-9_.+-]");
+        const std::string plain = is_listed(value) ? value.substr(sizeof kListedPrefix - 1) : value;
+        if (!std::all_of(plain.begin(), plain.end(), [&](char c) { return is_value_char(c) || (c == '/' && plain != value); }))
+            throw UsageError(where + ": value " + quoted(value) + " of key " + quoted(key) + " has a character outside [A-Za-z0-9_.+-]" +
+                             (plain != value ? " (candidates are separated by '/')" : ""));
         if (!seen.insert(key).second) throw UsageError(where + ": key " + quoted(key) + " given twice");
         raw.pairs.emplace_back(std::move(key), std::move(value));
         if (comma == std::string::npos) break;
@@ -216,24 +235,47 @@ Spec bind_spec(const Schema& schema, const RawSpec& raw) {
             if (kv.first == p.key) value = kv.second;
         const std::string what = schema.kind + " '" + schema.name + "': " + p.key;
         if (p.optional && (value == "none" || (!p.same_as_none.empty() && value == p.same_as_none))) continue;  // left out: no value, omitted from the canonical form
-        if (value == "best") {
-            if (p.best.empty())
-                throw UsageError(what + "=best: this parameter has no candidates to choose from (give a value)");
-        } else if (p.type == ParamType::Choice) {
-            if (std::find(p.choices.begin(), p.choices.end(), value) == p.choices.end())
-                throw UsageError(what + "=" + value + " is not one of " + join(p.choices, ", "));
-        } else {
+        // One value checked against the parameter's type and range, and put in canonical form.
+        const auto checked = [&](std::string v) {
+            if (p.type == ParamType::Choice) {
+                if (std::find(p.choices.begin(), p.choices.end(), v) == p.choices.end())
+                    throw UsageError(what + "=" + v + " is not one of " + join(p.choices, ", "));
+                return v;
+            }
             double x;
             if (p.type == ParamType::Int) {
-                x = static_cast<double>(parse_int(value, what));
-                value = std::to_string(parse_int(value, what));
+                x = static_cast<double>(parse_int(v, what));
+                v = std::to_string(parse_int(v, what));
             } else {
-                x = parse_real(value, what);
-                value = format_real(x);
+                x = parse_real(v, what);
+                v = format_real(x);
             }
             const bool low = p.min_open ? !(x > p.min) : !(x >= p.min);
             const bool high = p.max_open ? !(x < p.max) : !(x <= p.max);
-            if (low || high) throw UsageError(what + "=" + value + " is out of range (must be" + range_text(p) + ")");
+            if (low || high) throw UsageError(what + "=" + v + " is out of range (must be" + range_text(p) + ")");
+            return v;
+        };
+        if (value == "best") {
+            if (p.best.empty())
+                throw UsageError(what + "=best: this parameter has no candidates to choose from (give a value, "
+                                        "or list them: " + p.key + "=best:a/b)");
+        } else if (is_listed(value)) {  // the race's candidates, as given: best:v1/v2/...
+            std::vector<std::string> listed;
+            const std::string rest = value.substr(sizeof kListedPrefix - 1);
+            for (std::size_t start = 0;;) {
+                const auto slash = rest.find('/', start);
+                const std::string item = rest.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+                if (item.empty()) throw UsageError(what + "=" + value + ": an empty candidate (write best:a/b/c)");
+                const std::string v = checked(item);
+                if (std::find(listed.begin(), listed.end(), v) != listed.end())
+                    throw UsageError(what + "=" + value + ": candidate " + quoted(v) + " listed twice");
+                listed.push_back(v);
+                if (slash == std::string::npos) break;
+                start = slash + 1;
+            }
+            value = kListedPrefix + join(listed, "/");
+        } else {
+            value = checked(value);
         }
         values.emplace_back(p.key, value);
     }

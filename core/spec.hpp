@@ -6,7 +6,9 @@
 // key must be declared, every value must parse and lie in range, and every
 // missing key takes its default. A parameter that declares candidates (ParamInfo::best)
 // may also be given as `best` (e.g. `softmax:beta=best`): the harness then chooses
-// its value on tuning seeds and binds the spec again with it. Spec::canonical() prints the name with every
+// its value on tuning seeds and binds the spec again with it; any parameter may be given the
+// candidates to race as `best:v1/v2/...` (e.g. `delta:beta=best:0.005/0.01/0.02`, each checked
+// as a value is). Spec::canonical() prints the name with every
 // parameter in declaration order and numbers in shortest round-trip form, so
 //
 //     parse("delta:beta=0.50")  ->  "delta:beta=0.5"
@@ -82,8 +84,11 @@ public:
     /// False for an optional parameter left out (ParamInfo::optional); true for every other.
     bool has(const std::string& key) const;
     const std::string& text(const std::string& key) const;
-    /// Keys whose value is `best`: to be chosen on tuning seeds before the spec is used.
+    /// Keys whose value is `best` or `best:v1/v2/...`: to be chosen on tuning seeds before the spec is used.
     std::vector<std::string> best_keys() const;
+    /// The candidates a race tries for `key`: those listed (`beta=best:0.005/0.01`, canonical, in
+    /// the order given), else the parameter's own (`info.best`, for `beta=best`).
+    std::vector<std::string> candidates(const std::string& key, const ParamInfo& info) const;
     /// The canonical spec string: `name:k1=v1,k2=v2` (just `name` without parameters).
     /// Built once, when the spec is (a cell asks for it several times).
     std::string canonical() const { return data().canonical; }

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace memcap;
 
 TEST_CASE("a bare name fills every default", "[spec]") {
@@ -46,7 +48,10 @@ TEST_CASE("malformed spec strings are one-line errors", "[spec]") {
     const char* bad[] = {"softmax:beta",  "softmax:=1",      ":beta=1",        "softmax:beta=1,",
                          "softmax:",      "softmax:beta=1,beta=2", "softmax:beta=abc", "softmax:beta=nan",
                          "softmax:beta=inf", "softmax:beta=-1", "softmax:beta=1e999", "soft max",
-                         "linear:nu=0",   "linear:nu=1.5",   "assoc_recall:queries=0"};
+                         "linear:nu=0",   "linear:nu=1.5",   "assoc_recall:queries=0",
+                         "delta:beta=best:", "delta:beta=best:0.01//0.02", "delta:beta=best:0.01/0.010",
+                         "delta:beta=best:0.01/3", "delta:beta=0.01/0.02", "delta:beta=best/0.01",
+                         "linear:precision=best:int8/int3", "softmax:beta=best:1:2"};
     for (const char* text : bad) {
         CAPTURE(text);
         try {
@@ -60,6 +65,25 @@ TEST_CASE("malformed spec strings are one-line errors", "[spec]") {
             REQUIRE(msg.find('\n') == std::string::npos);
         }
     }
+}
+
+TEST_CASE("a race's candidates may be listed: best:v1/v2, each checked and canonical, in the order given", "[spec]") {
+    const Spec s = parse_memory_spec("delta:beta=best:0.010/0.005/2,precision=best:int8/int4");
+    REQUIRE(s.canonical() == "delta:beta=best:0.01/0.005/2,phi=proj,nu=1,precision=best:int8/int4");
+    REQUIRE(parse_memory_spec(s.canonical()) == s);
+    REQUIRE(s.best_keys() == std::vector<std::string>{"beta", "precision"});
+    const auto& params = find_memory("delta").params;
+    const auto info = [&](const std::string& key) {
+        return *std::find_if(params.begin(), params.end(), [&](const ParamInfo& p) { return p.key == key; });
+    };
+    REQUIRE(s.candidates("beta", info("beta")) == std::vector<std::string>{"0.01", "0.005", "2"});
+    REQUIRE(s.candidates("precision", info("precision")) == std::vector<std::string>{"int8", "int4"});
+    // `best` keeps the parameter's own candidates; a parameter without them may still be listed.
+    const Spec b = parse_memory_spec("delta:beta=best,phi=best:proj/dpfp");
+    REQUIRE(b.candidates("beta", info("beta")) == info("beta").best);
+    REQUIRE(b.candidates("phi", info("phi")) == std::vector<std::string>{"proj", "dpfp"});
+    REQUIRE_THROWS_WITH(parse_memory_spec("delta:beta=best:0.01/3"), Catch::Contains("beta=3 is out of range"));
+    REQUIRE_THROWS_WITH(parse_memory_spec("delta:beta=best:0.01/0.010"), Catch::Contains("'0.01' listed twice"));
 }
 
 TEST_CASE("integers are parsed strictly", "[spec]") {

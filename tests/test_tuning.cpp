@@ -298,3 +298,22 @@ TEST_CASE("a family member at its best setting is never below its own special ca
         REQUIRE(mean >= -tol);
     }
 }
+
+TEST_CASE("a race over listed candidates chooses among them, and its own list listed races as best does", "[tuning]") {
+    const auto choice = [](const std::string& memory) {
+        auto cells = best_width_grid(memory, 1024, 64, 1, 2).cells();
+        resolve_tuning(cells, 2, false);
+        return std::make_pair(cells.front().d, cells.front().memory.canonical());
+    };
+    const auto own = choice("delta:beta=best");
+    std::string listed = "delta:beta=best:";
+    for (const auto& b : find_memory("delta").params.front().best) listed += b + (b == "1.5" ? "" : "/");
+    REQUIRE(choice(listed) == own);  // the same candidates in the same order: the same race
+    for (const std::string beta : {"0.3", "0.7"}) {  // neither is a built-in candidate
+        const auto one = choice("delta:beta=best:" + beta);
+        CAPTURE(beta, one.second);
+        REQUIRE(one.second.find("beta=" + beta + ",") != std::string::npos);
+    }
+    const auto two = choice("delta:beta=best:0.3/0.7");
+    REQUIRE((two.second.find("beta=0.3,") != std::string::npos || two.second.find("beta=0.7,") != std::string::npos));
+}

@@ -46,7 +46,7 @@ std::vector<Spec> memory_choices(const Spec& memory) {
         if (!tuned && !memory.has(p.key)) continue;  // an optional parameter left out
         std::vector<RawSpec> next;
         for (const auto& raw : raws)
-            for (const auto& value : tuned ? p.best : std::vector<std::string>{memory.text(p.key)}) {
+            for (const auto& value : tuned ? memory.candidates(p.key, p) : std::vector<std::string>{memory.text(p.key)}) {
                 RawSpec r = raw;
                 r.pairs.emplace_back(p.key, value);
                 next.push_back(std::move(r));

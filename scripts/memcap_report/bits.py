@@ -35,7 +35,7 @@ from .common import (COLOURS, SUMMARY_COLUMNS, ReportError, base, fmt_cap, fnum,
                      max_pairs_exact, noise_order, noise_words, optional_csv, plt, ratio_words, save, se,
                      spec_params, state_bits_of, style)
 from .deep import read_manifest
-from .frontier import at_end
+from .frontier import at_end, listed
 
 BITS_COLUMNS = SUMMARY_COLUMNS + ("state_bits",)
 # memcap's formats in its order of preference on a tie (memories/precision.hpp), and bits per number.
@@ -146,6 +146,24 @@ def width_candidates(manifest):
     return out
 
 
+def listed_candidates(manifest, memory, budget_bits):
+    """{key: [values]} a sweep's blocks list for the memory at the budget (`beta=best:0.005/0.01`; a block naming
+    no budgets stands for every one), the lists of several blocks merged in order; {} where none lists."""
+    out = OrderedDict()
+    for b in manifest.get("config", {}).get("blocks") or []:
+        budgets = [32 * int(f) for f in b.get("budgets_floats", [])]
+        if budgets and budget_bits not in budgets:
+            continue
+        for m in b.get("memories", []):
+            if base(m) != memory:
+                continue
+            for k in spec_params(m):
+                for v in listed(m, k) or []:
+                    if v not in out.setdefault(k, []):
+                        out[k].append(v)
+    return out
+
+
 def width_span(widths, memory, budget_bits):
     """The span width_candidates gives the memory at the budget (a block naming no budgets: at every one)."""
     return widths.get((memory, budget_bits), widths.get((memory, None), False))
@@ -250,9 +268,10 @@ def edges_of(c, manifest, widths):
     if c["capacity"] is None or c.get("row") is None:
         return []
     out = []
+    lists = listed_candidates(manifest, c["memory"], c["bits"])
     for k, v in c["settings"]:
         try:
-            end = at_end(manifest, c["memory"], k, v)
+            end = at_end(manifest, c["memory"], k, v, lists.get(k))
         except ValueError:  # a setting whose candidates are not numbers has no ends here
             end = None
         if end:
@@ -263,8 +282,13 @@ def edges_of(c, manifest, widths):
         out.append(("d", str(c["d"]), "narrowest"))
     elif span and c["d"] == span[1]:
         out.append(("d", str(c["d"]), "widest"))
-    if c["precision"] == PRECISIONS[-1]:
+    # Precision's ends: the lowest raced (int4, unless a sweep listed fewer), and the highest raced where a
+    # sweep's list stops below fp32 (fp32 is the computation's own: never an edge).
+    precisions = sorted(lists.get("precision") or PRECISIONS, key=PRECISIONS.index)
+    if c["precision"] == precisions[-1]:
         out.append(("precision", c["precision"], "lowest"))
+    elif c["precision"] == precisions[0] != PRECISIONS[0]:
+        out.append(("precision", c["precision"], "highest"))
     return out
 
 
@@ -294,11 +318,11 @@ def edge_words(edges, caps=None):
                   "at " + "; ".join("%s bits %s" % (", ".join(str(b) for b in sorted(bs)), noise_phrase(n))
                                     for n, bs in where.items()))
             parts.append("%s = %s (%s) %s" % (what, v, "the %s width raced" % end if what == "d" else
-                                             "the %s %s" % (end, "precision" if what == "precision" else "candidate"),
+                                             "the %s %s" % (end, "precision raced" if what == "precision" else "candidate"),
                                              at))
         items.append("%s: %s" % (the(m), "; ".join(parts)))
     return ("† chosen at an end of its candidates — " + "; ".join(items) + ". There the candidates' edge bound "
-            "the choice (a β, a width beyond them or a format below 4 bits was not offered), so the "
+            "the choice (a β, a width or a format beyond them was not offered), so the "
             "capacity is a lower bound on what a wider set of candidates could give. fp32, the highest precision, is "
             "the computation's own and is not flagged.")
 

@@ -25,6 +25,7 @@ from .capacity import capacity_rows
 from .common import (SUMMARY_COLUMNS, ReportError, base, fnum, list_words, noise_key, noise_order, noise_words,
                      optional_csv, ratio_words, spec_params, tuned_keys)
 from . import modern, streams
+from .frontier import is_raced
 
 DEEP = ("ttt_linear", "ttt_mlp", "titans")
 DEEP_MLP = ("ttt_mlp", "titans")  # the memories that are more than a matrix
@@ -381,7 +382,7 @@ def apart_table(apart, caps, flops_main, costs, manifest, edges):
         for noise in noise_order({n for mm, n, _ in by if mm == m}):
             for b in sorted({bb for mm, n, bb in by if mm == m and n == noise}):
                 r = by[(m, noise, b)]
-                key = next((k for k, v in spec_params(r["memory_spec"]).items() if k in TUNED_APART and v == "best"),
+                key = next((k for k, v in spec_params(r["memory_spec"]).items() if k in TUNED_APART and is_raced(v)),
                            "?")
                 mr = main.get((m, noise, b))
                 fixed = spec_params(mr["spec_at_capacity"]).get(key) if mr and mr["spec_at_capacity"] else None

@@ -69,13 +69,26 @@ def tuned_settings(m, spec_at_capacity):
     """The settings chosen on tuning seeds at a capacity point, as (key, value) in spec order:
     the keys the sweep's memory spec `m` leaves to the race (`key=best`)."""
     chosen = spec_params(spec_at_capacity)
-    return [(k, chosen[k]) for k, v in spec_params(m).items() if v == "best" and k in chosen]
+    return [(k, chosen[k]) for k, v in spec_params(m).items() if is_raced(v) and k in chosen]
 
 
-def at_end(manifest, memory, key, value):
-    """'lowest' or 'highest' when `value` is the first or last of the candidates the sweep's
-    manifest records for memory's `key` (race_candidates), else None (also without a manifest)."""
-    cands = manifest.get("race_candidates", {}).get("memories", {}).get(memory, {}).get(key)
+def is_raced(value):
+    """A spec value the race chooses: `best` (the parameter's own candidates) or `best:v1/v2/...`."""
+    return value == "best" or value.startswith("best:")
+
+
+def listed(spec, key):
+    """The candidates a memory spec lists for `key` (`beta=best:0.005/0.01` -> ['0.005', '0.01']), else None."""
+    v = spec_params(spec).get(key, "")
+    return v[len("best:"):].split("/") if v.startswith("best:") else None
+
+
+def at_end(manifest, memory, key, value, cands=None):
+    """'lowest' or 'highest' when `value` is the first or last of `cands` (the candidates a spec listed),
+    else of the candidates the sweep's manifest records for memory's `key` (race_candidates); None when
+    neither is known (no manifest) or there is one candidate."""
+    if cands is None:
+        cands = manifest.get("race_candidates", {}).get("memories", {}).get(memory, {}).get(key)
     if not cands or len(cands) < 2:
         return None
     vals = sorted(fnum(c) for c in cands)
@@ -87,7 +100,7 @@ def settings_text(m, r, manifest, edges):
     is collected in `edges` as (memory, key, value, end, budget, d)."""
     out = ""
     for k, v in tuned_settings(m, r["spec_at_capacity"]):
-        end = at_end(manifest, base(m), k, v)
+        end = at_end(manifest, base(m), k, v, listed(m, k))
         out += ", %s=%s%s" % (SETTING_NAMES.get(k, k), v, "†" if end else "")
         if end:
             edges.append((base(m), k, v, end, r["budget_floats"], r["d_at_capacity"]))

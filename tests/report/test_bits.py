@@ -205,7 +205,7 @@ class Edges(unittest.TestCase):
         words = bits.edge_words(edges, caps)
         self.assertIn("the softmax cache: β = 1024 (the highest candidate) at all 2 of its capacity points", words)
         self.assertIn("d = 4 (the narrowest width raced)", words)
-        self.assertIn("precision = int4 (the lowest precision)", words)
+        self.assertIn("precision = int4 (the lowest precision raced)", words)
         self.assertIn("lower bound", words)
         self.assertEqual(bits.edge_words({}), "")
 
@@ -231,6 +231,27 @@ class Edges(unittest.TestCase):
                          ["the linear grid 4–32 at 8192 bits, 16–64 at 32768 bits"])
         self.assertEqual(bits.raced_words(bits.width_candidates(MANIFEST)),
                          ["the softmax cache from 4 up to what the budget holds", "the linear grid 4–32"])
+
+    def test_the_ends_of_a_listed_race_are_its_own(self):
+        # A block that lists the cache's candidates (beta=best:256/1024, precision=best:int8/int4): β = 1024 is its
+        # highest; int4 its lowest precision. Listing int4/int8 for the grid makes its int8 the highest raced.
+        caps, _ = bits.capacities(bits_summary())
+        manifest = dict(MANIFEST, config={"blocks": [
+            {"memories": ["softmax:beta=best:256/1024,precision=best:int8/int4"], "d": "best:4,8"},
+            {"memories": ["linear:phi=proj,nu=1,precision=best:int4/int8"], "d": "best:8,16,32"}]})
+        self.assertEqual(bits.listed_candidates(manifest, "softmax", 8192),
+                         {"beta": ["256", "1024"], "precision": ["int8", "int4"]})
+        _, edges = bits.tables(caps, manifest)
+        self.assertIn(("softmax", "β", "1024", "highest"), edges)
+        self.assertIn(("softmax", "precision", "int4", "lowest"), edges)
+        self.assertIn(("linear", "precision", "int8", "highest"), edges)
+        self.assertIn("precision = int8 (the highest precision raced)", bits.edge_words(edges, caps))
+        # The same choices inside wider lists are not flagged.
+        manifest = dict(MANIFEST, config={"blocks": [
+            {"memories": ["softmax:beta=best:256/1024/4096,precision=best"], "d": "best:2,4,8"},
+            {"memories": ["linear:phi=proj,nu=1,precision=best:fp32/int8/int4"], "d": "best:8,16,32"}]})
+        _, edges = bits.tables(caps, manifest)
+        self.assertEqual([k for k in edges if k[1] in ("β", "precision") and k[2] != "int4"], [])
 
     def test_a_natural_width_is_not_flagged(self):
         rows = [dict(r, d="4", tuned="d=4") for r in bits_summary() if r["memory_spec"] == "hrr"]

@@ -107,6 +107,11 @@ class SpecsAndErrors(unittest.TestCase):
         self.assertNotIn("argmax", lines[0])  # only the ends that occur are explained
         row["spec_at_capacity"] = "delta:beta=0.1,phi=proj,nu=1"
         self.assertEqual(frontier_section.settings_text("delta:beta=best,phi=proj,nu=1", row, manifest, []), ", β=0.1")
+        # A spec that lists its candidates (beta=best:0.05/0.1) is raced, and its ends are its list's.
+        edges = []
+        text = frontier_section.settings_text("delta:beta=best:0.05/0.1,phi=proj,nu=1", row, manifest, edges)
+        self.assertEqual(text, ", β=0.1†")
+        self.assertEqual(edges, [("delta", "beta", "0.1", "highest", 4096, 64)])
 
     def test_cleanup_model(self):
         self.assertEqual(chains.cleanup_model(1.0, 64, 4), [1.0] * 4)
