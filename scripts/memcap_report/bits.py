@@ -70,15 +70,16 @@ def measured(rows):
 
 # The sweeps the section reads, each optional but the first: (summary, manifest) under bits/.
 SWEEPS = (("bits_summary.csv", "bits.csv.manifest.json"),                 # scripts/sweeps/bits.ini
-          ("bits_large_summary.csv", "bits_large.csv.manifest.json"))     # scripts/sweeps/bits_large.ini
+          ("bits_large_summary.csv", "bits_large.csv.manifest.json"),     # scripts/sweeps/bits_large.ini
+          ("bits_xl_summary.csv", "bits_xl.csv.manifest.json"))           # scripts/sweeps/bits_xl.ini
 # The float frontier at the same budgets in floats: the main job's, and the large budgets' (2^16, 2^20 floats).
 FLOAT_SUMMARIES = ("capacity_summary.csv", os.path.join("frontier_large", "frontier_large_summary.csv"))
 
 
 def load(reports_dir):
     """(bits summary rows, float-frontier rows, the bits sweeps' manifest): the rows of bits/bits_summary.csv
-    and, when there, bits/bits_large_summary.csv; the raced (tuned) rows of capacity_summary.csv and
-    frontier_large/frontier_large_summary.csv; one manifest whose config holds both sweeps' blocks. ([], [], {})
+    and, when there, bits/bits_large_summary.csv and bits/bits_xl_summary.csv; the raced (tuned) rows of capacity_summary.csv and
+    frontier_large/frontier_large_summary.csv; one manifest whose config holds every sweep's blocks. ([], [], {})
     when bits/bits_summary.csv is not there; the manifest's "sweeps" names the configs read. A bits summary
     without state_bits is a ReportError."""
     rows = measured(optional_csv(os.path.join(reports_dir, "bits", SWEEPS[0][0]), BITS_COLUMNS))
