@@ -1,4 +1,6 @@
-"""Budgets in bits (bits/bits_summary.csv, from scripts/sweeps/bits.ini): associative recall at equal
+"""Budgets in bits (bits/bits_summary.csv, from scripts/sweeps/bits.ini, and the summaries of bits_large.ini,
+bits_xl.ini and bits_wider.ini, each a memory at a budget measured again replacing the earlier sweeps' cells
+there): associative recall at equal
 budgets of state bits, every memory at its best width, settings and storage precision (fp32, bf16, fp16,
 int8, int4; integer formats with one fp32 absmax scale per 32 numbers, counted), beside the frontier at
 equal floats (capacity_summary.csv: every memory at fp32, 32 bits a float) and the information limit
@@ -71,14 +73,16 @@ def measured(rows):
 # The sweeps the section reads, each optional but the first: (summary, manifest) under bits/.
 SWEEPS = (("bits_summary.csv", "bits.csv.manifest.json"),                 # scripts/sweeps/bits.ini
           ("bits_large_summary.csv", "bits_large.csv.manifest.json"),     # scripts/sweeps/bits_large.ini
-          ("bits_xl_summary.csv", "bits_xl.csv.manifest.json"))           # scripts/sweeps/bits_xl.ini
+          ("bits_xl_summary.csv", "bits_xl.csv.manifest.json"),           # scripts/sweeps/bits_xl.ini
+          ("bits_wider_summary.csv", "bits_wider.csv.manifest.json"))     # scripts/sweeps/bits_wider.ini
 # The float frontier at the same budgets in floats: the main job's, and the large budgets' (2^16, 2^20 floats).
 FLOAT_SUMMARIES = ("capacity_summary.csv", os.path.join("frontier_large", "frontier_large_summary.csv"))
 
 
 def load(reports_dir):
     """(bits summary rows, float-frontier rows, the bits sweeps' manifest): the rows of bits/bits_summary.csv
-    and, when there, bits/bits_large_summary.csv and bits/bits_xl_summary.csv; the raced (tuned) rows of capacity_summary.csv and
+    and, when there, those of bits_large.ini, bits_xl.ini and bits_wider.ini (a memory at a budget a later
+    one measures again is its: superseded); the raced (tuned) rows of capacity_summary.csv and
     frontier_large/frontier_large_summary.csv; one manifest whose config holds every sweep's blocks. ([], [], {})
     when bits/bits_summary.csv is not there; the manifest's "sweeps" names the configs read. A bits summary
     without state_bits is a ReportError."""
@@ -90,16 +94,40 @@ def load(reports_dir):
         more = measured(optional_csv(os.path.join(reports_dir, "bits", summary), BITS_COLUMNS))
         if not more:
             continue
+        rows, blocks = superseded(rows, manifest.get("config", {}).get("blocks"), more)
         rows += more
         manifest["sweeps"].append(summary.replace("_summary.csv", ".ini"))
         extra = read_manifest(os.path.join(reports_dir, "bits", man))
-        if extra.get("config", {}).get("blocks"):
+        if blocks is not None or extra.get("config", {}).get("blocks"):
             manifest = dict(manifest, config=dict(manifest.get("config", {}), blocks=list(
-                manifest.get("config", {}).get("blocks", [])) + list(extra["config"]["blocks"])))
+                blocks or []) + list(extra.get("config", {}).get("blocks") or [])))
     floats = []
     for f in FLOAT_SUMMARIES:
         floats += [r for r in measured(optional_csv(os.path.join(reports_dir, f), SUMMARY_COLUMNS)) if r["tuned"] != ""]
     return rows, floats, manifest
+
+
+def superseded(rows, blocks, later):
+    """(rows, blocks) without what a later sweep's rows replace: a memory at a budget (floats) measured
+    again (bits_wider.ini races bits_large.ini's grids at 2^21 bits over wider candidates) replaces the
+    earlier rows of that memory at that budget, and drops it from the earlier blocks at that budget (a
+    block of several budgets is split per budget), so the width and settings lists are the later race's.
+    `blocks` None (no manifest) stays None."""
+    again = {(base(r["memory_spec"]), int(r["budget_floats"])) for r in later}
+    rows = [r for r in rows if (base(r["memory_spec"]), int(r["budget_floats"])) not in again]
+    if blocks is None:
+        return rows, None
+    out = []
+    for b in blocks:
+        budgets = [int(f) for f in b.get("budgets_floats", [])]
+        if not budgets:  # a block for every budget: kept as it is
+            out.append(b)
+            continue
+        for f in budgets:
+            ms = [m for m in b.get("memories", []) if (base(m), f) not in again]
+            if ms:
+                out.append(dict(b, memories=ms, budgets_floats=[f]))
+    return rows, out
 
 
 def chosen(row, key):
@@ -693,7 +721,7 @@ def section(reports_dir, figures):
             "memories their whole state after every write. Capacity: the largest n with mean accuracy ≥ 90%%." % (
                 ", ".join(str(b) for b in budgets), ", ".join(str(b // 32) for b in budgets),
                 " or ".join(str(t) for t in tseeds) + " " if tseeds else "", "/".join(seeds),
-                " and ".join("`scripts/sweeps/%s`" % ini for ini in manifest.get("sweeps", ["bits.ini"])),
+                list_words(["`scripts/sweeps/%s`" % ini for ini in manifest.get("sweeps", ["bits.ini"])]),
                 "; widths raced: " + "; ".join(raced) if raced else ""), ""]
     if picked:
         text += ["‡ %s is measured at its natural width d = D in a block of its own per budget and precision (D "

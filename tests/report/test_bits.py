@@ -6,6 +6,7 @@ state_bits refused (exit status 2, nothing written).
     /usr/bin/python3 -m unittest discover -s tests/report -t tests/report
 """
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -296,6 +297,35 @@ class Section(unittest.TestCase):
         rows, _, manifest = bits.load(self.tmp)
         self.assertEqual(len(rows), len(bits_summary()) + len(large))
         self.assertEqual(manifest["sweeps"], ["bits.ini", "bits_large.ini"])
+
+    def test_a_later_sweep_replaces_a_memory_at_a_budget(self):
+        # bits_wider races the linear grid at 256 floats again over other widths: its rows and its block replace
+        # the earlier ones there; the cache and HRR stay; the earlier block keeps its other memories.
+        write(os.path.join(self.tmp, "bits", "bits_summary.csv"), bits_summary())
+        with open(os.path.join(self.tmp, "bits", "bits.csv.manifest.json"), "w") as f:
+            json.dump(dict(MANIFEST, config={"blocks": [
+                {"memories": ["softmax:beta=best,precision=best", "linear:phi=proj,nu=1,precision=best"],
+                 "d": "best:4,8,16", "budgets_floats": [256, 1024]}]}), f)
+        wider = [dict(r, tuned="d=64,precision=int8", d="64", memory_spec="linear:phi=proj,nu=1,precision=int4")
+                 for r in bits_summary() if r["memory"] == "linear"]
+        write(os.path.join(self.tmp, "bits", "bits_wider_summary.csv"), wider)
+        with open(os.path.join(self.tmp, "bits", "bits_wider.csv.manifest.json"), "w") as f:
+            json.dump({"config": {"blocks": [{"memories": ["linear:phi=proj,nu=1,precision=best:int8/int4"],
+                                              "d": "best:16,32,64", "budgets_floats": [256]}]}}, f)
+        rows, _, manifest = bits.load(self.tmp)
+        self.assertEqual(manifest["sweeps"], ["bits.ini", "bits_wider.ini"])
+        self.assertEqual(sorted({r["d"] for r in rows if r["memory"] == "linear"}), ["64"])
+        self.assertEqual(len(rows), len(bits_summary()))
+        blocks = manifest["config"]["blocks"]
+        self.assertEqual([(b["memories"], b["budgets_floats"]) for b in blocks], [
+            (["softmax:beta=best,precision=best"], [256]),
+            (["softmax:beta=best,precision=best", "linear:phi=proj,nu=1,precision=best"], [1024]),
+            (["linear:phi=proj,nu=1,precision=best:int8/int4"], [256])])
+        self.assertEqual(bits.width_span(bits.width_candidates(manifest), "linear", 8192), (16, 64))
+        self.assertEqual(bits.listed_candidates(manifest, "linear", 8192), {"precision": ["int8", "int4"]})
+        self.assertEqual(bits.listed_candidates(manifest, "linear", 32768), {})
+        text = "\n".join(bits.section(self.tmp, self.tmp))
+        self.assertIn("`scripts/sweeps/bits.ini` and `scripts/sweeps/bits_wider.ini`", text)
 
     def test_a_bits_summary_without_state_bits_is_refused(self):
         rows = bits_summary()
