@@ -26,6 +26,17 @@ bool is_value_char(char c) { return is_name_char(c) || c == '.' || c == '+'; }
 /// A value that lists the candidates a race chooses from: `best:v1/v2/...`.
 constexpr char kListedPrefix[] = "best:";
 bool is_listed(const std::string& value) { return value.rfind(kListedPrefix, 0) == 0; }
+/// The items of a listed value, split at each '/' (empty items kept, for the parser to refuse).
+std::vector<std::string> listed_items(const std::string& value) {
+    std::vector<std::string> out;
+    const std::string rest = value.substr(sizeof kListedPrefix - 1);
+    for (std::size_t start = 0;;) {
+        const auto slash = rest.find('/', start);
+        out.push_back(rest.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+        if (slash == std::string::npos) return out;
+        start = slash + 1;
+    }
+}
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
@@ -166,15 +177,7 @@ std::vector<std::string> Spec::best_keys() const {
 
 std::vector<std::string> Spec::candidates(const std::string& key, const ParamInfo& info) const {
     const std::string& t = text(key);
-    if (!is_listed(t)) return info.best;
-    std::vector<std::string> out;
-    const std::string rest = t.substr(sizeof kListedPrefix - 1);
-    for (std::size_t start = 0;;) {
-        const auto slash = rest.find('/', start);
-        out.push_back(rest.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-        if (slash == std::string::npos) return out;
-        start = slash + 1;
-    }
+    return is_listed(t) ? listed_items(t) : info.best;
 }
 
 const std::string& Spec::text(const std::string& key) const {
@@ -261,17 +264,12 @@ Spec bind_spec(const Schema& schema, const RawSpec& raw) {
                                         "or list them: " + p.key + "=best:a/b)");
         } else if (is_listed(value)) {  // the race's candidates, as given: best:v1/v2/...
             std::vector<std::string> listed;
-            const std::string rest = value.substr(sizeof kListedPrefix - 1);
-            for (std::size_t start = 0;;) {
-                const auto slash = rest.find('/', start);
-                const std::string item = rest.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+            for (const auto& item : listed_items(value)) {
                 if (item.empty()) throw UsageError(what + "=" + value + ": an empty candidate (write best:a/b/c)");
                 const std::string v = checked(item);
                 if (std::find(listed.begin(), listed.end(), v) != listed.end())
                     throw UsageError(what + "=" + value + ": candidate " + quoted(v) + " listed twice");
                 listed.push_back(v);
-                if (slash == std::string::npos) break;
-                start = slash + 1;
             }
             value = kListedPrefix + join(listed, "/");
         } else {
