@@ -92,6 +92,26 @@ TEST_CASE("quoting round-trips specs that contain commas", "[harness][csv]") {
     REQUIRE(split_csv_line(csv_field("a\"b")) == std::vector<std::string>{"a\"b"});
 }
 
+TEST_CASE("a record finds its columns in any order, again and twice; an unknown name is refused", "[harness][csv]") {
+    // CsvRecord::set looks after the column set last first: out of order, backwards and a
+    // repeated column must land where the header says, whatever it looked at before.
+    const auto& cols = cell_columns();
+    const CsvColumns at(cell_header().substr(0, cell_header().size() - 1), cols, "test");
+    CsvRecord r(cols);
+    r.set("seed", "7").set("memory", "linear").set("n", "8").set("memory", "delta").set("status", "ok").set("n", "16");
+    const std::string line = r.line();
+    const auto f = split_csv_line(line.substr(0, line.size() - 1));
+    REQUIRE(f.size() == cols.size());
+    CHECK(f[at["memory"]] == "delta");
+    CHECK(f[at["n"]] == "16");
+    CHECK(f[at["seed"]] == "7");
+    CHECK(f[at["status"]] == "ok");
+    CHECK(f[at["d"]].empty());
+    // a prefix of a column's name is not that column
+    REQUIRE_THROWS_AS(r.set("see", "1"), std::logic_error);
+    REQUIRE_THROWS_AS(r.set("seed_x", "1"), std::logic_error);
+}
+
 TEST_CASE("aggregation gives the mean and spread over seeds", "[harness][aggregate]") {
     GridBlock grid;
     grid.memories = {parse_memory_spec("linear")};

@@ -96,12 +96,17 @@ const std::string& cell_header() {
 }
 
 CsvRecord& CsvRecord::set(std::string_view column, std::string value) {
-    for (std::size_t i = 0; i < columns_->size(); ++i) {
+    // Writers set columns mostly in file order: the search starts after the column set last
+    // and wraps around, so a record filled in order finds each name at the first look.
+    const std::size_t count = columns_->size();
+    for (std::size_t step = 0; step < count; ++step) {
+        const std::size_t i = (next_ + step) % count;
         // name == column, without measuring every name (strncmp stops at the first difference)
         const char* name = (*columns_)[i].name;
         if (std::strncmp(name, column.data(), column.size()) != 0 || name[column.size()] != '\0') continue;
         if (value.find_first_of(",\"\n\r") == std::string::npos) fields_[i] = std::move(value);  // as csv_field leaves it
         else fields_[i] = csv_field(value);
+        next_ = i + 1;
         return *this;
     }
     throw std::logic_error("CsvRecord: no column '" + std::string(column) + "'");

@@ -44,6 +44,7 @@ public:
 private:
     const std::vector<Column>* columns_;
     std::vector<std::string> fields_;
+    std::size_t next_ = 0;  // where the next name is looked for first: after the column set last
 };
 
 /// Column positions of a CSV file by name, from its header line.
