@@ -183,3 +183,47 @@ TEST_CASE("rotation RNN: a batch of steps gives the bits of one step at a time",
     const VecD s = batch.state().cast<double>();
     REQUIRE((s - expected.bottomRows(1).transpose()).norm() <= 1e-5 * expected.bottomRows(1).norm());
 }
+
+TEST_CASE("rotation RNN with an input map: inputs kept from earlier batches give the bits of a fresh memory",
+          "[memory][rotation]") {
+    // With positional keys and D ≠ d, write_batch maps only the tokens it has not kept from
+    // earlier batches (up to kKeptInputs): a memory that has seen other episodes must end an
+    // episode in the state a fresh memory with the same parameters reaches, to the bit —
+    // whether the episode's tokens were all kept, partly kept, or one new token among kept
+    // ones (a single row mapped alone), and past the cap of kept rows.
+    const int d = 24;
+    const int dim = GENERATE(256, 1000, 4097);
+    CAPTURE(dim);
+    MemoryShape shape{d, d, dim};
+    shape.positional_keys = true;
+    Rng data = Rng::stream("test_rotation_kept_data", dim);
+    const int vocab = static_cast<int>(RotationRnn::kKeptInputs) + 40;
+    const RowMat codes = gaussian(data, vocab, d).cast<float>();
+    const auto episode = [&](std::vector<int> tokens) {
+        RowMat x(static_cast<Eigen::Index>(tokens.size()), d);
+        for (std::size_t t = 0; t < tokens.size(); ++t) x.row(static_cast<Eigen::Index>(t)) = codes.row(tokens[t]);
+        return x;
+    };
+    std::vector<std::vector<int>> episodes;
+    for (int e = 0; e < 6; ++e) {  // tokens 0 .. 79 over six episodes: the first 64 distinct ones are kept
+        std::vector<int> tokens;
+        for (int t = 0; t < 30; ++t) tokens.push_back((e * 13 + t * 7) % 80);
+        episodes.push_back(tokens);
+    }
+    episodes.push_back({3, 5, 3, 7, 5, 3});                    // all kept
+    episodes.push_back({3, 90, 5, 90, 3});                     // one new token among kept ones
+    episodes.push_back({91, 92, 3, 93, 91, 79, 94, 3, 95});    // new ones, kept ones, one seen but past the cap
+    Rng params = Rng::stream("test_rotation_kept", dim);
+    RotationRnn seasoned(shape, 0.9, "uniform", params);
+    for (const auto& tokens : episodes) {
+        const RowMat x = episode(tokens), keys = RowMat::Zero(x.rows(), d);
+        seasoned.reset();
+        seasoned.write_batch(keys, x);
+        Rng again = Rng::stream("test_rotation_kept", dim);
+        RotationRnn fresh(shape, 0.9, "uniform", again);
+        fresh.write_batch(keys, x);
+        CAPTURE(tokens);
+        REQUIRE(seasoned.state_floats() == dim);
+        REQUIRE(std::memcmp(seasoned.state().data(), fresh.state().data(), sizeof(float) * static_cast<std::size_t>(dim)) == 0);
+    }
+}

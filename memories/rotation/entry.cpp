@@ -30,6 +30,9 @@ KernelCost rotation_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I 
         // (at most every row distinct; about 80 bytes per row for the index and its hash table)
         if (!(s.positional_keys && !r.input_map))
             c.scratch_bytes = kFloat * b * r.d_in + (r.input_map ? kFloat * b * (r.d_in + dim) + 80.0 * b : 0.0);
+        // with positional keys, up to kKeptInputs mapped inputs kept across batches, and their index
+        if (s.positional_keys && r.input_map)
+            c.scratch_bytes += double(RotationRnn::kKeptInputs) * (kFloat * dim + 80.0 + kFloat * r.d_in);
     } else {  // read() decodes U_vᵀ s per query (the native read ignores the query)
         c.flops = b * 2.0 * dim * s.d_value;
     }

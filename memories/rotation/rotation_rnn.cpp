@@ -215,21 +215,55 @@ void RotationRnn::write_batch(ConstMatRef keys, ConstMatRef values) {
         return;
     }
     // Sequence tasks write a few distinct codes many times: map each distinct input
-    // once (one GEMM over the distinct rows), then every step costs O(D).
-    std::vector<Eigen::Index> which(static_cast<std::size_t>(x.rows()));
+    // once (one GEMM over the distinct rows), then every step costs O(D). Their codes are
+    // also the same in every episode of a cell (positional keys: x is the value, a token
+    // of the task's vocabulary), so up to kKeptInputs mapped rows are kept across batches
+    // and only rows not seen before are mapped.
+    const bool keep = value_only_;
+    std::vector<const float*> input(static_cast<std::size_t>(x.rows()));
+    std::vector<Eigen::Index> which(static_cast<std::size_t>(x.rows()), -1);  // row of `mapped`, or −1: kept
     std::unordered_map<std::string_view, Eigen::Index> seen;
     const auto row_bytes = static_cast<std::size_t>(x.cols()) * sizeof(float);
     std::vector<Eigen::Index> distinct;
     for (Eigen::Index i = 0; i < x.rows(); ++i) {
         const std::string_view bytes(reinterpret_cast<const char*>(x.row(i).data()), row_bytes);
+        if (keep) {
+            const auto k = kept_at_.find(std::string(bytes));
+            if (k != kept_at_.end()) {
+                input[static_cast<std::size_t>(i)] = kept_.row(k->second).data();
+                continue;
+            }
+        }
         const auto [it, fresh] = seen.emplace(bytes, static_cast<Eigen::Index>(distinct.size()));
         if (fresh) distinct.push_back(i);
         which[static_cast<std::size_t>(i)] = it->second;
     }
-    RowMat unique(static_cast<Eigen::Index>(distinct.size()), x.cols());
-    for (std::size_t u = 0; u < distinct.size(); ++u) unique.row(static_cast<Eigen::Index>(u)) = x.row(distinct[u]);
-    const RowMat mapped = unique * input_map_.transpose();  // distinct × D
-    steps(x.rows(), [&](Eigen::Index t) { return mapped.row(which[static_cast<std::size_t>(t)]).data(); });
+    RowMat mapped;
+    if (!distinct.empty()) {
+        // Kept rows must be the bits any later batch would map them to, but a row of Eigen's
+        // GEMM rounds differently when it falls outside the kernel's blocks of 4 (and a single
+        // row is a matrix-vector product): when rows are kept, the batch is padded with copies
+        // of its last row to a multiple of 4, so every row is mapped in a block of 4.
+        const auto rows = static_cast<Eigen::Index>(distinct.size());
+        RowMat unique(keep ? (rows + 3) / 4 * 4 : rows, x.cols());
+        for (Eigen::Index u = 0; u < unique.rows(); ++u)
+            unique.row(u) = x.row(distinct[static_cast<std::size_t>(std::min(u, rows - 1))]);
+        // Constructed from the product, not assigned to: Eigen evaluates `m = A * B` into a
+        // temporary by another kernel path whose rows' bits depend on the batch's size.
+        RowMat product = unique * input_map_.transpose();  // distinct (padded) × D
+        mapped.swap(product);
+        for (Eigen::Index i = 0; i < x.rows(); ++i)
+            if (which[static_cast<std::size_t>(i)] >= 0) input[static_cast<std::size_t>(i)] = mapped.row(which[static_cast<std::size_t>(i)]).data();
+    }
+    steps(x.rows(), [&](Eigen::Index t) { return input[static_cast<std::size_t>(t)]; });
+    if (!keep) return;
+    // Keep the new rows while there is room (mapped in blocks of 4, a row's bits do not depend
+    // on the rows mapped beside it, so a kept row is the row a fresh batch would give).
+    for (std::size_t u = 0; u < distinct.size() && kept_rows_ < kKeptInputs; ++u) {
+        if (kept_.rows() == 0) kept_.resize(kKeptInputs, dim_);
+        kept_.row(kept_rows_) = mapped.row(static_cast<Eigen::Index>(u));
+        kept_at_.emplace(std::string(reinterpret_cast<const char*>(x.row(distinct[u]).data()), row_bytes), kept_rows_++);
+    }
 }
 
 void RotationRnn::read(ConstVecRef, VecRef out) const {

@@ -37,6 +37,7 @@
 #include "memories/memory.hpp"
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace memcap {
@@ -45,6 +46,8 @@ class RotationRnn final : public Memory {
 public:
     /// Largest D for angles=haar (the dense eigendecomposition is O(D³)).
     static constexpr std::int64_t kMaxHaarDim = 2048;
+    /// Mapped inputs kept across write batches (positional keys with a map: see write_batch).
+    static constexpr Eigen::Index kKeptInputs = 64;
 
     /// The state's dimensions at a shape: its one sizing function, used by the
     /// constructor, the table's cost model and minimum budget, and `memcap list`.
@@ -88,6 +91,12 @@ private:
     std::vector<float> cos_, sin_;  // one per 2 × 2 block, acting on s[j], s[P + j] (P blocks)
     std::vector<float> sign_;       // ±1 for the 1 × 1 blocks after the pairs
     RowMat input_map_;              // D × (d_v or d_k + d_v); empty = identity
+    // Inputs mapped by earlier batches, kept for the next (positional keys with a map: the
+    // tokens of a sequence task, the same in every episode): U x by x's bytes. Not state
+    // (reset keeps them); at most kKeptInputs rows, the cost model's scratch counts them.
+    std::unordered_map<std::string, Eigen::Index> kept_at_;
+    RowMat kept_;
+    Eigen::Index kept_rows_ = 0;
     Vec state_;
 };
 
