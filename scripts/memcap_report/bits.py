@@ -1,5 +1,5 @@
 """Budgets in bits (bits/bits_summary.csv, from scripts/sweeps/bits.ini, and the summaries of bits_large.ini,
-bits_xl.ini and bits_wider.ini, each a memory at a budget measured again replacing the earlier sweeps' cells
+bits_xl.ini, bits_wider.ini and bits_mid.ini, each a memory at a budget measured again replacing the earlier sweeps' cells
 there): associative recall at equal
 budgets of state bits, every memory at its best width, settings and storage precision (fp32, bf16, fp16,
 int8, int4; integer formats with one fp32 absmax scale per 32 numbers, counted), beside the frontier at
@@ -74,15 +74,16 @@ def measured(rows):
 SWEEPS = (("bits_summary.csv", "bits.csv.manifest.json"),                 # scripts/sweeps/bits.ini
           ("bits_large_summary.csv", "bits_large.csv.manifest.json"),     # scripts/sweeps/bits_large.ini
           ("bits_xl_summary.csv", "bits_xl.csv.manifest.json"),           # scripts/sweeps/bits_xl.ini
-          ("bits_wider_summary.csv", "bits_wider.csv.manifest.json"))     # scripts/sweeps/bits_wider.ini
+          ("bits_wider_summary.csv", "bits_wider.csv.manifest.json"),     # scripts/sweeps/bits_wider.ini
+          ("bits_mid_summary.csv", "bits_mid.csv.manifest.json"))         # scripts/sweeps/bits_mid.ini
 # The float frontier at the same budgets in floats: the main job's, and the large budgets' (2^16, 2^20 floats).
 FLOAT_SUMMARIES = ("capacity_summary.csv", os.path.join("frontier_large", "frontier_large_summary.csv"))
 
 
 def load(reports_dir):
     """(bits summary rows, float-frontier rows, the bits sweeps' manifest): the rows of bits/bits_summary.csv
-    and, when there, those of bits_large.ini, bits_xl.ini and bits_wider.ini (a memory at a budget a later
-    one measures again is its: superseded); the raced (tuned) rows of capacity_summary.csv and
+    and, when there, those of bits_large.ini, bits_xl.ini, bits_wider.ini and bits_mid.ini (a memory at a
+    budget a later one measures again is its: superseded); the raced (tuned) rows of capacity_summary.csv and
     frontier_large/frontier_large_summary.csv; one manifest whose config holds every sweep's blocks. ([], [], {})
     when bits/bits_summary.csv is not there; the manifest's "sweeps" names the configs read. A bits summary
     without state_bits is a ReportError."""
