@@ -6,6 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <utility>
+#include <vector>
+
 using namespace memcap;
 
 TEST_CASE("HRR: factored batched write and read equal one at a time", "[memory][hrr]") {
@@ -33,5 +37,56 @@ TEST_CASE("HRR: factored batched write and read equal one at a time", "[memory][
         Vec one(d);
         batched.read(keys.row(i).transpose(), one);
         REQUIRE((reads.row(i).transpose() - one).norm() <= 1e-4f * one.norm());
+    }
+}
+
+TEST_CASE("HRR with positional keys: kept row spectra give the per-item trace and reads, whatever came before",
+          "[memory][hrr]") {
+    // Sequence tasks write the same rows (positions' keys, a vocabulary's values) in every
+    // episode; with maps (D ≠ d) the memory keeps each row's spectrum (hrr.hpp, write_kept).
+    // Its trace and reads must be the per-item algebra up to float rounding, and, kept or
+    // not, the same bits: a memory that has seen other episodes (and, past the cap of kept
+    // rows, rows it could not keep) ends each episode where a fresh memory does.
+    const int d = 16;
+    const std::int64_t budget = GENERATE(256, 1001);
+    CAPTURE(budget);
+    MemoryShape positional{d, d, budget}, plain{d, d, budget};
+    positional.positional_keys = true;
+    REQUIRE(Hrr::size(positional).kept);
+    REQUIRE_FALSE(Hrr::size(plain).kept);
+    const std::int64_t cap = Hrr::size(positional).kept_rows();
+    REQUIRE(cap == Hrr::kKeptSpectra);
+    Rng data = Rng::stream("hrr_kept_data", budget);
+    const int vocab = 20, positions = static_cast<int>(cap) + 88;  // more positions than the cap
+    RowMat tokens(vocab, d), places(positions, d);
+    data.fill_normal(tokens), data.fill_normal(places);
+    normalise_rows(tokens), normalise_rows(places);
+    // episodes of L pairs: keys the first L positions (the last episode: every position), values tokens
+    std::vector<std::pair<RowMat, RowMat>> episodes;
+    for (const int length : {40, 40, 60, positions, positions, 40}) {
+        RowMat keys = places.topRows(length), values(length, d);
+        for (int i = 0; i < length; ++i) values.row(i) = tokens.row(static_cast<Eigen::Index>(data.below(vocab)));
+        episodes.emplace_back(std::move(keys), std::move(values));
+    }
+    Rng p = Rng::stream("hrr_kept", budget);
+    Hrr seasoned(positional, p);
+    for (const auto& [keys, values] : episodes) {
+        CAPTURE(keys.rows());
+        Rng p1 = Rng::stream("hrr_kept", budget), p2 = Rng::stream("hrr_kept", budget);
+        Hrr fresh(positional, p1), reference(plain, p2);
+        seasoned.reset();
+        seasoned.write_batch(keys, values);
+        fresh.write_batch(keys, values);
+        reference.write_batch(keys, values);
+        const auto bytes = sizeof(float) * static_cast<std::size_t>(budget);
+        REQUIRE(std::memcmp(seasoned.state().data(), fresh.state().data(), bytes) == 0);
+        const Vec a = seasoned.state(), b = reference.state();
+        REQUIRE((a - b).norm() <= 1e-4f * b.norm());
+        RowMat r_seasoned(keys.rows(), d), r_fresh(keys.rows(), d), r_reference(keys.rows(), d);
+        seasoned.read_batch(keys, r_seasoned);
+        fresh.read_batch(keys, r_fresh);
+        reference.read_batch(keys, r_reference);
+        REQUIRE(std::memcmp(r_seasoned.data(), r_fresh.data(), sizeof(float) * static_cast<std::size_t>(r_fresh.size())) == 0);
+        REQUIRE((r_seasoned - r_reference).norm() <= 1e-4f * r_reference.norm());
     }
 }

@@ -26,9 +26,19 @@ KernelCost hrr_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch) {
     const double dim = h.dim, b = double(batch), bins = h.bins();
     const double key_map = h.key_map ? dim * s.d_key : 0.0, value_map = h.value_map ? dim * s.d_value : 0.0;
     const auto flops = k == Kernel::write_batch ? Hrr::write_flops : Hrr::read_flops;
-    const double per_item = flops(dim, s.d_key, s.d_value, b, false), factored = flops(dim, s.d_key, s.d_value, b, true);
+    const double per_item = h.kept && k == Kernel::read_batch ? Hrr::kept_read_flops(dim, s.d_value, b, h.value_map)
+                                                               : flops(dim, s.d_key, s.d_value, b, false);
+    const double factored = flops(dim, s.d_key, s.d_value, b, true);
     KernelCost c;
     c.flops = std::min(per_item, factored);
+    if (h.kept && k == Kernel::write_batch) {  // the rows' spectra kept (Hrr::write_kept): the cost once they are
+        c.flops = Hrr::kept_write_flops(dim, b);
+        c.bytes = batch_bytes(s, batch) + kFloat * 2.0 * dim + 2.0 * 8.0 * bins * std::min(b, double(h.kept_rows()));
+        // the kept spectra of both sides (at most kept_rows each), their index, a row mapped, the sum
+        c.scratch_bytes = 2.0 * double(h.kept_rows()) * (8.0 * bins + 80.0 + kFloat * std::max(s.d_key, s.d_value)) +
+                          kFloat * dim + 3.0 * 8.0 * bins;
+        return c;
+    }
     c.bytes = batch_bytes(s, batch) + kFloat * ((k == Kernel::write_batch ? 2.0 : 1.0) * dim + key_map + value_map);
     // Temporaries of the form the batch takes (the factored one needs the kept spectra).
     const double dk = s.d_key, dv = s.d_value;
@@ -38,8 +48,8 @@ KernelCost hrr_cost(const Spec&, const MemoryShape& s, Kernel k, I, I batch) {
         else  // Z (Re, Im) and Wᵀ; or, without a value map, Y (d_k × D)
             c.scratch_bytes = kFloat * ((h.value_map ? 2.0 * bins * dk : dk * dim) + dk * dv);
     } else {  // the rows mapped in (none where D = d: they enter as they are): keys and values, or
-              // queries and the D-float reads
-        const double key_row = h.key_map ? dim : 0.0;
+              // queries and the D-float reads (queries' spectra kept: the reads alone)
+        const double key_row = h.key_map && !h.kept ? dim : 0.0;
         c.scratch_bytes = kFloat * b * (key_row + (k == Kernel::write_batch ? (h.value_map ? dim : 0.0) : dim));
     }
     return c;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 namespace memcap {
 namespace {
@@ -65,6 +66,7 @@ Hrr::Dims Hrr::size(const MemoryShape& shape) {
     // The factored batches need the maps' spectra; only worth building when they can win.
     d.spectra = write_flops(d.dim, shape.d_key, shape.d_value, 4096, true) <
                 write_flops(d.dim, shape.d_key, shape.d_value, 4096, false);
+    d.kept = shape.positional_keys && (d.key_map || d.value_map);
     return d;
 }
 
@@ -84,6 +86,7 @@ Hrr::Hrr(const MemoryShape& shape, const Dims& dims, Rng& rng)
     // The spectra are built on the first batch that takes the factored form: a cell that
     // never does (few items, or D = d) pays neither their d FFTs nor their memory.
     spectra_wanted_ = dims.spectra;
+    kept_rows_ = dims.kept_rows();
 }
 
 bool Hrr::factored(double write_or_read_flops_factored, double per_item_flops) const {
@@ -126,6 +129,10 @@ RowMat Hrr::map_in(ConstMatRef x, const RowMat& map) const {
 void Hrr::write(ConstVecRef key, ConstVecRef value) { write_per_item(key.transpose(), value.transpose()); }
 
 void Hrr::write_batch(ConstMatRef keys, ConstMatRef values) {
+    if (kept_rows_ > 0) {
+        write_kept(keys, values);
+        return;
+    }
     const double n = double(keys.rows());
     if (factored(write_flops(dim_, keys.cols(), values.cols(), n, true),
                  write_flops(dim_, keys.cols(), values.cols(), n, false)))
@@ -181,6 +188,49 @@ void Hrr::read_spectra(const std::complex<float>* queries, std::int64_t count, s
     for (std::int64_t i = 0; i < count; ++i) unbind(queries + i * bins, ft.data(), reads + i * bins, bins);
 }
 
+const std::complex<float>* Hrr::row_spectrum(const float* row, int cols, const RowMat& map, Kept& kept, Spectrum& scratch) const {
+    const int bins = fft_.bins();
+    std::string bytes(reinterpret_cast<const char*>(row), static_cast<std::size_t>(cols) * sizeof(float));
+    if (const auto it = kept.at.find(bytes); it != kept.at.end())
+        return kept.spectra.data() + it->second * bins;
+    const Eigen::Map<const Vec> x(row, cols);
+    Vec mapped;
+    if (map.size()) mapped.noalias() = map * x;  // one row at a time: its bits do not depend on other rows
+    const float* in = map.size() ? mapped.data() : row;
+    const auto count = static_cast<std::int64_t>(kept.at.size());
+    if (count >= kept_rows_) {
+        fft_.forward(in, scratch.data());
+        return scratch.data();
+    }
+    kept.spectra.resize(static_cast<std::size_t>(count + 1) * static_cast<std::size_t>(bins));
+    std::complex<float>* out = kept.spectra.data() + count * bins;
+    fft_.forward(in, out);
+    kept.at.emplace(std::move(bytes), count);
+    return out;
+}
+
+void Hrr::write_kept(ConstMatRef keys, ConstMatRef values) {
+    const int bins = fft_.bins();
+    Spectrum sum(static_cast<std::size_t>(bins), {0.0f, 0.0f}), fk(sum.size()), fv(sum.size());
+    for (Eigen::Index i = 0; i < keys.rows(); ++i) {
+        // a key's spectrum is taken first: a value's may reuse a scratch buffer of its own
+        const std::complex<float>* k = row_spectrum(keys.row(i).data(), static_cast<int>(keys.cols()), key_map_, kept_keys_, fk);
+        const std::complex<float>* v = row_spectrum(values.row(i).data(), static_cast<int>(values.cols()), value_map_, kept_values_, fv);
+        bind_into(k, v, sum.data(), bins);
+    }
+    add_spectrum(sum.data());
+}
+
+double Hrr::kept_read_flops(double dim, double d_value, double n, bool value_map) {
+    const double bins = std::floor(dim / 2) + 1;
+    return fft_flops(dim) + n * (6.0 * bins + fft_flops(dim) + dim + (value_map ? 2.0 * dim * d_value : 0.0));
+}
+
+double Hrr::kept_write_flops(double dim, double n) {
+    const double bins = std::floor(dim / 2) + 1;
+    return n * 8.0 * bins + fft_flops(dim) + 2.0 * dim;  // Σ F k · F v, one inverse, T += / D
+}
+
 void Hrr::write_factored(ConstMatRef keys, ConstMatRef values) {
     const Eigen::MatrixXf g = keys.transpose() * values;  // d_k × d_v: Σ_i k_i v_iᵀ
     const Eigen::MatrixXf h_re = key_spec_re_ * g, h_im = key_spec_im_ * g;  // A G, bins × d_v
@@ -201,8 +251,9 @@ void Hrr::read(ConstVecRef query, VecRef out) const {
 void Hrr::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options) const {
     require_no_hidden(options);
     const double n = double(queries.rows());
-    if (factored(read_flops(dim_, queries.cols(), out.cols(), n, true),
-                 read_flops(dim_, queries.cols(), out.cols(), n, false)))
+    const double one_by_one = kept_rows_ > 0 ? kept_read_flops(dim_, out.cols(), n, value_map_.size() > 0)
+                                             : read_flops(dim_, queries.cols(), out.cols(), n, false);
+    if (factored(read_flops(dim_, queries.cols(), out.cols(), n, true), one_by_one))
         read_factored(queries, out);
     else
         read_per_query(queries, out);
@@ -243,17 +294,26 @@ void Hrr::backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, Co
 }
 
 void Hrr::read_per_query(ConstMatRef queries, MatRef out) const {
-    RowMat q_in;
-    if (key_map_.size()) q_in = map_in(queries, key_map_);
-    const ConstMatRef q = key_map_.size() ? ConstMatRef(q_in) : queries;
     const int bins = fft_.bins();
     Spectrum ft(static_cast<std::size_t>(bins)), fq(ft.size());
     fft_.forward(trace_.data(), ft.data());
-    RowMat r(q.rows(), dim_);
-    for (Eigen::Index i = 0; i < q.rows(); ++i) {
-        fft_.forward(q.row(i).data(), fq.data());
-        unbind(fq.data(), ft.data(), fq.data(), bins);
-        fft_.inverse(fq.data(), r.row(i).data());
+    RowMat r(queries.rows(), dim_);
+    if (kept_rows_ > 0) {  // positional keys: the queries are keys, their spectra kept (write_kept)
+        Spectrum scratch(ft.size());
+        for (Eigen::Index i = 0; i < queries.rows(); ++i) {
+            unbind(row_spectrum(queries.row(i).data(), static_cast<int>(queries.cols()), key_map_, kept_keys_, scratch),
+                   ft.data(), fq.data(), bins);
+            fft_.inverse(fq.data(), r.row(i).data());
+        }
+    } else {
+        RowMat q_in;
+        if (key_map_.size()) q_in = map_in(queries, key_map_);
+        const ConstMatRef q = key_map_.size() ? ConstMatRef(q_in) : queries;
+        for (Eigen::Index i = 0; i < q.rows(); ++i) {
+            fft_.forward(q.row(i).data(), fq.data());
+            unbind(fq.data(), ft.data(), fq.data(), bins);
+            fft_.inverse(fq.data(), r.row(i).data());
+        }
     }
     r /= static_cast<float>(dim_);
     if (value_map_.size() == 0) out = r;

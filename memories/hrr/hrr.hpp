@@ -22,6 +22,14 @@
 //          F Σ_i k'_i ⊛ v'_i = Σ_i (A k_i) · (B v_i) = rowsum((A G) · B), G = Kᵀ V:
 //          one d_k × d_v GEMM over the batch, one (bins × d_k)(d_k × d_v) GEMM,
 //          one inverse FFT — instead of two D-sized maps and two FFTs per item.
+//   write, positional keys with a map (sequence tasks: the keys are the positions' codes and
+//          the values a vocabulary's, the same rows in every episode of a cell): each row's
+//          spectrum F(P x) (P x by a matrix-vector product, so a row's bits do not depend on
+//          the rows beside it) is kept by the row's bytes, up to kKeptSpectra per side, and
+//          the batch is Σ_i F k'_i · F v'_i and one inverse FFT: after the first episodes,
+//          8 · bins FLOPs a pair. Kept or not, a row's spectrum is the same bits, so a write
+//          does not depend on the episodes before it. A read query by query takes its
+//          queries' spectra (positions: keys) the same way.
 //   read:  the read is linear in q, r = W q with W = P_vᵀ irfft(conj(A) · F T) / D
 //          (d_v × d_k), then all reads are Q Wᵀ. By Parseval W needs no inverse
 //          FFT: with Z = conj(A) · F T weighted by w_b/D (w = 1 at DC and Nyquist,
@@ -34,7 +42,10 @@
 #include "memories/memory.hpp"
 #include "memories/spectral_memory.hpp"
 
+#include <algorithm>
 #include <complex>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace memcap {
@@ -49,6 +60,11 @@ public:
         bool key_map;     // D ≠ d_k: keys enter through P_k (D × d_k)
         bool value_map;   // D ≠ d_v: values through P_v (D × d_v)
         bool spectra;     // the factored batches can win at this size: the maps' spectra are kept
+        bool kept = false;  // positional keys with a map: the rows' spectra are kept (write_kept)
+        /// Rows whose spectra are kept, per side: at most kKeptSpectra, and kKeptBytes of spectra.
+        std::int64_t kept_rows() const {
+            return kept ? std::min<std::int64_t>(kKeptSpectra, std::max<std::int64_t>(1, kKeptBytes / (8 * std::int64_t{bins()}))) : 0;
+        }
         int bins() const { return dim / 2 + 1; }
         std::int64_t param_floats() const {
             return (key_map ? std::int64_t{dim} * d_key : 0) + (value_map ? std::int64_t{dim} * d_value : 0);
@@ -93,11 +109,27 @@ public:
     /// benchmarks' cost model (registry.cpp) declares the same.
     static double write_flops(double dim, double d_key, double d_value, double n, bool factored);
     static double read_flops(double dim, double d_key, double d_value, double n, bool factored);
+    /// FLOPs of write_kept's batch of n pairs once their rows' spectra are kept, and of a
+    /// read of n queries one by one with their spectra kept (F T; per query conj(F q) · F T,
+    /// the inverse, 1/D, and P_vᵀ when there is a value map).
+    static double kept_write_flops(double dim, double n);
+    static double kept_read_flops(double dim, double d_value, double n, bool value_map);
+    /// Kept spectra per side (keys, values): at most this many rows, and this many bytes.
+    static constexpr std::int64_t kKeptSpectra = 512;
+    static constexpr std::int64_t kKeptBytes = std::int64_t{32} << 20;
 
 private:
     Hrr(const MemoryShape& shape, const Dims& dims, Rng& rng);
     void write_per_item(ConstMatRef keys, ConstMatRef values);
     void write_factored(ConstMatRef keys, ConstMatRef values);
+    void write_kept(ConstMatRef keys, ConstMatRef values);
+    /// F(P x) of one row x, from the kept spectra or computed (and kept while there is room).
+    using Spectrum = std::vector<std::complex<float>>;
+    struct Kept {
+        std::unordered_map<std::string, std::int64_t> at;  // a row's bytes → its index in `spectra`
+        Spectrum spectra;                                   // bins per kept row
+    };
+    const std::complex<float>* row_spectrum(const float* row, int cols, const RowMat& map, Kept& kept, Spectrum& scratch) const;
     void read_per_query(ConstMatRef queries, MatRef out) const;
     void read_factored(ConstMatRef queries, MatRef out) const;
     void add_spectrum(const std::complex<float>* sum);  // T += irfft(sum) / D
@@ -105,7 +137,6 @@ private:
     /// FLOPs); builds the spectra the first time it does. Not safe for concurrent reads
     /// of one memory (memcap runs one memory per thread).
     bool factored(double factored_flops, double per_item_flops) const;
-    using Spectrum = std::vector<std::complex<float>>;
     RowMat map_in(ConstMatRef x, const RowMat& map) const;  // rows into D dims
     int dim_;
     RealFft fft_;
@@ -116,6 +147,10 @@ private:
     bool spectra_wanted_ = false;
     mutable Eigen::MatrixXf key_spec_re_, key_spec_im_, value_spec_re_, value_spec_im_;
     Vec trace_;
+    std::int64_t kept_rows_ = 0;  // Dims::kept_rows(): 0 = nothing kept
+    // Kept spectra (write_kept; read_per_query takes its queries' from the keys'): filled by
+    // reads too, so mutable, as the maps' spectra are (one memory per thread).
+    mutable Kept kept_keys_, kept_values_;
 };
 
 }  // namespace memcap
