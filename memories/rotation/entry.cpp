@@ -25,7 +25,8 @@ KernelCost rotation_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I 
     KernelCost c;
     c.bytes = batch_bytes(s, batch) + kFloat * ((k == Kernel::write_batch ? 2.0 : 1.0) * dim + map);
     if (k == Kernel::write_batch) {  // U x (one GEMM), then per step 5 FLOPs per state float (2 × 2 rotation, decay, add)
-        c.flops = b * (2.0 * map + 5.0 * dim);
+        // (positional keys: the tokens' U x kept across batches, the map paid once per token a cell)
+        c.flops = b * ((s.positional_keys ? 0.0 : 2.0 * map) + 5.0 * dim);
         // the inputs as rows; with U also their distinct rows, mapped, and the index of each
         // (at most every row distinct; about 80 bytes per row for the index and its hash table)
         if (!(s.positional_keys && !r.input_map))
