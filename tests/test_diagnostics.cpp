@@ -8,7 +8,7 @@
 using namespace memcap;
 using namespace memcap::test;
 
-TEST_CASE("beta sweep: 1.3% at beta 0, 70% at 2, 100% from 4; distance 0.81 at 4, < 0.01 from 16", "[essay004][beta]") {
+TEST_CASE("beta sweep: 1.3% at beta 0, 70% at 2, 100% from 4, distance 0.81 at 4, < 0.01 from 16", "[essay004][beta]") {
     // 64 pairs, d = 64, query noise 0.12 per entry then renormalised. The essay does not
     // say how many memories; 20 seeds x 32 queries, compared as if it used as many.
     const std::string task = "assoc_recall:noise=0.12";

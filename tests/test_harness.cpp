@@ -92,7 +92,7 @@ TEST_CASE("quoting round-trips specs that contain commas", "[harness][csv]") {
     REQUIRE(split_csv_line(csv_field("a\"b")) == std::vector<std::string>{"a\"b"});
 }
 
-TEST_CASE("a record finds its columns in any order, again and twice; an unknown name is refused", "[harness][csv]") {
+TEST_CASE("a record finds its columns in any order, again and twice, an unknown name is refused", "[harness][csv]") {
     // CsvRecord::set looks after the column set last first: out of order, backwards and a
     // repeated column must land where the header says, whatever it looked at before.
     const auto& cols = cell_columns();
@@ -177,7 +177,7 @@ TEST_CASE("accuracy_se_frac: the seeds' spread with one seed's binomial floor, o
     REQUIRE(first[col["accuracy_se_frac"]] == format_sig(groups[0].se));
 }
 
-TEST_CASE("the memory gate: cells in flight hold at most its budget; a larger cell runs alone", "[harness][memory_gate]") {
+TEST_CASE("the memory gate: cells in flight hold at most its budget, a larger cell runs alone", "[harness][memory_gate]") {
     MemoryGate gate(10.0);
     std::atomic<int> inside{0}, most{0};
     const auto cell = [&](double bytes) {
@@ -207,7 +207,7 @@ TEST_CASE("the memory gate: cells in flight hold at most its budget; a larger ce
     REQUIRE(MemoryGate().limit() > 0);
 }
 
-TEST_CASE("check_cells resolves each distinct cell once; its seeds share the resolution; runs through it give run_cell's rows",
+TEST_CASE("check_cells resolves each distinct cell once, its seeds share the resolution, runs through it give run_cell's rows",
           "[harness][resolve]") {
     const auto cells = small_grid();
     const ResolvedCells resolved = check_cells(cells);

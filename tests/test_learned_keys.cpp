@@ -79,7 +79,7 @@ private:
 
 }  // namespace
 
-TEST_CASE("key training reads training episodes only; the scored episodes play no part", "[learned_keys]") {
+TEST_CASE("key training reads training episodes only, the scored episodes play no part", "[learned_keys]") {
     const std::string spec = "assoc_recall:vocab=32,keys=learned,steps=40";
     const TaskCell cell{16, 16, 5};
     auto train = [&](const std::string& memory) {
@@ -110,7 +110,7 @@ TEST_CASE("key training reads training episodes only; the scored episodes play n
     REQUIRE_FALSE(train_keys(*mem, *t2, TaskCell{cell.n, cell.d, cell.seed + 1}).table == before);
 }
 
-TEST_CASE("learned keys raise the grid above random keys; the frame at V = n <= d is exact", "[learned_keys]") {
+TEST_CASE("learned keys raise the grid above random keys, the frame at V = n <= d is exact", "[learned_keys]") {
     // d = 16, n = V = 48: three times d pairs in a 16 × 16 grid, where random keys are far
     // from exact. Verdict from sampling error: the difference of the means exceeds three
     // standard errors of the difference (seeds' spread with the binomial floor).

@@ -96,11 +96,13 @@ TEST_CASE("selection: at B = 1024, L = 256, M = 16 the selective model keeps the
     REQUIRE(measure_slot_mean(ungated).mean + 0.2 < measure_slot_mean(gated).mean);
 }
 
-TEST_CASE("the selective gate reads the declared salience feature; without one, every write has step 1",
+TEST_CASE("the selective gate reads the declared salience feature, without one, every write has step 1",
           "[selective_copying][inputs]") {
     const int d = 16;
     Rng rng = Rng::stream("test/salience");
     RowMat keys = rng.unit_rows<RowMat>(6, d), values = rng.unit_rows<RowMat>(6, d);
+    values.col(3).setZero();  // content: nothing on the salience coordinate (as a task's content codes)
+    values.rowwise().normalize();
     values.row(2).setZero();
     values(2, 3) = 1.0f;  // a filler token on coordinate 3
     const auto state_after = [&](const std::string& memory, const MemoryShape& shape, Eigen::Index rows) {

@@ -106,7 +106,7 @@ TEST_CASE("salient_recall: marked values are 0 on coordinate 0, distractors e0 +
         REQUIRE((e.queries.row(static_cast<Eigen::Index>(q)) - e.keys.row(marked[static_cast<std::size_t>(e.target[q])])).norm() < 1e-6);
 }
 
-TEST_CASE("assoc_recall:passes=p writes the same n pairs p times in order; targets and candidates unchanged", "[task][streams]") {
+TEST_CASE("assoc_recall:passes=p writes the same n pairs p times in order, targets and candidates unchanged", "[task][streams]") {
     const TaskCell c{7, 16, 2};
     const Episode once = task("assoc_recall")->episode(c, Split::Test, 1);
     const Episode thrice = task("assoc_recall:passes=3")->episode(c, Split::Test, 1);
@@ -157,7 +157,7 @@ TEST_CASE("the sliding-window cache's horizon is exactly B / (d_k + d_v): every 
     }
 }
 
-TEST_CASE("overwrites: the delta rule at beta = 1 reads a rewritten key's latest value; a sum and a midpoint are misses",
+TEST_CASE("overwrites: the delta rule at beta = 1 reads a rewritten key's latest value, a sum and a midpoint are misses",
           "[task][streams][delta]") {
     for (const std::int64_t n : {8, 32}) {
         CAPTURE(n);

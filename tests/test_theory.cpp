@@ -157,7 +157,7 @@ TEST_CASE("theory: softmax cache at strong noise and moderate beta is a lower bo
     REQUIRE(model >= m.mean - 0.02 - 3 * m.se());
 }
 
-TEST_CASE("forgetting: the window's horizon is its rows; the decayed grid's model falls with the lag and meets the grid's at decay 1",
+TEST_CASE("forgetting: the window's horizon is its rows, the decayed grid's model falls with the lag and meets the grid's at decay 1",
           "[theory][streams]") {
     REQUIRE(theory::window_horizon(1024, 32, 32) == 16);
     REQUIRE(theory::window_horizon(16384, 8, 8) == 1024);
