@@ -124,6 +124,11 @@ TEST_CASE("the race adds tuning seeds until candidates are told apart, then take
         for (std::size_t k = 0; k < candidates.size(); ++k)
             if (dominated[k]) in[k] = false;
         if (std::count(in.begin(), in.end(), true) == 1) break;
+        // Settled (from the second level on): each one still in surely passes or surely fails.
+        bool settled = to >= judged;
+        for (std::size_t k = 0; k < candidates.size(); ++k)
+            if (in[k] && chance(k) > kSettledPassChance && chance(k) < 1 - kSettledPassChance) settled = false;
+        if (settled) break;
     }
     // The winner: of those still in, the ones whose chance of reaching the capacity
     // threshold, Φ((mean − 0.9)/se), is within the slack of the likeliest's; the cheapest of them.
@@ -242,6 +247,21 @@ TEST_CASE("the race's winner: a near-tie never goes to a cheaper candidate less 
     REQUIRE(race_winner({{true, 0.60, 0.05, 1.0}, {true, 0.60, 0.05, 1.0}}) == 0);
     // Every candidate failed (none in): the cheapest.
     REQUIRE(race_winner({{false, 0, 0.5, 3.0}, {false, 0, 0.5, 1.0}}) == 1);
+}
+
+TEST_CASE("the race ends once each candidate still in surely passes or surely fails", "[tuning]") {
+    // pass_chance 0.5 erfc(-(mean - 0.9) / (se sqrt 2)): settled beyond 3.09 SE from 0.9 either way.
+    REQUIRE(race_settled({{true, 1.0, 0.02, 1.0}, {true, 0.98, 0.02, 2.0}}));    // 5 and 4 SE above
+    REQUIRE(race_settled({{true, 0.13, 0.03, 1.0}, {true, 0.20, 0.05, 2.0}}));   // far below
+    REQUIRE(race_settled({{true, 1.0, 0.01, 1.0}, {true, 0.10, 0.05, 2.0}}));    // one sure pass, one sure fail
+    REQUIRE_FALSE(race_settled({{true, 1.0, 0.01, 1.0}, {true, 0.95, 0.02, 2.0}}));  // 2.5 SE: not sure
+    REQUIRE_FALSE(race_settled({{true, 0.85, 0.02, 1.0}}));                      // 2.5 SE below: not sure
+    // Only those still in count; with none in (all failed) nothing is settled by this rule.
+    REQUIRE(race_settled({{false, 0.9, 0.05, 1.0}, {true, 0.2, 0.05, 2.0}}));
+    REQUIRE_FALSE(race_settled({{false, 0.2, 0.05, 1.0}, {false, 0.2, 0.05, 2.0}}));
+    // The threshold's edge: 3.09 SE is a pass chance of 0.001.
+    REQUIRE(race_settled({{true, 0.9 + 3.2 * 0.01, 0.01, 1.0}}));
+    REQUIRE_FALSE(race_settled({{true, 0.9 + 3.0 * 0.01, 0.01, 1.0}}));
 }
 
 TEST_CASE("the noisy cache at 256 floats keeps the width that holds 8 pairs", "[tuning]") {

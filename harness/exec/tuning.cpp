@@ -351,6 +351,17 @@ std::size_t race_winner(const std::vector<RaceStanding>& standing) {
     return best;
 }
 
+bool race_settled(const std::vector<RaceStanding>& standing) {
+    bool any = false;
+    for (const auto& s : standing) {
+        if (!s.in) continue;
+        any = true;
+        const double p = pass_chance(s.mean, s.se);
+        if (p > kSettledPassChance && p < 1.0 - kSettledPassChance) return false;
+    }
+    return any;
+}
+
 std::size_t tuning_index_count(const std::vector<CellSpec>& cells) { return Groups(cells).index_count(); }
 
 void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset,
@@ -411,6 +422,17 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
             if (dominated[k]) in[g][k] = false;
     };
 
+    // Settled: from the second level of seeds on (as `judged` above), every candidate still in
+    // surely reaches the capacity threshold or surely does not (race_settled); more seeds
+    // would tell some apart, but not change which of them pass, so the race ends there.
+    const auto settled = [&](std::size_t g) {
+        if (level[g] < 2) return false;  // level[g] counts the levels run: the second is `judged`
+        std::vector<RaceStanding> standing;
+        for (std::size_t k = 0; k < candidates[g].size(); ++k)
+            standing.push_back({in[g][k], tally[g][k].mean(), std::sqrt(tally[g][k].var_mean()), cost[g][k]});
+        return race_settled(standing);
+    };
+
     std::size_t round = 0, computed = 0, kept = 0;
     if (progress)
         std::cerr << "memcap: choosing widths and settings for " << groups << " group" << (groups == 1 ? "" : "s")
@@ -464,7 +486,7 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
             narrow(g);
             ++level[g];
             const auto left = std::count(in[g].begin(), in[g].end(), true);
-            if (left <= 1 || level[g] >= levels[g].size()) decided[g] = true;
+            if (left <= 1 || level[g] >= levels[g].size() || settled(g)) decided[g] = true;
         }
         ++round;
     }

@@ -84,6 +84,10 @@ constexpr double kCapacityThreshold = 0.9;
 /// A candidate still in the race at its end is eligible to win when its chance of reaching
 /// kCapacityThreshold is at most this much below the likeliest candidate's (race_winner).
 constexpr double kPassChanceSlack = 0.1;
+/// The race ends early (race_settled) once every candidate still in reaches
+/// kCapacityThreshold with a pass_chance above 1 − this, or below this: 0.001, a mean at
+/// least 3.1 standard errors from the threshold.
+constexpr double kSettledPassChance = 0.001;
 
 /// Where one candidate stands when its group's race ends: still in (not told apart from the
 /// leader, not dominated, not failed), its mean tuning accuracy and the standard error of
@@ -105,6 +109,13 @@ double pass_chance(double mean, double se);
 /// fails) this is the cheapest still in; near the threshold, a cheaper candidate that tied
 /// the leader within the race's standard errors but is less likely to pass does not win.
 std::size_t race_winner(const std::vector<RaceStanding>& standing);
+
+/// Whether a race is settled: some candidate is still in, and each one still in surely
+/// passes or surely fails (pass_chance above 1 − kSettledPassChance or below it). More seeds
+/// could still tell such candidates apart, but not change which of them reach the capacity
+/// threshold: the race's question is answered, and it ends (from its second level of seeds
+/// on, when every candidate still in has run on `tuning_seeds` seeds).
+bool race_settled(const std::vector<RaceStanding>& standing);
 
 /// Every combination a cell that needs tuning tries, in tie order (smaller width first,
 /// then candidate order), as cells with seed 0 and nothing left to tune; only those
