@@ -13,7 +13,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <map>
 #include <set>
+#include <sstream>
 #include <utility>
 
 using namespace memcap;
@@ -262,6 +266,94 @@ TEST_CASE("the race ends once each candidate still in surely passes or surely fa
     // The threshold's edge: 3.09 SE is a pass chance of 0.001.
     REQUIRE(race_settled({{true, 0.9 + 3.2 * 0.01, 0.01, 1.0}}));
     REQUIRE_FALSE(race_settled({{true, 0.9 + 3.0 * 0.01, 0.01, 1.0}}));
+}
+
+TEST_CASE("past capacity a race keeps those left at the smaller n and the settings beside them", "[tuning]") {
+    const auto cells = best_width_grid("delta:beta=best", 256, 64, 1, 3).cells();
+    const auto here = tuning_candidates(cells.front());
+    REQUIRE(here.size() > 8);
+    const auto at = [&](int d, const std::string& beta) {
+        for (std::size_t k = 0; k < here.size(); ++k)
+            if (here[k].d == d && here[k].memory.canonical().find("beta=" + beta + ",") != std::string::npos) return k;
+        FAIL("no candidate d=" << d << " beta=" << beta);
+        return here.size();
+    };
+    std::vector<bool> left(here.size(), false);
+    left[at(16, "0.1")] = true;
+    left[at(8, "0.01")] = true;  // the smallest step: its only neighbour is the next
+    auto expected = left;
+    expected[at(16, "0.05")] = expected[at(16, "0.2")] = expected[at(8, "0.02")] = true;
+    REQUIRE(past_capacity_candidates(here, left, here) == expected);
+    // None of those left is a candidate here: every candidate races.
+    auto other = here;
+    for (auto& c : other) c.d *= 1024;
+    REQUIRE(past_capacity_candidates(other, left, here) == std::vector<bool>(here.size(), true));
+}
+
+TEST_CASE("a ladder of n races every candidate until a smaller n surely failed and then only those left there", "[tuning]") {
+    // The delta rule at 256 floats holds about 8 pairs: n = 64 and 128 are past its capacity.
+    GridBlock g = best_width_grid("delta:beta=best", 256, 8, 1, 3);
+    g.ns = {8, 16, 64, 128};
+    auto cells = g.cells();
+    const auto candidates = tuning_candidates(cells.front());  // the same at every n here
+    std::ostringstream trace;
+    std::streambuf* const old = std::cerr.rdbuf(trace.rdbuf());
+    setenv("MEMCAP_RACE_TRACE", "1", 1);
+    resolve_tuning(cells, 2, false);
+    unsetenv("MEMCAP_RACE_TRACE");
+    std::cerr.rdbuf(old);
+    // Each group's candidates from the trace: ran (seeds > 0), still in at the end, and the
+    // group's pass chances.
+    struct Row {
+        int d, seeds;
+        std::string memory;
+        double mean, se;
+        bool in;
+    };
+    std::map<std::int64_t, std::vector<Row>> race;
+    std::istringstream lines(trace.str());
+    std::int64_t n = -1;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("memcap: race (", 0) == 0) {
+            n = std::stoll(line.substr(line.rfind(" n=") + 3));
+            continue;
+        }
+        if (line.rfind("  d=", 0) != 0) continue;
+        std::istringstream f(line.substr(4));
+        Row r{};
+        std::string seeds, mean, se;
+        f >> r.d >> r.memory >> seeds >> mean >> se;
+        r.seeds = std::stoi(seeds.substr(6)), r.mean = std::stod(mean.substr(5)), r.se = std::stod(se.substr(3));
+        r.in = line.find(" in") != std::string::npos;
+        race[n].push_back(r);
+    }
+    REQUIRE(race.size() == 4);
+    const auto surely_failed = [&](std::int64_t at) {
+        for (const auto& r : race[at])
+            if (r.in && pass_chance(r.mean, r.se) >= kSettledPassChance) return false;
+        return true;
+    };
+    bool restricted = false;
+    std::int64_t previous = -1;
+    for (const std::int64_t at : g.ns) {
+        const auto& rows = race[at];
+        REQUIRE(rows.size() == candidates.size());
+        std::vector<bool> ran(rows.size());
+        for (std::size_t k = 0; k < rows.size(); ++k) ran[k] = rows[k].seeds > 0;
+        if (previous < 0 || !surely_failed(previous)) {
+            REQUIRE(std::count(ran.begin(), ran.end(), true) == static_cast<long>(rows.size()));  // all raced
+        } else {
+            std::vector<CellSpec> before = candidates;
+            std::vector<bool> left;
+            for (const auto& r : race[previous]) left.push_back(r.in);
+            REQUIRE(ran == past_capacity_candidates(before, left, candidates));
+            REQUIRE(std::count(ran.begin(), ran.end(), true) < static_cast<long>(rows.size()));
+            restricted = true;
+        }
+        previous = at;
+    }
+    REQUIRE(restricted);  // n = 128 at least is past the capacity
+    REQUIRE(surely_failed(64));
 }
 
 TEST_CASE("the noisy cache at 256 floats keeps the width that holds 8 pairs", "[tuning]") {

@@ -321,6 +321,20 @@ struct Groups {
                 max_seeds = std::max(max_seeds, levels.back().back());
             }
     }
+    /// Each group's predecessor on its ladder: the group that differs only in a smaller n, the
+    /// largest such (groups.size() when there is none).
+    std::vector<std::size_t> predecessor() const {
+        std::map<std::string, std::vector<std::pair<std::int64_t, std::size_t>>> ladders;
+        for (const auto& [label, g] : of)  // the label ends in " n=<n>"
+            ladders[label.substr(0, label.rfind(" n="))].emplace_back(candidates[g].front().n, g);
+        std::vector<std::size_t> pred(candidates.size(), candidates.size());
+        for (auto& [label, rungs] : ladders) {
+            std::sort(rungs.begin(), rungs.end());
+            for (std::size_t i = 1; i < rungs.size(); ++i)
+                if (rungs[i].first > rungs[i - 1].first) pred[rungs[i].second] = rungs[i - 1].second;
+        }
+        return pred;
+    }
     std::size_t index(std::size_t g, std::size_t k, int seed) const {
         return (g * max_candidates + k) * static_cast<std::size_t>(max_seeds) + static_cast<std::size_t>(seed);
     }
@@ -349,6 +363,24 @@ std::size_t race_winner(const std::vector<RaceStanding>& standing) {
             best = k;
     }
     return best;
+}
+
+std::vector<bool> past_capacity_candidates(const std::vector<CellSpec>& previous, const std::vector<bool>& previous_in,
+                                           const std::vector<CellSpec>& here) {
+    std::vector<bool> kept(here.size(), false);
+    for (std::size_t k = 0; k < here.size(); ++k)
+        for (std::size_t j = 0; j < previous.size(); ++j)
+            if (previous_in[j] && previous[j].d == here[k].d && previous[j].memory == here[k].memory) kept[k] = true;
+    if (std::find(kept.begin(), kept.end(), true) == kept.end()) return std::vector<bool>(here.size(), true);
+    // and the settings beside each (the candidates just before and after it at its width):
+    // the best setting moves with n (a decay or a step that forgets more as more is stored)
+    std::vector<bool> near = kept;
+    for (std::size_t k = 0; k < here.size(); ++k) {
+        if (!kept[k]) continue;
+        if (k > 0 && here[k - 1].d == here[k].d) near[k - 1] = true;
+        if (k + 1 < here.size() && here[k + 1].d == here[k].d) near[k + 1] = true;
+    }
+    return near;
 }
 
 bool race_settled(const std::vector<RaceStanding>& standing) {
@@ -438,12 +470,40 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
         std::cerr << "memcap: choosing widths and settings for " << groups << " group" << (groups == 1 ? "" : "s")
                   << " on tuning seeds: every candidate on the first, then those not yet told apart from the leader "
                      "on more (up to "
-                  << kTuningSeedCap << " x tuning_seeds)\n";
+                  << kTuningSeedCap << " x tuning_seeds); past a memory's capacity, those left at the next smaller n\n";
+    // Past capacity: a group whose predecessor on its ladder (the same group at the next
+    // smaller n, Groups::predecessor) ended with every candidate still in surely failing
+    // races only those and the settings beside them (past_capacity_candidates); the others had
+    // been told apart at the smaller n. So a group waits for its predecessor to end.
+    const std::vector<std::size_t> pred = grouped.predecessor();
+    std::vector<bool> started(groups, false), inherited(groups, false);  // inherited: left one candidate, never run
+    const auto surely_failed = [&](std::size_t g) {
+        if (inherited[g]) return true;
+        bool any = false;
+        for (std::size_t k = 0; k < candidates[g].size(); ++k) {
+            if (!in[g][k]) continue;
+            any = true;
+            if (pass_chance(tally[g][k].mean(), std::sqrt(tally[g][k].var_mean())) >= kSettledPassChance) return false;
+        }
+        return any;
+    };
+    const auto start = [&](std::size_t g) {
+        started[g] = true;
+        if (pred[g] == groups || !surely_failed(pred[g])) return;
+        const std::vector<bool> kept = past_capacity_candidates(candidates[pred[g]], in[pred[g]], candidates[g]);
+        for (std::size_t k = 0; k < candidates[g].size(); ++k) in[g][k] = in[g][k] && kept[k];
+        if (std::count(in[g].begin(), in[g].end(), true) <= 1) decided[g] = inherited[g] = true;  // nothing left to choose
+    };
     for (;;) {
+        for (bool more = true; more;) {  // start every group whose predecessor has ended (in ladder order)
+            more = false;
+            for (std::size_t g = 0; g < groups; ++g)
+                if (!started[g] && !decided[g] && (pred[g] == groups || decided[pred[g]])) start(g), more = true;
+        }
         std::vector<Job> jobs;
         std::vector<std::size_t> index;  // each job's index in the journal
         for (std::size_t g = 0; g < groups; ++g) {
-            if (decided[g]) continue;
+            if (decided[g] || !started[g]) continue;
             const int from = level[g] == 0 ? 0 : levels[g][level[g] - 1], to = levels[g][level[g]];
             for (std::size_t k = 0; k < candidates[g].size(); ++k) {
                 if (!in[g][k]) continue;
@@ -482,7 +542,7 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
         computed += todo.size(), kept += jobs.size() - todo.size();
         for (std::size_t j = 0; j < jobs.size(); ++j) tally[jobs[j].group][jobs[j].candidate].add(&score[kScoreWidth * j]);
         for (std::size_t g = 0; g < groups; ++g) {
-            if (decided[g]) continue;
+            if (decided[g] || !started[g]) continue;
             narrow(g);
             ++level[g];
             const auto left = std::count(in[g].begin(), in[g].end(), true);

@@ -117,6 +117,16 @@ std::size_t race_winner(const std::vector<RaceStanding>& standing);
 /// on, when every candidate still in has run on `tuning_seeds` seeds).
 bool race_settled(const std::vector<RaceStanding>& standing);
 
+/// Past capacity: the candidates a group races when the same group at the next smaller n
+/// (`previous`, with those still in at its end) ended with every candidate still in surely
+/// failing (pass_chance below kSettledPassChance). Those still in there (the same width and
+/// memory settings), and the settings beside each — the candidates just before and after it
+/// at its width, since the best decay or step moves with n; every candidate when none of
+/// them is among `here`. The others had been told apart from the leader at the smaller n,
+/// where each reads better than here.
+std::vector<bool> past_capacity_candidates(const std::vector<CellSpec>& previous, const std::vector<bool>& previous_in,
+                                           const std::vector<CellSpec>& here);
+
 /// Every combination a cell that needs tuning tries, in tie order (smaller width first,
 /// then candidate order), as cells with seed 0 and nothing left to tune; only those
 /// check_cell accepts. UsageError naming the cell when none can run.
