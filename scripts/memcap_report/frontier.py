@@ -32,8 +32,8 @@ def tuning_words(manifest, frontier_rows):
     if all_blocks:
         if tseeds:
             text += (" — in a race on %s tuning seed%s per memory, budget and n (up to 8 times as many while "
-                     "candidates could not be told apart; those that never could, to the cheapest of those about as likely to "
-                     "reach 90%%), disjoint from the "
+                     "candidates could not be told apart and might reach 90%%; those that never could be, to the cheapest of those "
+                     "about as likely to reach it; past a memory's capacity, among those left at the next smaller n), disjoint from the "
                      "%s scored seeds (widths: %s)" % (" or ".join(map(str, tseeds)), "" if tseeds == [1] else "s", seeds_text(frontier_rows),
                                        ", ".join("every power of two from 4 up to the budget that the memory can be built with" if w == "best" else w
                                                  for w in widths)))
