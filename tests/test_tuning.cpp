@@ -268,7 +268,7 @@ TEST_CASE("the race ends once each candidate still in surely passes or surely fa
     REQUIRE_FALSE(race_settled({{true, 0.9 + 3.0 * 0.01, 0.01, 1.0}}));
 }
 
-TEST_CASE("past capacity a race keeps those left at the smaller n and the settings beside them", "[tuning]") {
+TEST_CASE("past capacity a race keeps those left at the smaller n and their neighbours", "[tuning]") {
     const auto cells = best_width_grid("delta:beta=best", 256, 64, 1, 3).cells();
     const auto here = tuning_candidates(cells.front());
     REQUIRE(here.size() > 8);
@@ -282,7 +282,11 @@ TEST_CASE("past capacity a race keeps those left at the smaller n and the settin
     left[at(16, "0.1")] = true;
     left[at(8, "0.01")] = true;  // the smallest step: its only neighbour is the next
     auto expected = left;
+    // the settings beside each at its width
     expected[at(16, "0.05")] = expected[at(16, "0.2")] = expected[at(8, "0.02")] = true;
+    // the same settings at the next narrower and wider width (powers of two from 4)
+    expected[at(8, "0.1")] = expected[at(32, "0.1")] = expected[at(4, "0.01")] = expected[at(16, "0.01")] = true;
+    REQUIRE(std::count(expected.begin(), expected.end(), true) == 9);
     REQUIRE(past_capacity_candidates(here, left, here) == expected);
     // None of those left is a candidate here: every candidate races.
     auto other = here;

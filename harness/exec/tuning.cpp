@@ -372,13 +372,25 @@ std::vector<bool> past_capacity_candidates(const std::vector<CellSpec>& previous
         for (std::size_t j = 0; j < previous.size(); ++j)
             if (previous_in[j] && previous[j].d == here[k].d && previous[j].memory == here[k].memory) kept[k] = true;
     if (std::find(kept.begin(), kept.end(), true) == kept.end()) return std::vector<bool>(here.size(), true);
-    // and the settings beside each (the candidates just before and after it at its width):
-    // the best setting moves with n (a decay or a step that forgets more as more is stored)
+    // and their neighbours: the settings beside each (the candidates just before and after it
+    // at its width) and the same settings at the next narrower and wider width. The best
+    // setting and width move with n (a decay or a step that forgets more as more is stored).
+    std::vector<int> widths;
+    for (const auto& c : here) widths.push_back(c.d);
+    std::sort(widths.begin(), widths.end());
+    widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
+    const auto adjacent = [&](int a, int b) {  // b is the width just below or above a
+        const auto i = std::lower_bound(widths.begin(), widths.end(), a) - widths.begin();
+        return (i > 0 && widths[static_cast<std::size_t>(i - 1)] == b) ||
+               (static_cast<std::size_t>(i + 1) < widths.size() && widths[static_cast<std::size_t>(i + 1)] == b);
+    };
     std::vector<bool> near = kept;
     for (std::size_t k = 0; k < here.size(); ++k) {
         if (!kept[k]) continue;
         if (k > 0 && here[k - 1].d == here[k].d) near[k - 1] = true;
         if (k + 1 < here.size() && here[k + 1].d == here[k].d) near[k + 1] = true;
+        for (std::size_t j = 0; j < here.size(); ++j)
+            if (adjacent(here[k].d, here[j].d) && here[j].memory == here[k].memory) near[j] = true;
     }
     return near;
 }
