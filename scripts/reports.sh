@@ -15,20 +15,39 @@ cd "$out"  # relative paths from here on, so manifests carry no machine paths
 config=$(realpath --relative-to="$out" "$root/scripts/sweeps/capacity.ini")
 
 # 1. Every essay experiment, with the essay-vs-measured table (reproduce/REPRODUCTION.md).
-echo "reports: 1/3 memcap reproduce (the essays' experiments, under a second)" >&2
+echo "reports: 1/4 memcap reproduce (the essays' experiments, under a second)" >&2
 "$memcap" reproduce --out reproduce
 
 # 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
 rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal capacity.csv.tuning
-echo "reports: 2/3 the capacity sweep: the frontier (each memory's width chosen on tuning seeds first)" \
-    "and the essays' d = 64 frame, 3 to 5 min on 2 cores" >&2
+echo "reports: 2/4 the capacity sweep: the frontier (each memory's width chosen on tuning seeds first)" \
+    "and the essays' d = 64 frame, 1 to 3 min on 2 cores" >&2
 start=$(date +%s)
 "$memcap" sweep "$config" --out .
 echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
-# 3. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
+# 3. Today's recurrent memories on the same frontier (scripts/sweeps/modern.ini, into modern/):
+#    the sweep, its summary, theory and page.
+# 4. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
 #    and capacity lines); then the capacity table, figures and REPORT.md.
-echo "reports: 3/3 summary, theory beside it (20 to 40 s), tables, figures and REPORT.md" >&2
+modern_config=$(realpath --relative-to="$out" "$root/scripts/sweeps/modern.ini")
+mkdir -p modern
+rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning
+echo "reports: 3/4 today's recurrent memories on the frontier (RetNet, GLA, Gated DeltaNet, KDA, RWKV-7," \
+    "MesaNet, Based beside the cache, the grid and the delta rule), 2 to 3 min on 2 cores" >&2
+start=$(date +%s)
+"$memcap" sweep "$modern_config" --out modern
+echo "modern sweep: $(( $(date +%s) - start )) s wall" >&2
+"$memcap" aggregate modern/modern.csv --out modern/modern_summary.csv
+"$memcap" theory modern/modern_summary.csv --out modern/theory.csv --capacity modern/theory_capacity.csv
+"$memcap" report modern/modern_summary.csv --out modern/report --theory modern/theory.csv --theory-capacity modern/theory_capacity.csv
+# The FLOPs per write at the capacity points the deep memories are compared with (their
+# chosen settings are the modern sweep's): `memcap cost`, a model, no cell run.
+if [[ -f deep/deep_summary.csv && -f streams/streams_summary.csv ]]; then
+    "$memcap" cost deep/deep_summary.csv modern/modern_summary.csv streams/streams_summary.csv --out deep/costs.csv
+fi
+
+echo "reports: 4/4 summary, theory beside it (20 to 40 s), tables, figures and REPORT.md" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 "$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
 /usr/bin/python3 "$root/scripts/report.py" .
