@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates reports/ from the memcap binary: the essay reproduction, the
-# default capacity sweep, its summary over seeds, the theory beside it, the
+# default capacity sweep, today's recurrent memories' sweep (modern/), the summaries
+# over seeds, the theory beside them, the
 # capacity table, the figures and REPORT.md. Every CSV is rebuilt byte for byte by the same build on the same machine (fixed seeds, no
 # timestamps, cells in a fixed order at any thread count).
 # usage: scripts/reports.sh path/to/memcap [reports-dir]
