@@ -29,8 +29,6 @@ echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
 # 3. Today's recurrent memories on the same frontier (scripts/sweeps/modern.ini, into modern/):
 #    the sweep, its summary, theory and page.
-# 4. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
-#    and capacity lines); then the capacity table, figures and REPORT.md.
 modern_config=$(realpath --relative-to="$out" "$root/scripts/sweeps/modern.ini")
 mkdir -p modern
 rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning
@@ -48,6 +46,8 @@ if [[ -f deep/deep_summary.csv && -f streams/streams_summary.csv ]]; then
     "$memcap" cost deep/deep_summary.csv modern/modern_summary.csv streams/streams_summary.csv --out deep/costs.csv
 fi
 
+# 4. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
+#    and capacity lines); then the capacity table, figures and REPORT.md.
 echo "reports: 4/4 summary, theory beside it (20 to 40 s), tables, figures and REPORT.md" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 "$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv

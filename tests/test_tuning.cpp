@@ -347,10 +347,9 @@ TEST_CASE("a ladder of n races every candidate until a smaller n surely failed a
         if (previous < 0 || !surely_failed(previous)) {
             REQUIRE(std::count(ran.begin(), ran.end(), true) == static_cast<long>(rows.size()));  // all raced
         } else {
-            std::vector<CellSpec> before = candidates;
             std::vector<bool> left;
             for (const auto& r : race[previous]) left.push_back(r.in);
-            REQUIRE(ran == past_capacity_candidates(before, left, candidates));
+            REQUIRE(ran == past_capacity_candidates(candidates, left, candidates));
             REQUIRE(std::count(ran.begin(), ran.end(), true) < static_cast<long>(rows.size()));
             restricted = true;
         }

@@ -469,12 +469,14 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
     // Settled: from the second level of seeds on (as `judged` above), every candidate still in
     // surely reaches the capacity threshold or surely does not (race_settled); more seeds
     // would tell some apart, but not change which of them pass, so the race ends there.
-    const auto settled = [&](std::size_t g) {
-        if (level[g] < 2) return false;  // level[g] counts the levels run: the second is `judged`
-        std::vector<RaceStanding> standing;
+    const auto standing = [&](std::size_t g) {  // where each candidate of group g stands now
+        std::vector<RaceStanding> out;
         for (std::size_t k = 0; k < candidates[g].size(); ++k)
-            standing.push_back({in[g][k], tally[g][k].mean(), std::sqrt(tally[g][k].var_mean()), cost[g][k]});
-        return race_settled(standing);
+            out.push_back({in[g][k], tally[g][k].mean(), std::sqrt(tally[g][k].var_mean()), cost[g][k]});
+        return out;
+    };
+    const auto settled = [&](std::size_t g) {
+        return level[g] >= 2 && race_settled(standing(g));  // level[g] counts the levels run: the second is `judged`
     };
 
     std::size_t round = 0, computed = 0, kept = 0;
@@ -491,13 +493,10 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
     std::vector<bool> started(groups, false), inherited(groups, false);  // inherited: left one candidate, never run
     const auto surely_failed = [&](std::size_t g) {
         if (inherited[g]) return true;
-        bool any = false;
-        for (std::size_t k = 0; k < candidates[g].size(); ++k) {
-            if (!in[g][k]) continue;
-            any = true;
-            if (pass_chance(tally[g][k].mean(), std::sqrt(tally[g][k].var_mean())) >= kSettledPassChance) return false;
-        }
-        return any;
+        const auto now = standing(g);
+        return race_settled(now) && std::none_of(now.begin(), now.end(), [](const RaceStanding& c) {
+                   return c.in && pass_chance(c.mean, c.se) >= kSettledPassChance;
+               });
     };
     const auto start = [&](std::size_t g) {
         started[g] = true;
@@ -571,10 +570,7 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
     // failed).
     std::vector<std::size_t> winner(groups);
     for (std::size_t g = 0; g < groups; ++g) {
-        std::vector<RaceStanding> standing;
-        for (std::size_t k = 0; k < candidates[g].size(); ++k)
-            standing.push_back({in[g][k], tally[g][k].mean(), std::sqrt(tally[g][k].var_mean()), cost[g][k]});
-        winner[g] = race_winner(standing);
+        winner[g] = race_winner(standing(g));
     }
     // MEMCAP_RACE_TRACE=1: how each race ended, on stderr (docs/frontier.md).
     if (const char* trace = std::getenv("MEMCAP_RACE_TRACE"); trace && std::string(trace) != "0") {

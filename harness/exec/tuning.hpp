@@ -120,10 +120,11 @@ bool race_settled(const std::vector<RaceStanding>& standing);
 /// Past capacity: the candidates a group races when the same group at the next smaller n
 /// (`previous`, with those still in at its end) ended with every candidate still in surely
 /// failing (pass_chance below kSettledPassChance). Those still in there (the same width and
-/// memory settings), and the settings beside each — the candidates just before and after it
-/// at its width, since the best decay or step moves with n; every candidate when none of
-/// them is among `here`. The others had been told apart from the leader at the smaller n,
-/// where each reads better than here.
+/// memory settings), and their neighbours — the candidates just before and after each at its
+/// width, and the same settings at the next narrower and wider width, since the best decay,
+/// step and width move with n; every candidate when none of them is among `here`. The
+/// others had been told apart from the leader at the smaller n, where each reads better
+/// than here.
 std::vector<bool> past_capacity_candidates(const std::vector<CellSpec>& previous, const std::vector<bool>& previous_in,
                                            const std::vector<CellSpec>& here);
 
