@@ -5,6 +5,7 @@
 #include "harness/eval/readout.hpp"
 #include "harness/exec/grid.hpp"
 #include "harness/exec/tuning.hpp"
+#include "harness/results/stats.hpp"
 #include "memories/registry.hpp"
 #include "memories/theory.hpp"
 #include "tasks/registry.hpp"
@@ -294,7 +295,40 @@ TEST_CASE("past capacity a race keeps those left at the smaller n and their neig
     REQUIRE(past_capacity_candidates(other, left, here) == std::vector<bool>(here.size(), true));
 }
 
-TEST_CASE("a ladder of n races every candidate until a smaller n surely failed and then only those left there", "[tuning]") {
+TEST_CASE("below capacity a race drops the candidates that failed at the smaller n", "[tuning]") {
+    const auto cells = best_width_grid("delta:beta=best", 256, 64, 1, 3).cells();
+    const auto here = tuning_candidates(cells.front());
+    REQUIRE(here.size() > 8);
+    std::vector<bool> failed(here.size(), false);
+    failed[0] = failed[3] = true;
+    auto expected = std::vector<bool>(here.size(), true);
+    expected[0] = expected[3] = false;
+    REQUIRE(below_capacity_candidates(here, failed, here) == expected);
+    // Matched by width and settings, not by position: the smaller n may lack a candidate.
+    const std::vector<CellSpec> previous(here.begin() + 1, here.end());
+    const std::vector<bool> failed_there(failed.begin() + 1, failed.end());
+    expected[0] = true;
+    REQUIRE(below_capacity_candidates(previous, failed_there, here) == expected);
+    // Every one failed there (the race past capacity decides those groups): all race.
+    REQUIRE(below_capacity_candidates(here, std::vector<bool>(here.size(), true), here) ==
+            std::vector<bool>(here.size(), true));
+}
+
+TEST_CASE("the ladder judges a failure on at most n independent reads per seed", "[tuning]") {
+    // 0.625 on one episode of 32 reads about 4 pairs: 3.2 SE under 0.9 as 32 reads, 1.1 SE as 4.
+    REQUIRE(pass_chance(0.625, accuracy_standard_error(0.625, 0.0, 1, 32.0)) < kSettledPassChance);
+    REQUIRE(ladder_pass_chance(0.625, 0.0, 1, 32.0, 4) > 0.1);
+    // Far from the threshold on many pairs the binomial error of 32 reads is the floor.
+    REQUIRE(ladder_pass_chance(0.3, 0.0, 1, 32.0, 512) < kLadderFailChance);
+    REQUIRE(ladder_pass_chance(0.3, 0.0, 1, 32.0, 512) == pass_chance(0.3, accuracy_standard_error(0.3, 0.0, 1, 32.0)));
+    // 4.75 SE is the edge: 0.65 on 32 reads (3.0 SE under) is not failure enough to drop.
+    REQUIRE(ladder_pass_chance(0.65, 0.0, 1, 32.0, 512) > kLadderFailChance);
+    // The spread between seeds counts when it exceeds the binomial floor.
+    REQUIRE(ladder_pass_chance(0.5, 0.4, 3, 32.0, 512) > kLadderFailChance);
+    REQUIRE(ladder_pass_chance(0.5, 0.01, 3, 32.0, 512) < kLadderFailChance);
+}
+
+TEST_CASE("a ladder of n drops the candidates that failed below and past capacity races only those left there", "[tuning]") {
     // The delta rule at 256 floats holds about 8 pairs: n = 64 and 128 are past its capacity.
     GridBlock g = best_width_grid("delta:beta=best", 256, 8, 1, 3);
     g.ns = {8, 16, 64, 128};
@@ -312,7 +346,7 @@ TEST_CASE("a ladder of n races every candidate until a smaller n surely failed a
         int d, seeds;
         std::string memory;
         double mean, se;
-        bool in;
+        bool in, dropped;
     };
     std::map<std::int64_t, std::vector<Row>> race;
     std::istringstream lines(trace.str());
@@ -329,6 +363,7 @@ TEST_CASE("a ladder of n races every candidate until a smaller n surely failed a
         f >> r.d >> r.memory >> seeds >> mean >> se;
         r.seeds = std::stoi(seeds.substr(6)), r.mean = std::stod(mean.substr(5)), r.se = std::stod(se.substr(3));
         r.in = line.find(" in") != std::string::npos;
+        r.dropped = line.find(" dropped") != std::string::npos;
         race[n].push_back(r);
     }
     REQUIRE(race.size() == 4);
@@ -338,14 +373,27 @@ TEST_CASE("a ladder of n races every candidate until a smaller n surely failed a
         return true;
     };
     bool restricted = false;
+    int dropped_any = 0;
     std::int64_t previous = -1;
     for (const std::int64_t at : g.ns) {
         const auto& rows = race[at];
         REQUIRE(rows.size() == candidates.size());
         std::vector<bool> ran(rows.size());
         for (std::size_t k = 0; k < rows.size(); ++k) ran[k] = rows[k].seeds > 0;
-        if (previous < 0 || !surely_failed(previous)) {
+        if (previous < 0) {
             REQUIRE(std::count(ran.begin(), ran.end(), true) == static_cast<long>(rows.size()));  // all raced
+        } else if (!surely_failed(previous)) {
+            // All raced but those dropped: those that failed at the smaller n, or were dropped there.
+            for (std::size_t k = 0; k < rows.size(); ++k) {
+                const Row& p = race[previous][k];
+                CAPTURE(at, k, p.mean, p.se, p.seeds);
+                // The ladder's standard error is at least the race's (it counts at most n reads per
+                // seed): a dropped candidate surely failed by the race's too, or had been dropped.
+                if (rows[k].dropped) REQUIRE((p.dropped || (p.seeds > 0 && pass_chance(p.mean, p.se) < kLadderFailChance)));
+                if (p.dropped) REQUIRE(rows[k].dropped);
+                REQUIRE(ran[k] == !rows[k].dropped);
+                if (rows[k].dropped) ++dropped_any;
+            }
         } else {
             std::vector<bool> left;
             for (const auto& r : race[previous]) left.push_back(r.in);
@@ -356,6 +404,7 @@ TEST_CASE("a ladder of n races every candidate until a smaller n surely failed a
         previous = at;
     }
     REQUIRE(restricted);  // n = 128 at least is past the capacity
+    REQUIRE(dropped_any > 0);  // n = 16 or 64 dropped some that failed at 8 or 16
     REQUIRE(surely_failed(64));
 }
 

@@ -284,13 +284,15 @@ struct Tally {
         reads += score[1], correct += score[0] * score[1];
     }
     double mean() const { return seeds > 0 ? sum / seeds : 0.0; }
+    double sd() const {
+        const double m = mean();
+        return seeds >= 2 ? std::sqrt(std::max(0.0, (sum_sq - seeds * m * m) / (seeds - 1))) : 0.0;
+    }
     /// Variance of the mean: the square of the suite's one standard error (stats.hpp), the
     /// spread between seeds with one seed's binomial sd as its floor.
     double var_mean() const {
         if (seeds == 0 || reads <= 0) return 0.25;
-        const double m = mean();
-        const double sd = seeds >= 2 ? std::sqrt(std::max(0.0, (sum_sq - seeds * m * m) / (seeds - 1))) : 0.0;
-        const double se = accuracy_standard_error(m, sd, seeds, reads / seeds);
+        const double se = accuracy_standard_error(mean(), sd(), seeds, reads / seeds);
         return se * se;
     }
 };
@@ -395,6 +397,21 @@ std::vector<bool> past_capacity_candidates(const std::vector<CellSpec>& previous
     return near;
 }
 
+double ladder_pass_chance(double mean, double sd, int seeds, double reads_per_seed, std::int64_t n) {
+    const double reads = std::min(reads_per_seed, static_cast<double>(std::max<std::int64_t>(n, 1)));
+    return pass_chance(mean, accuracy_standard_error(mean, sd, seeds, reads));
+}
+
+std::vector<bool> below_capacity_candidates(const std::vector<CellSpec>& previous, const std::vector<bool>& previous_failed,
+                                            const std::vector<CellSpec>& here) {
+    std::vector<bool> kept(here.size(), true);
+    for (std::size_t k = 0; k < here.size(); ++k)
+        for (std::size_t j = 0; j < previous.size(); ++j)
+            if (previous_failed[j] && previous[j].d == here[k].d && previous[j].memory == here[k].memory) kept[k] = false;
+    if (std::find(kept.begin(), kept.end(), true) == kept.end()) return std::vector<bool>(here.size(), true);
+    return kept;
+}
+
 bool race_settled(const std::vector<RaceStanding>& standing) {
     bool any = false;
     for (const auto& s : standing) {
@@ -484,13 +501,28 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
         std::cerr << "memcap: choosing widths and settings for " << groups << " group" << (groups == 1 ? "" : "s")
                   << " on tuning seeds: every candidate on the first, then those not yet told apart from the leader "
                      "on more (up to "
-                  << kTuningSeedCap << " x tuning_seeds); past a memory's capacity, those left at the next smaller n\n";
+                  << kTuningSeedCap << " x tuning_seeds); at each n, none that surely failed at the next smaller n, "
+                     "and past a memory's capacity only those left there\n";
     // Past capacity: a group whose predecessor on its ladder (the same group at the next
     // smaller n, Groups::predecessor) ended with every candidate still in surely failing
     // races only those and the settings beside them (past_capacity_candidates); the others had
     // been told apart at the smaller n. So a group waits for its predecessor to end.
     const std::vector<std::size_t> pred = grouped.predecessor();
     std::vector<bool> started(groups, false), inherited(groups, false);  // inherited: left one candidate, never run
+    // Below capacity: a group drops the candidates that failed at its predecessor
+    // (below_capacity_candidates); `dropped` marks them, and they count as failed up the ladder.
+    std::vector<std::vector<bool>> dropped(groups);
+    for (std::size_t g = 0; g < groups; ++g) dropped[g].assign(candidates[g].size(), false);
+    const auto failed_at = [&](std::size_t g) {  // the candidates of group g that failed, as the ladder judges
+        std::vector<bool> out(candidates[g].size(), false);
+        for (std::size_t k = 0; k < candidates[g].size(); ++k) {
+            const Tally& t = tally[g][k];
+            out[k] = dropped[g][k] || t.failed ||
+                     (t.seeds > 0 && t.reads > 0 &&
+                      ladder_pass_chance(t.mean(), t.sd(), t.seeds, t.reads / t.seeds, candidates[g][k].n) < kLadderFailChance);
+        }
+        return out;
+    };
     const auto surely_failed = [&](std::size_t g) {
         if (inherited[g]) return true;
         const auto now = standing(g);
@@ -500,7 +532,14 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
     };
     const auto start = [&](std::size_t g) {
         started[g] = true;
-        if (pred[g] == groups || !surely_failed(pred[g])) return;
+        if (pred[g] == groups) return;
+        if (!surely_failed(pred[g])) {  // below capacity (so far): drop those that failed there
+            const std::vector<bool> kept = below_capacity_candidates(candidates[pred[g]], failed_at(pred[g]), candidates[g]);
+            for (std::size_t k = 0; k < candidates[g].size(); ++k)
+                if (!kept[k]) in[g][k] = false, dropped[g][k] = true;
+            if (std::count(in[g].begin(), in[g].end(), true) <= 1) decided[g] = true;  // nothing left to choose
+            return;
+        }
         const std::vector<bool> kept = past_capacity_candidates(candidates[pred[g]], in[pred[g]], candidates[g]);
         for (std::size_t k = 0; k < candidates[g].size(); ++k) in[g][k] = in[g][k] && kept[k];
         if (std::count(in[g].begin(), in[g].end(), true) <= 1) decided[g] = inherited[g] = true;  // nothing left to choose
@@ -581,7 +620,8 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
             for (std::size_t k = 0; k < candidates[g].size(); ++k)
                 std::cerr << "  d=" << candidates[g][k].d << " " << candidates[g][k].memory.canonical() << " seeds="
                           << tally[g][k].seeds << " mean=" << tally[g][k].mean() << " se=" << std::sqrt(tally[g][k].var_mean())
-                          << " cost=" << cost[g][k] << (in[g][k] ? " in" : "") << (k == winner[g] ? " WINNER" : "") << "\n";
+                          << " cost=" << cost[g][k] << (in[g][k] ? " in" : "") << (dropped[g][k] ? " dropped" : "")
+                          << (k == winner[g] ? " WINNER" : "") << "\n";
         }
     }
     // A run of a few groups says what each chose and the shape it buys (a sweep's are in its CSV).

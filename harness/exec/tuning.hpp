@@ -89,6 +89,13 @@ constexpr double kPassChanceSlack = 0.1;
 /// least 3.1 standard errors from the threshold.
 constexpr double kSettledPassChance = 0.001;
 
+/// Below capacity a group drops, before it starts, the candidates that surely failed at the
+/// next smaller n on its ladder (below_capacity_candidates): a memory reads no better with more
+/// pairs to hold. The evidence must be strong, since most such candidates ran on one tuning
+/// seed: a chance of reaching kCapacityThreshold below this (4.75 standard errors), with each
+/// seed's reads counted as at most n independent ones (ladder_pass_chance).
+constexpr double kLadderFailChance = 1e-6;
+
 /// Where one candidate stands when its group's race ends: still in (not told apart from the
 /// leader, not dominated, not failed), its mean tuning accuracy and the standard error of
 /// that mean (Tally: the larger of the spread between seeds and the binomial error), and its
@@ -116,6 +123,21 @@ std::size_t race_winner(const std::vector<RaceStanding>& standing);
 /// threshold: the race's question is answered, and it ends (from its second level of seeds
 /// on, when every candidate still in has run on `tuning_seeds` seeds).
 bool race_settled(const std::vector<RaceStanding>& standing);
+
+/// A candidate's chance of reaching kCapacityThreshold as the ladder judges it (kLadderFailChance):
+/// pass_chance with the suite's standard error (stats.hpp) of a mean over `seeds` seeds of spread
+/// `sd`, each seed's reads counted as min(reads_per_seed, n): the reads of one episode of n pairs
+/// ask about n keys, and 32 reads of 4 pairs are not 32 independent chances to be wrong.
+double ladder_pass_chance(double mean, double sd, int seeds, double reads_per_seed, std::int64_t n);
+
+/// Below capacity: the candidates a group races when the same group at the next smaller n
+/// (`previous`) did not end with every candidate surely failing. All but the candidates (the
+/// same width and memory settings) that failed there (`previous_failed`: their chance was below
+/// kLadderFailChance there, a cell of theirs failed, or they had been dropped there for failing
+/// at a smaller n still): a memory that surely misses the threshold with fewer pairs misses it
+/// with more. Every candidate when none would be left.
+std::vector<bool> below_capacity_candidates(const std::vector<CellSpec>& previous, const std::vector<bool>& previous_failed,
+                                            const std::vector<CellSpec>& here);
 
 /// Past capacity: the candidates a group races when the same group at the next smaller n
 /// (`previous`, with those still in at its end) ended with every candidate still in surely
