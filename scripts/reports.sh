@@ -28,7 +28,8 @@ start=$(date +%s)
 echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
 # 3. Today's recurrent memories on the same frontier (scripts/sweeps/modern.ini, into modern/):
-#    the sweep, its summary, theory and page.
+#    the sweep, its summary and the theory beside its rows (the page is drawn in step 4, with
+#    the capacity lines of the main sweep: the same budgets and noise settings, so the same lines).
 modern_config=$(realpath --relative-to="$out" "$root/scripts/sweeps/modern.ini")
 mkdir -p modern
 rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning
@@ -38,8 +39,7 @@ start=$(date +%s)
 "$memcap" sweep "$modern_config" --out modern
 echo "modern sweep: $(( $(date +%s) - start )) s wall" >&2
 "$memcap" aggregate modern/modern.csv --out modern/modern_summary.csv
-"$memcap" theory modern/modern_summary.csv --out modern/theory.csv --capacity modern/theory_capacity.csv
-"$memcap" report modern/modern_summary.csv --out modern/report --theory modern/theory.csv --theory-capacity modern/theory_capacity.csv
+"$memcap" theory modern/modern_summary.csv --out modern/theory.csv
 # The FLOPs per write at the capacity points the deep memories are compared with (their
 # chosen settings are the modern sweep's): `memcap cost`, a model, no cell run.
 if [[ -f deep/deep_summary.csv && -f streams/streams_summary.csv ]]; then
@@ -55,4 +55,7 @@ echo "reports: 4/4 summary, theory beside it (20 to 40 s), tables, figures and R
 # The sweep's page as `memcap report` draws any sweep (capacity_report/report.html, report.md)
 # theory.csv and theory_capacity.csv are the report's theory: given, not computed a second time
 "$memcap" report capacity_summary.csv --out capacity_report --theory theory.csv --theory-capacity theory_capacity.csv
+# The modern sweep's page, with the same capacity lines (a model's line depends on the budget
+# and the noise setting only, and the two sweeps share both).
+"$memcap" report modern/modern_summary.csv --out modern/report --theory modern/theory.csv --theory-capacity theory_capacity.csv
 echo "reports written to $out" >&2

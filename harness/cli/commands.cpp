@@ -344,7 +344,7 @@ int cmd_theory(const std::vector<std::string>& args) {
     desc.add_options()("help,h", "show this help")
         ("input", po::value<std::string>(), "summary CSV written by `memcap aggregate`")
         ("out,o", po::value<std::string>(), "predictions CSV (default: stdout)")
-        ("capacity", po::value<std::string>(), "capacity-lines CSV")
+        ("capacity", po::value<std::string>(), "capacity-lines CSV (without it the lines, most of the time, are not searched)")
         ("max-budget", po::value<std::string>()->default_value("1048576"),
          "HRR and grid capacity lines at every power of two above the summary's budgets up to this")
         ("threads", po::value<std::string>(), "threads for the per-row model calls (default: all cores)");
@@ -357,6 +357,7 @@ int cmd_theory(const std::vector<std::string>& args) {
     o.summary_path = vm["input"].as<std::string>();
     o.max_budget = positive(vm["max-budget"].as<std::string>(), "--max-budget", std::int64_t{1} << 24);
     o.threads = threads_option(vm);
+    o.lines = vm.count("capacity") > 0;  // the searches are most of the time: only when written
     if (vm.count("out") && vm.count("capacity") &&
         std::filesystem::absolute(vm["out"].as<std::string>()).lexically_normal() ==
             std::filesystem::absolute(vm["capacity"].as<std::string>()).lexically_normal())

@@ -302,6 +302,7 @@ TheoryTables theory_tables(const TheoryOptions& o) {
         theory::CapacityLine best;
     };
     std::vector<Line> lines_out;
+    if (!o.lines) return {predictions, std::string(), 0};
     for (const Noise& noise : noises)
         for (const theory::CapacityModel& m : theory::capacity_models())
             for (const std::int64_t b : m.extended ? extended : all_budgets) lines_out.push_back({&m, &noise, b, {}});

@@ -54,6 +54,7 @@ struct TheoryOptions {
     std::int64_t max_budget = 1 << 20;   // HRR and grid capacity lines up to this many floats
     double threshold = 0.9;              // capacity: model accuracy at least this
     int threads = 1;                     // the per-row model calls run on this many threads
+    bool lines = true;                   // search the capacity lines (most of the time); false: capacity_csv is empty
 };
 
 struct TheoryTables {
