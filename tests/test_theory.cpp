@@ -2,9 +2,14 @@
 // measurements: each model within 3 standard errors of the measured mean, the standard
 // error from the spread of per-seed accuracies across seeds (support.hpp).
 #include "memories/theory.hpp"
+#include "memories/theory/numeric.hpp"
 #include "support.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -51,6 +56,34 @@ void require_within_3se(double model, const Measured& m) {
 }
 
 }  // namespace
+
+TEST_CASE("theory: the vectorisable exp is within 2 ulp of std::exp on x <= 0", "[theory]") {
+    using theory::exp_nonpositive;
+    const auto ulps = [](double a, double b) {  // distance in representable doubles (both >= 0)
+        std::int64_t ia, ib;
+        std::memcpy(&ia, &a, sizeof a), std::memcpy(&ib, &b, sizeof b);
+        return ia > ib ? ia - ib : ib - ia;
+    };
+    std::mt19937_64 gen(7);
+    std::uniform_real_distribution<double> wide(-750.0, 0.0), near(-1.0, 0.0);
+    std::int64_t worst = 0;
+    for (int i = 0; i < 200000; ++i) {
+        const double x = i % 2 ? wide(gen) : near(gen);
+        const std::int64_t u = ulps(exp_nonpositive(x), std::exp(x));
+        CAPTURE(x);
+        REQUIRE(u <= 2);
+        worst = std::max(worst, u);
+    }
+    REQUIRE(worst >= 1);  // not std::exp itself: some results differ in the last bit
+    // Edges: 0, the subnormal range, underflow and -infinity.
+    REQUIRE(exp_nonpositive(0.0) == 1.0);
+    REQUIRE(exp_nonpositive(-0.0) == 1.0);
+    for (const double x : {-708.0, -709.5, -720.0, -740.0, -744.4})
+        REQUIRE(ulps(exp_nonpositive(x), std::exp(x)) <= 2);
+    REQUIRE(exp_nonpositive(-746.0) == 0.0);
+    REQUIRE(exp_nonpositive(-1e300) == 0.0);
+    REQUIRE(exp_nonpositive(-std::numeric_limits<double>::infinity()) == 0.0);
+}
 
 TEST_CASE("theory: the winner-take-all integral and the models' exact cases", "[theory]") {
     using namespace memcap::theory;

@@ -229,9 +229,14 @@ public:
     double operator()(double z) const {
         if (std::isnan(z)) return 0.5;
         if (z < 0) return 1 - (*this)(-z);
-        if (z < kNear) return std::exp(lerp(near_, z / kStep));
-        if (z >= kZmax) return std::isinf(z) ? 0.0 : std::exp(far_.back() + tail_slope_ * (std::log(z) - std::log(kZmax)));
-        return std::exp(lerp(far_, (std::asinh(z) - std::asinh(kNear)) / ustep_));
+        return exp_nonpositive(log_h(z));
+    }
+
+    // log H(z) for z ≥ 0 (−∞ at z = ∞): the table's interpolation, before the exponential.
+    double log_h(double z) const {
+        if (z < kNear) return lerp(near_, z / kStep);
+        if (z >= kZmax) return std::isinf(z) ? kNegInf : far_.back() + tail_slope_ * (std::log(z) - std::log(kZmax));
+        return lerp(far_, (std::asinh(z) - std::asinh(kNear)) / ustep_);
     }
 
     static std::shared_ptr<const MarginTable> get(int d) { return built_once<MarginTable>(d); }
@@ -392,6 +397,11 @@ double crosstalk_recall(int d, double candidates, const WeightModel& m, const st
     const Rule rz = probability_rule(kNodesZeta);
     const boost::math::normal_distribution<double> zeta_law(0, sph->sd());
 
+    // Per node a of the inner sum: H's value given outright (`fixed`; NaN when H's table is
+    // read), or log H(|z|) and whether z < 0 (H = 1 − H(|z|)); the exponentials then run as
+    // one vectorised loop, and the sum over a keeps its order.
+    const std::size_t na = wa.size();
+    std::vector<double> fixed(na), log_h(na), flip(na), h(na);
     double p = 0;
     for (const auto& [u, uw] : rest) {
         const double root_u = std::sqrt(u);
@@ -400,16 +410,27 @@ double crosstalk_recall(int d, double candidates, const WeightModel& m, const st
             double pz = 0;
             for (std::size_t j = 0; j < rt.x.size(); ++j) {
                 const double t = rt.x[j], x = root_u * t, perp2 = u * std::max(1 - t * t, 0.0);
-                double g = 0;
-                for (std::size_t k = 0; k < wa.size(); ++k) {
+                for (std::size_t k = 0; k < na; ++k) {
+                    fixed[k] = std::numeric_limits<double>::quiet_NaN(), log_h[k] = kNegInf, flip[k] = 0;
                     if (!std::isfinite(ga[k])) {  // outweighs the target beyond double range: it wins
-                        g += wa[k];
+                        fixed[k] = 1.0;
                         continue;
                     }
                     const double dev = ga[k] - m.mean;
                     const double margin = m.target - ga[k] - dev * zeta + x, v = perp2 - dev * dev;
-                    g += wa[k] * (v > 0 ? (*H)(margin / std::sqrt(v)) : margin > 0 ? 0.0 : margin < 0 ? 1.0 : 0.5);
+                    if (!(v > 0)) {
+                        fixed[k] = margin > 0 ? 0.0 : margin < 0 ? 1.0 : 0.5;
+                        continue;
+                    }
+                    const double z = margin / std::sqrt(v);
+                    if (std::isnan(z)) fixed[k] = 0.5;
+                    else log_h[k] = H->log_h(std::abs(z)), flip[k] = z < 0 ? 1.0 : 0.0;
                 }
+#pragma omp simd
+                for (std::size_t k = 0; k < na; ++k) h[k] = exp_nonpositive(log_h[k]);
+                double g = 0;
+                for (std::size_t k = 0; k < na; ++k)
+                    g += wa[k] * (std::isnan(fixed[k]) ? (flip[k] != 0 ? 1 - h[k] : h[k]) : fixed[k]);
                 pz += wt[j] * std::exp((candidates - 1) * std::log1p(-std::min(g, 1.0)));
             }
             p += uw * rz.w[zi] * pz;
