@@ -22,7 +22,7 @@ echo "reports: 1/4 memcap reproduce (the essays' experiments, under a second)" >
 # 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
 rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal capacity.csv.tuning
 echo "reports: 2/4 the capacity sweep: the frontier (each memory's width chosen on tuning seeds first)" \
-    "and the essays' d = 64 frame, 1 to 3 min on 2 cores" >&2
+    "and the essays' d = 64 frame, 1 to 2 min on 2 cores" >&2
 start=$(date +%s)
 "$memcap" sweep "$config" --out .
 echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
@@ -34,7 +34,7 @@ modern_config=$(realpath --relative-to="$out" "$root/scripts/sweeps/modern.ini")
 mkdir -p modern
 rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning
 echo "reports: 3/4 today's recurrent memories on the frontier (RetNet, GLA, Gated DeltaNet, KDA, RWKV-7," \
-    "MesaNet, Based beside the cache, the grid and the delta rule), 2 to 3 min on 2 cores" >&2
+    "MesaNet, Based beside the cache, the grid and the delta rule), under a minute on 2 cores" >&2
 start=$(date +%s)
 "$memcap" sweep "$modern_config" --out modern
 echo "modern sweep: $(( $(date +%s) - start )) s wall" >&2
@@ -48,7 +48,7 @@ fi
 
 # 4. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
 #    and capacity lines); then the capacity table, figures and REPORT.md.
-echo "reports: 4/4 summary, theory beside it (20 to 40 s), tables, figures and REPORT.md" >&2
+echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the two sweeps' pages (30 to 60 s)" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 "$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
 /usr/bin/python3 "$root/scripts/report.py" .
