@@ -48,6 +48,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
@@ -178,6 +179,15 @@ public:
     /// The key of this stream's normals (normal_stream_fill), for drawing any position of
     /// it directly (codes drawn where they are used: tasks/spectral_codes.hpp).
     std::uint64_t key() const { return key_; }
+
+    /// Where the stream stands: its key, its fill position and its scalar draws' counter (with
+    /// the words left of the current block). Two Rngs in the same state draw the same numbers
+    /// from here on, so what a draw built can be kept by it (FeatureMap's projections).
+    std::array<std::uint64_t, 5> state() const {
+        const auto c = engine_.getcounter();
+        return {key_, fill_position_, (std::uint64_t{c.first[1]} << 32) | c.first[0],
+                (std::uint64_t{c.first[3]} << 32) | c.first[2], static_cast<std::uint64_t>(c.second)};
+    }
 
     /// Normals the fill stream has handed out so far (the next fill starts here).
     std::uint64_t fill_position() const { return fill_position_; }

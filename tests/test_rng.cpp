@@ -6,6 +6,7 @@
 // Kolmogorov–Smirnov tests, below the critical value at α = 0.001.
 #include "core/normal_stream.hpp"
 #include "core/rng.hpp"
+#include "memories/grid/feature_map.hpp"
 
 #include <Random123/philox.h>
 
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <utility>
 #include <vector>
 
 using namespace memcap;
@@ -418,4 +420,46 @@ TEST_CASE("normal stream: different keys, lags and the scalar draws are uncorrel
     std::vector<double> a(f.data(), f.data() + f.size()), b;
     for (int i = 0; i < (1 << 16); ++i) b.push_back(rng.normal());
     REQUIRE(std::fabs(correlation(a, b)) < 4.0 / 256);
+}
+
+TEST_CASE("rng: state() names where a stream stands", "[rng]") {
+    Rng a = Rng::stream("test/state", 1), b = Rng::stream("test/state", 1), c = Rng::stream("test/state", 2);
+    REQUIRE(a.state() == b.state());
+    REQUIRE(a.state() != c.state());
+    a.normal();
+    REQUIRE(a.state() != b.state());  // a scalar draw moves the counter (or the word within a block)
+    b.normal();
+    REQUIRE(a.state() == b.state());
+    Eigen::VectorXf v(5);
+    a.fill_normal(v);
+    REQUIRE(a.state() != b.state());  // a fill moves the fill position
+    b.fill_normal(v);
+    REQUIRE(a.state() == b.state());
+    for (int i = 0; i < 9; ++i) REQUIRE(a.normal() == b.normal());  // the same state draws the same numbers
+}
+
+TEST_CASE("feature map: a projection kept from an earlier draw is the drawn one and leaves the stream as the draw does",
+          "[rng]") {
+    // Unique stream names: the first map of each shape is drawn, the second kept (the cache is
+    // process-wide); both must read the same and leave their streams in the same state.
+    for (const auto& [d_in, max_dim] : std::vector<std::pair<int, std::int64_t>>{{8, 64}, {64, 16}, {16, 16}}) {
+        Rng first = Rng::stream("test/feature_map_cache", d_in, max_dim);
+        Rng second = Rng::stream("test/feature_map_cache", d_in, max_dim);
+        const FeatureMap drawn("proj", d_in, max_dim, 1, first);
+        const FeatureMap kept("proj", d_in, max_dim, 1, second);
+        REQUIRE(first.state() == second.state());
+        REQUIRE(first.normal() == second.normal());
+        Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> x(3, d_in), p1(3, drawn.dim()), p2(3, kept.dim());
+        Rng::stream("test/feature_map_cache/x").fill_normal(x);
+        drawn.apply(x, p1);
+        kept.apply(x, p2);
+        REQUIRE(drawn.param_floats() == kept.param_floats());
+        REQUIRE(p1 == p2);
+        // Another stream draws another projection (unless the map is the identity).
+        Rng other = Rng::stream("test/feature_map_cache/other", d_in, max_dim);
+        const FeatureMap another("proj", d_in, max_dim, 1, other);
+        Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> p3(3, another.dim());
+        another.apply(x, p3);
+        if (drawn.param_floats() > 0) REQUIRE(p1 != p3);
+    }
 }

@@ -6,8 +6,14 @@
 #include <Eigen/QR>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 
 namespace memcap {
 
@@ -54,6 +60,58 @@ FeatureMap::Dims FeatureMap::size(const std::string& kind, int d_in, std::int64_
     return d;
 }
 
+namespace {
+
+/// Projections drawn before, kept by what drew them: the map's m and d_in and the Rng's state
+/// before the draw; with each, the Rng as the draw left it. A cell's memory draws from a stream
+/// named by its spec, shape and seed, not by n or the task, so the race's candidates on one
+/// tuning seed, and the scored cells of one seed, draw the same projection at every n and task
+/// (drawing it, the normals and the QR, was about 30% of Kimi Delta Attention's
+/// sweep on the frontier in `perf`). A kept projection is the
+/// same bits as a drawn one, so the cache changes no result, whatever it holds; up to
+/// kBytes of projections, the oldest dropped first.
+class ProjectionCache {
+public:
+    struct Drawn {
+        RowMat proj;
+        Rng after;
+    };
+    using Key = std::tuple<int, int, std::array<std::uint64_t, 5>>;
+    static constexpr std::size_t kBytes = std::size_t{256} << 20;
+
+    std::shared_ptr<const Drawn> find(const Key& key) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = kept_.find(key);
+        return it == kept_.end() ? nullptr : it->second;
+    }
+    void keep(const Key& key, std::shared_ptr<const Drawn> drawn) {
+        const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(drawn->proj.size());
+        if (bytes > kBytes / 4) return;
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (!kept_.emplace(key, std::move(drawn)).second) return;  // another thread drew it too
+        order_.push_back(key);
+        bytes_ += bytes;
+        while (bytes_ > kBytes) {
+            const auto it = kept_.find(order_.front());
+            bytes_ -= sizeof(float) * static_cast<std::size_t>(it->second->proj.size());
+            kept_.erase(it);
+            order_.pop_front();
+        }
+    }
+    static ProjectionCache& get() {
+        static auto& cache = *new ProjectionCache;  // never destroyed: used until the process ends
+        return cache;
+    }
+
+private:
+    std::mutex mutex_;
+    std::map<Key, std::shared_ptr<const Drawn>> kept_;
+    std::deque<Key> order_;
+    std::size_t bytes_ = 0;
+};
+
+}  // namespace
+
 FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng, double scale)
     : dpfp_(kind == "dpfp"), taylor_(kind == "taylor"), scale_(static_cast<float>(scale)), nu_(nu) {
     const Dims dims = size(kind, d_in, max_dim, nu);
@@ -61,6 +119,12 @@ FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, 
     dim_ = dims.dim;
     identity_ = dims.identity;
     if (!identity_) {
+        const ProjectionCache::Key key{m_, d_in, rng.state()};
+        if (const auto kept = ProjectionCache::get().find(key)) {
+            proj_ = kept->proj;
+            rng = kept->after;
+            return;
+        }
         // A random semi-orthogonal map: orthonormal columns when m ≥ d_in (inner
         // products kept exactly), orthonormal rows scaled by √(d_in/m) when m < d_in
         // (kept on average, with less spread than a Gaussian map).
@@ -74,6 +138,7 @@ FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, 
             if (qr.matrixQR()(j, j) < 0) q.col(j) = -q.col(j);
         if (m_ >= d_in) proj_ = q.cast<float>();
         else proj_ = (q.transpose() * std::sqrt(static_cast<double>(d_in) / m_)).cast<float>();
+        ProjectionCache::get().keep(key, std::make_shared<const ProjectionCache::Drawn>(ProjectionCache::Drawn{proj_, rng}));
     }
 }
 
