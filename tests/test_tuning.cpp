@@ -326,6 +326,12 @@ TEST_CASE("the ladder judges a failure on at most n independent reads per seed",
     // The spread between seeds counts when it exceeds the binomial floor.
     REQUIRE(ladder_pass_chance(0.5, 0.4, 3, 32.0, 512) > kLadderFailChance);
     REQUIRE(ladder_pass_chance(0.5, 0.01, 3, 32.0, 512) < kLadderFailChance);
+    // One pair: one independent read per seed, whose sd is at most 1/2 (never an empty clamp).
+    REQUIRE(binomial_sd(0.0, 1.0) == 0.5);
+    REQUIRE(binomial_sd(1.0, 1.0) == 0.5);
+    REQUIRE(binomial_sd(0.0, 0.5) == Approx(std::sqrt(0.25 / 0.5)));
+    REQUIRE(ladder_pass_chance(0.0, 0.0, 1, 32.0, 1) == pass_chance(0.0, 0.5));
+    REQUIRE(ladder_pass_chance(0.0, 0.0, 1, 32.0, 1) > kLadderFailChance);  // one read at 0 proves nothing
 }
 
 TEST_CASE("a ladder of n drops the candidates that failed below and past capacity races only those left there", "[tuning]") {

@@ -12,7 +12,8 @@ namespace memcap {
 double Summary::se() const { return sd / std::sqrt(static_cast<double>(count)); }
 
 double binomial_sd(double mean, double queries) {
-    const double p = std::clamp(mean, 1.0 / queries, 1.0 - 1.0 / queries);
+    const double edge = std::min(1.0 / queries, 0.5);  // q < 2 would give an empty range
+    const double p = std::clamp(mean, edge, 1.0 - edge);
     return std::sqrt(p * (1 - p) / queries);
 }
 

@@ -48,7 +48,8 @@ struct SummaryOptions {
 /// Mean, sd and 95% t interval of `x` (which must not be empty).
 Summary summarise(const std::vector<double>& x, const SummaryOptions& options = {});
 
-/// One seed's binomial sd over q queries, √(p(1 − p)/q), p = mean clamped to [1/q, 1 − 1/q].
+/// One seed's binomial sd over q queries, √(p(1 − p)/q), p = mean clamped to [1/q, 1 − 1/q]
+/// (to 1/2 when q < 2: a single read's sd is at most 1/2).
 double binomial_sd(double mean, double queries);
 /// The standard error of a mean accuracy over `seeds` seeds of `queries_per_seed` queries each
 /// (header): max(sd, binomial_sd(mean, q)) / √seeds.
