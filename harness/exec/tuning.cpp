@@ -511,6 +511,8 @@ void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int t
     std::vector<bool> started(groups, false), inherited(groups, false);  // inherited: left one candidate, never run
     // Below capacity: a group drops the candidates that failed at its predecessor
     // (below_capacity_candidates); `dropped` marks them, and they count as failed up the ladder.
+    // Those left out past capacity (past_capacity_candidates) are not marked: they never ran
+    // there, so should a later group on the ladder be below capacity again they race there.
     std::vector<std::vector<bool>> dropped(groups);
     for (std::size_t g = 0; g < groups; ++g) dropped[g].assign(candidates[g].size(), false);
     const auto failed_at = [&](std::size_t g) {  // the candidates of group g that failed, as the ladder judges
