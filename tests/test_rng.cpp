@@ -441,12 +441,17 @@ TEST_CASE("rng: state() names where a stream stands", "[rng]") {
 TEST_CASE("feature map: a projection kept from an earlier draw is the drawn one and leaves the stream as the draw does",
           "[rng]") {
     // Unique stream names: the first map of each shape is drawn, the second kept (the cache is
-    // process-wide); both must read the same and leave their streams in the same state.
+    // process-wide); both must read the same and leave their streams in the same state. One
+    // normal drawn before the map leaves the stream mid-way through a pair of normals.
     for (const auto& [d_in, max_dim] : std::vector<std::pair<int, std::int64_t>>{{8, 64}, {64, 16}, {16, 16}}) {
         Rng first = Rng::stream("test/feature_map_cache", d_in, max_dim);
         Rng second = Rng::stream("test/feature_map_cache", d_in, max_dim);
+        REQUIRE(first.normal() == second.normal());
         const FeatureMap drawn("proj", d_in, max_dim, 1, first);
+        const std::uint64_t hits = FeatureMap::kept_projections();
         const FeatureMap kept("proj", d_in, max_dim, 1, second);
+        // The second was taken from the cache (a projection is drawn only when not the identity).
+        REQUIRE(FeatureMap::kept_projections() == hits + (drawn.param_floats() > 0 ? 1 : 0));
         REQUIRE(first.state() == second.state());
         REQUIRE(first.normal() == second.normal());
         Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> x(3, d_in), p1(3, drawn.dim()), p2(3, kept.dim());

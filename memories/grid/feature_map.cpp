@@ -82,7 +82,9 @@ public:
     std::shared_ptr<const Drawn> find(const Key& key) {
         const std::lock_guard<std::mutex> lock(mutex_);
         const auto it = kept_.find(key);
-        return it == kept_.end() ? nullptr : it->second;
+        if (it == kept_.end()) return nullptr;
+        ++hits_;
+        return it->second;
     }
     void keep(const Key& key, std::shared_ptr<const Drawn> drawn) {
         const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(drawn->proj.size());
@@ -98,6 +100,10 @@ public:
             order_.pop_front();
         }
     }
+    std::uint64_t hits() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return hits_;
+    }
     static ProjectionCache& get() {
         static auto& cache = *new ProjectionCache;  // never destroyed: used until the process ends
         return cache;
@@ -108,9 +114,12 @@ private:
     std::map<Key, std::shared_ptr<const Drawn>> kept_;
     std::deque<Key> order_;
     std::size_t bytes_ = 0;
+    std::uint64_t hits_ = 0;
 };
 
 }  // namespace
+
+std::uint64_t FeatureMap::kept_projections() { return ProjectionCache::get().hits(); }
 
 FeatureMap::FeatureMap(const std::string& kind, int d_in, std::int64_t max_dim, int nu, Rng& rng, double scale)
     : dpfp_(kind == "dpfp"), taylor_(kind == "taylor"), scale_(static_cast<float>(scale)), nu_(nu) {

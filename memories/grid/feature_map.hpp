@@ -29,6 +29,7 @@
 #include "core/rng.hpp"
 #include "core/types.hpp"
 
+#include <cstdint>
 #include <string>
 
 namespace memcap {
@@ -59,6 +60,10 @@ public:
     static std::int64_t min_dim(const std::string& kind, int nu) {
         return kind == "dpfp" ? 2 * nu : kind == "taylor" ? 3 : 1;
     }
+
+    /// How many projections this process took from the cache of earlier draws instead of
+    /// drawing them (process-wide; the cache changes no bits, so only tests ask).
+    static std::uint64_t kept_projections();
 
     int dim() const { return dim_; }
     std::int64_t param_floats() const { return proj_.size(); }
