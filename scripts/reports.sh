@@ -40,6 +40,7 @@ start=$(date +%s)
 echo "modern sweep: $(( $(date +%s) - start )) s wall" >&2
 "$memcap" aggregate modern/modern.csv --out modern/modern_summary.csv
 "$memcap" theory modern/modern_summary.csv --out modern/theory.csv
+rm -f modern/theory_capacity.csv  # an earlier version's; the modern page uses the main sweep's lines
 # The FLOPs per write at the capacity points the deep memories are compared with (their
 # chosen settings are the modern sweep's): `memcap cost`, a model, no cell run.
 if [[ -f deep/deep_summary.csv && -f streams/streams_summary.csv ]]; then
