@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -117,4 +118,30 @@ TEST_CASE("score_reads with reads whose dots overflow (inf, NaN scores) picks as
     reads(0, 1) = -std::numeric_limits<float>::max();  // +inf and −inf in one dot: NaN
     e.candidates.row(0).setConstant(2.0f);
     require_same(e, reads);
+}
+
+TEST_CASE("score_reads breaks ties toward the lower index across lanes and in the tail", "[readout][score]") {
+    // Enough candidates for the vectorised pass (16 lanes): equal nearest candidates at
+    // indices in different lanes, in one lane, and in the tail past the last full block.
+    Rng rng = Rng::stream("test/score_reads/ties");
+    for (const std::vector<Eigen::Index>& copies :
+         std::vector<std::vector<Eigen::Index>>{{70, 38, 21}, {53, 37}, {99, 97}, {96, 33}, {40, 5}}) {
+        CAPTURE(copies);
+        Episode e = episode(rng, 100, 6, 8);
+        for (const Eigen::Index j : copies) e.candidates.row(j) = e.candidates.row(copies.front());
+        e.candidates.row(17).setZero(), e.candidates.row(81).setZero();  // a read of 0 ties at 17 and 81
+        RowMat reads(6, 8);
+        for (Eigen::Index i = 0; i < 6; ++i) reads.row(i) = e.candidates.row(copies.front());
+        reads.row(5).setZero();
+        reads(5, 0) = -0.0f;
+        e.target = {static_cast<int>(copies.front()), static_cast<int>(copies.back()), 3, 4, 5, 81};
+        require_same(e, reads);
+        std::vector<SlotScore> got;
+        score_reads(e, reads, got);
+        const Eigen::Index lowest = *std::min_element(copies.begin(), copies.end());
+        int expected = 0;  // reads 0–4 go to the lowest copy; read 5 (zero) to row 17, not its target 81
+        for (std::size_t i = 0; i < 5; ++i) expected += e.target[i] == lowest;
+        REQUIRE(got.size() == 1);
+        CHECK(got[0].correct == expected);
+    }
 }

@@ -58,23 +58,52 @@ Spec resolve_readout(const Spec& readout, const std::string& memory_name) {
 
 namespace {
 
-/// The index of the smallest of `scores` (ties: the lowest index), as the loop
-/// `if (s[j] < best) best = j` finds it. When all are finite that is the first index
-/// holding the minimum, found with a vectorised pass (the minimum) and a scan that stops
-/// at it, instead of one compare-and-move chain over every candidate; otherwise (a
-/// huge read can overflow its dots to ±inf or NaN) it runs that loop itself.
-Eigen::Index first_min(const Eigen::ArrayXf& scores) {
-    const Eigen::Index n = scores.size();
-    if (!std::isfinite(scores.sum())) {
+/// The nearest candidate of one read: the index of the smallest s_j = sq_j − 2 dot_j (ties:
+/// the lowest index), as the scan `if (s_j < s_best) best = j` finds it. When every s_j is
+/// finite that is the first index holding the minimum, found in two vectorised passes: the
+/// minimum (kLanes running minima), then the first block of kLanes holding it, and in it the
+/// first index (-0 == +0, as `<` treats them). A score that is not finite (a huge read can
+/// overflow its dots to ±inf or NaN) turns `bad` to NaN, and then the scan itself runs.
+Eigen::Index nearest(const float* sq, const float* dot, Eigen::Index n) {
+    constexpr Eigen::Index kLanes = 16;
+    const auto score = [&](Eigen::Index j) { return sq[j] - 2.0f * dot[j]; };
+    const auto scan = [&] {
         Eigen::Index best = 0;
+        float low = score(0);
         for (Eigen::Index j = 1; j < n; ++j)
-            if (scores(j) < scores(best)) best = j;
+            if (const float x = score(j); x < low) low = x, best = j;
         return best;
+    };
+    if (n < 2 * kLanes) return scan();  // few candidates: the scan is the pass
+    float low[kLanes], bad[kLanes];
+    for (Eigen::Index l = 0; l < kLanes; ++l) low[l] = score(l), bad[l] = low[l] * 0.0f;
+    Eigen::Index j0 = kLanes;
+    for (; j0 + kLanes <= n; j0 += kLanes) {
+#pragma omp simd
+        for (Eigen::Index l = 0; l < kLanes; ++l) {
+            const float x = score(j0 + l);
+            bad[l] += x * 0.0f;  // NaN once any x is ±inf or NaN; 0 otherwise
+            low[l] = x < low[l] ? x : low[l];
+        }
     }
-    const float low = scores.minCoeff();
-    Eigen::Index j = 0;
-    while (!(scores(j) == low)) ++j;  // -0 == +0, as `<` treats them
-    return j;
+    for (Eigen::Index j = j0; j < n; ++j) {
+        const float x = score(j);
+        bad[j - j0] += x * 0.0f;
+        low[j - j0] = x < low[j - j0] ? x : low[j - j0];
+    }
+    float any_bad = 0.0f, m = low[0];
+    for (Eigen::Index l = 0; l < kLanes; ++l) any_bad += bad[l], m = low[l] < m ? low[l] : m;
+    if (any_bad != 0.0f) return scan();  // NaN (never a nonzero number)
+    for (Eigen::Index b = 0; b < n; b += kLanes) {
+        const Eigen::Index e = std::min(b + kLanes, n);
+        int hit = 0;
+#pragma omp simd reduction(| : hit)
+        for (Eigen::Index j = b; j < e; ++j) hit |= score(j) == m ? 1 : 0;
+        if (hit)
+            for (Eigen::Index j = b; j < e; ++j)
+                if (score(j) == m) return j;
+    }
+    return scan();  // not reached: m is one of the scores
 }
 
 /// For each read i: Σ_j r_ij², Σ_j c_j² and Σ_j r_ij c_j in double over its target's
@@ -124,14 +153,15 @@ void target_sums(const Episode& e, ConstMatRef reads, std::size_t first, std::ve
 void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first,
                  std::vector<Decision>* decisions) {
     // argmin_j ‖r − c_j‖² = argmin_j (‖c_j‖² − 2 r·c_j); ties go to the lower index.
-    const RowMat dots = reads * e.candidates.transpose();
-    const Vec sq = e.candidates.rowwise().squaredNorm();
-    Eigen::ArrayXf scores(dots.cols());
+    thread_local RowMat dots;  // reused from episode to episode; let go of below when large
+    thread_local Vec sq;
+    dots.noalias() = reads * e.candidates.transpose();
+    sq = e.candidates.rowwise().squaredNorm();
+    const auto score = [&](Eigen::Index i, Eigen::Index j) { return sq(j) - 2.0f * dots(i, j); };
     thread_local std::vector<TargetSums> sums;
     target_sums(e, reads, first, sums);
     for (Eigen::Index i = 0; i < reads.rows(); ++i) {
-        scores = sq.array() - 2.0f * dots.row(i).transpose().array();
-        const Eigen::Index best = first_min(scores);
+        const Eigen::Index best = nearest(sq.data(), dots.row(i).data(), dots.cols());
         const std::size_t q = first + static_cast<std::size_t>(i);
         const int target = e.target[q];
         if (target < 0) {  // a key never written: only its decision statistic counts
@@ -140,8 +170,8 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         }
         bool right = best == target;
         if (right && e.tie_tolerance > 0.0f)  // the tie rule (Episode::tie_tolerance): a near-tie is a miss
-            for (Eigen::Index j = 0; j < scores.size() && right; ++j)
-                if (j != target && scores(j) - scores(target) <=
+            for (Eigen::Index j = 0; j < dots.cols() && right; ++j)
+                if (j != target && score(i, j) - score(i, target) <=
                                        e.tie_tolerance * (e.candidates.row(j) - e.candidates.row(target)).squaredNorm())
                     right = false;
         if (decisions) decisions->push_back({dots(i, best), right ? Decision::PresentRight : Decision::PresentWrong});
@@ -160,6 +190,7 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         const double norms = std::sqrt(t.rr) * std::sqrt(t.cc);
         s.target_cos_sum += norms > 0.0 ? t.rc / norms : 0.0;
     }
+    if (dots.size() > (Eigen::Index{1} << 22)) dots.resize(0, 0), sq.resize(0);  // over 16 MiB: not kept between cells
 }
 
 namespace {
