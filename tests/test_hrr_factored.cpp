@@ -90,3 +90,38 @@ TEST_CASE("HRR with positional keys: kept row spectra give the per-item trace an
         REQUIRE((r_seasoned - r_reference).norm() <= 1e-4f * r_reference.norm());
     }
 }
+
+TEST_CASE("HRR: the direct forms (D = d ≤ 64) and the FFT forms compute the convolution and the correlation",
+          "[memory][hrr]") {
+    // The definitions in double: T_t = Σ_i Σ_j k_ij v_i,(t−j) mod D and r_t = Σ_j q_j T_(t+j) mod D.
+    // D ≤ kDirectDim takes the GEMM forms, larger D the FFTs: both must give them to float rounding.
+    for (const int dim : {1, 2, 7, 33, 64, 65, 128}) {
+        CAPTURE(dim);
+        const int n = 300;
+        Rng p = Rng::stream("hrr_direct", dim);
+        Hrr memory(MemoryShape{dim, dim}, p);
+        Rng data = Rng::stream("hrr_direct_data", dim);
+        RowMat keys(n, dim), values(n, dim), queries(40, dim);
+        data.fill_normal(keys), data.fill_normal(values), data.fill_normal(queries);
+        normalise_rows(keys), normalise_rows(values);
+        memory.write_batch(keys.topRows(n - 1), values.topRows(n - 1));
+        memory.write(keys.row(n - 1).transpose(), values.row(n - 1).transpose());  // one more, alone
+        Eigen::VectorXd want = Eigen::VectorXd::Zero(dim);
+        for (int i = 0; i < n; ++i)
+            for (int t = 0; t < dim; ++t)
+                for (int j = 0; j < dim; ++j) want(t) += double(keys(i, j)) * values(i, ((t - j) % dim + dim) % dim);
+        const Eigen::VectorXd got = memory.state().cast<double>();
+        REQUIRE((got - want).norm() <= 1e-5 * want.norm());
+        RowMat reads(queries.rows(), dim);
+        memory.read_batch(queries, reads);
+        for (Eigen::Index i = 0; i < queries.rows(); ++i) {
+            Eigen::VectorXd r = Eigen::VectorXd::Zero(dim);
+            for (int t = 0; t < dim; ++t)
+                for (int j = 0; j < dim; ++j) r(t) += double(queries(i, j)) * got((t + j) % dim);
+            REQUIRE((reads.row(i).transpose().cast<double>() - r).norm() <= 1e-5 * r.norm() + 1e-6);
+            Vec one(dim);
+            memory.read(queries.row(i).transpose(), one);
+            REQUIRE((one.cast<double>() - r).norm() <= 1e-5 * r.norm() + 1e-6);
+        }
+    }
+}

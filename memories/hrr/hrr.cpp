@@ -126,9 +126,16 @@ RowMat Hrr::map_in(ConstMatRef x, const RowMat& map) const {
     return x * map.transpose();
 }
 
-void Hrr::write(ConstVecRef key, ConstVecRef value) { write_per_item(key.transpose(), value.transpose()); }
+void Hrr::write(ConstVecRef key, ConstVecRef value) {
+    if (direct()) write_direct(key.transpose(), value.transpose());
+    else write_per_item(key.transpose(), value.transpose());
+}
 
 void Hrr::write_batch(ConstMatRef keys, ConstMatRef values) {
+    if (direct()) {
+        write_direct(keys, values);
+        return;
+    }
     if (kept_rows_ > 0) {
         write_kept(keys, values);
         return;
@@ -145,6 +152,36 @@ void Hrr::add_spectrum(const std::complex<float>* sum) {
     Vec bound(dim_);
     fft_.inverse(sum, bound.data());
     trace_ += bound / static_cast<float>(dim_);
+}
+
+void Hrr::write_direct(ConstMatRef keys, ConstMatRef values) {
+    square_.resize(dim_, dim_);
+    square_.noalias() = keys.transpose() * values;  // G = Kᵀ V: G_{jl} = Σ_i k_ij v_il
+    // T_t += Σ_j G_{j,(t−j) mod D}: row j of G, shifted right by j (wrapping), summed over j
+    // in order into `bound`, which is then added to the trace (as the FFT form adds its inverse)
+    float* const t = trace_.data();
+    thread_local Vec bound;
+    bound.setZero(dim_);
+    float* const b = bound.data();
+    for (int j = 0; j < dim_; ++j) {
+        const float* g = square_.row(j).data();
+        for (int i = j; i < dim_; ++i) b[i] += g[i - j];
+        for (int i = 0; i < j; ++i) b[i] += g[i - j + dim_];
+    }
+    for (int i = 0; i < dim_; ++i) t[i] += b[i];
+}
+
+void Hrr::read_direct(ConstMatRef queries, MatRef out) const {
+    // (q ⋆ T)_t = Σ_j q_j T_{(t+j) mod D}: the reads are Q C with C_{jt} = T_{(j+t) mod D}
+    // (C is symmetric), row j of C the trace rotated left by j.
+    square_.resize(dim_, dim_);
+    const float* const t = trace_.data();
+    for (int j = 0; j < dim_; ++j) {
+        float* c = square_.row(j).data();
+        std::copy(t + j, t + dim_, c);
+        std::copy(t, t + j, c + (dim_ - j));
+    }
+    out.noalias() = queries * square_;
 }
 
 void Hrr::write_per_item(ConstMatRef keys, ConstMatRef values) {
@@ -244,12 +281,17 @@ void Hrr::write_factored(ConstMatRef keys, ConstMatRef values) {
 
 void Hrr::read(ConstVecRef query, VecRef out) const {
     RowMat o(1, out.size());
-    read_per_query(query.transpose(), o);
+    if (direct()) read_direct(query.transpose(), o);
+    else read_per_query(query.transpose(), o);
     out = o.row(0).transpose();
 }
 
 void Hrr::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options) const {
     require_no_hidden(options);
+    if (direct()) {
+        read_direct(queries, out);
+        return;
+    }
     const double n = double(queries.rows());
     const double one_by_one = kept_rows_ > 0 ? kept_read_flops(dim_, out.cols(), n, value_map_.size() > 0)
                                              : read_flops(dim_, queries.cols(), out.cols(), n, false);

@@ -16,6 +16,16 @@
 //
 // FFTs: FFTW real-to-complex, plans made once per size (fft.hpp).
 //
+// Small traces without maps (D = d_k = d_v ≤ kDirectDim): the direct forms, by GEMM.
+//   write: Σ_i k_i ⊛ v_i has entry t = Σ_j G_{j,(t−j) mod D} with G = Kᵀ V: one D × D GEMM
+//          over the batch, then a sum along G's wrapped diagonals.
+//   read:  q ⋆ T = C q with C_{tj} = T_{(t+j) mod D}: all reads are Q Cᵀ, one GEMM.
+//   2D² FLOPs a pair or query against two FFTs' 5 D log₂ D — 4.3× more at D = 64 — but a
+//   64-point FFTW transform (the scalar codelet of an unaligned plan, fft.hpp) runs near
+//   a tenth of the GEMM's rate, so at D ≤ 64 these are faster; the cost model keeps
+//   counting the FFT forms' FLOPs, the fewest, so the benchmarks' bound stays a floor.
+//   Which form runs depends on D alone, never on the machine: the bits do not either.
+//
 // Batches (exact algebra, different rounding; used when it costs fewer FLOPs,
 // see write_flops/read_flops — in practice whenever D ≠ d, never at D = d):
 //   write: F(P_k k) = A k with A = F P_k (bins × d_k, precomputed), so
@@ -114,6 +124,8 @@ public:
     /// the inverse, 1/D, and P_vᵀ when there is a value map).
     static double kept_write_flops(double dim, double n);
     static double kept_read_flops(double dim, double d_value, double n, bool value_map);
+    /// Traces up to this size without maps take the direct forms (header).
+    static constexpr int kDirectDim = 64;
     /// Kept spectra per side (keys, values): at most this many rows, and this many bytes.
     static constexpr std::int64_t kKeptSpectra = 512;
     static constexpr std::int64_t kKeptBytes = std::int64_t{32} << 20;
@@ -123,6 +135,9 @@ private:
     void write_per_item(ConstMatRef keys, ConstMatRef values);
     void write_factored(ConstMatRef keys, ConstMatRef values);
     void write_kept(ConstMatRef keys, ConstMatRef values);
+    void write_direct(ConstMatRef keys, ConstMatRef values);
+    void read_direct(ConstMatRef queries, MatRef out) const;
+    bool direct() const { return dim_ <= kDirectDim && key_map_.size() == 0 && value_map_.size() == 0; }
     /// F(P x) of one row x, from the kept spectra or computed (and kept while there is room).
     using Spectrum = std::vector<std::complex<float>>;
     struct Kept {
@@ -151,6 +166,7 @@ private:
     // Kept spectra (write_kept; read_per_query takes its queries' from the keys'): filled by
     // reads too, so mutable, as the maps' spectra are (one memory per thread).
     mutable Kept kept_keys_, kept_values_;
+    mutable RowMat square_;  // the direct forms' D × D G or C, reused (one memory per thread)
 };
 
 }  // namespace memcap
