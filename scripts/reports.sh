@@ -22,7 +22,7 @@ echo "reports: 1/4 memcap reproduce (the essays' experiments, under a second)" >
 # 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
 rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal capacity.csv.tuning
 echo "reports: 2/4 the capacity sweep: the frontier (each memory's width chosen on tuning seeds first)" \
-    "and the essays' d = 64 frame, 1 to 2 min on 2 cores" >&2
+    "and the essays' d = 64 frame, under 2 min on 2 cores" >&2
 start=$(date +%s)
 "$memcap" sweep "$config" --out .
 echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
