@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <cstdio>
 #include <set>
 #include <thread>
@@ -84,6 +85,64 @@ TEST_CASE("a measured failure is an error row with empty measurement columns", "
     REQUIRE(f[col["message"]] == failed.message);
     REQUIRE(f[col["accuracy_frac"]].empty());
     REQUIRE(f[col["chance_frac"]].empty());
+}
+
+namespace {
+
+/// cell_rows through CsvRecord, column by name: the reference the direct writer must match.
+std::string rows_by_record(const CellResult& r) {
+    CsvRecord lead(cell_columns());
+    lead.set("memory", memory_name(r.memory_spec)).set("memory_spec", r.memory_spec).set("task_spec", r.task_spec).set("readout", r.readout);
+    lead.set("budget_floats", r.budget_floats ? std::to_string(*r.budget_floats) : std::string());
+    lead.set("d", std::to_string(r.d)).set("n", std::to_string(r.n)).set("seed", std::to_string(r.seed)).set("tuned", r.tuned);
+    if (!r.ok) return CsvRecord(lead).set("status", "error").set("message", r.message).line();
+    lead.set("state_floats", std::to_string(r.state_floats)).set("param_floats", std::to_string(r.param_floats));
+    lead.set("state_bits", std::to_string(r.state_bits)).set("chance_frac", format_real(r.chance_frac)).set("status", "ok");
+    std::string out;
+    for (const auto& s : r.slots) {
+        const double q = static_cast<double>(s.queries);
+        CsvRecord row(lead);
+        row.set("slot", s.slot < 0 ? std::string() : std::to_string(s.slot));
+        row.set("queries", std::to_string(s.queries)).set("correct", std::to_string(s.correct));
+        row.set("accuracy_frac", format_real(static_cast<double>(s.correct) / q));
+        row.set("target_dist_mean", std::isnan(s.target_dist_sum) ? std::string() : format_sig(s.target_dist_sum / q));
+        row.set("target_cos_mean", std::isnan(s.target_cos_sum) ? std::string() : format_sig(s.target_cos_sum / q));
+        if (r.abstention) {
+            const Abstention& a = *r.abstention;
+            const auto rate = [](double x) { return std::isnan(x) ? std::string() : format_sig(x); };
+            row.set("absent_queries", std::to_string(a.absent)).set("threshold", format_sig(a.threshold));
+            row.set("false_accept_frac", rate(a.false_accept)).set("present_accept_frac", rate(a.present_accept));
+            row.set("balanced_accuracy_frac", rate(a.balanced)).set("auc_frac", rate(a.auc));
+        }
+        out += row.line();
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("cell_rows writes the bytes a record filled column by name gives", "[harness][csv]") {
+    CellResult r;
+    r.memory_spec = "linear:phi=proj,nu=1";
+    r.task_spec = "assoc_recall:queries=32,noise=0";
+    r.readout = "probe:train=300,ridge=1e-06";
+    r.d = 64, r.n = 512, r.seed = 18446744073709551615ULL, r.chance_frac = 1.0 / 512;
+    r.state_floats = 4096, r.state_bits = 131072, r.param_floats = 12;
+    r.tuned = "d=64,beta=0.5";
+    r.slots = {{-1, 32, 29, 1.5, 0.75}, {3, 7, 0, std::nan(""), std::nan("")}, {12, 3, 3, -0.0, 1e-300}};
+    for (const bool budget : {false, true}) {
+        r.budget_floats = budget ? std::optional<std::int64_t>(16384) : std::nullopt;
+        CHECK(cell_rows(r) == rows_by_record(r));
+        r.abstention = Abstention{0.25, 30, 2, 0.5, std::nan(""), 0.75, 1.0};
+        CHECK(cell_rows(r) == rows_by_record(r));
+        r.abstention.reset();
+    }
+    r.ok = false;
+    r.message = "non-finite read, \"episode\" 0\nat hop 2";
+    r.tuned.clear();
+    CHECK(cell_rows(r) == rows_by_record(r));
+    r.slots.clear(), r.ok = true;
+    CHECK(cell_rows(r).empty());
 }
 
 TEST_CASE("quoting round-trips specs that contain commas", "[harness][csv]") {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <charconv>
 #include <cstring>
 #include <stdexcept>
 
@@ -141,34 +142,84 @@ std::size_t CsvColumns::operator[](std::string_view column) const {
     throw std::logic_error("CsvColumns: no column '" + std::string(column) + "'");
 }
 
-std::string cell_rows(const CellResult& r) {
-    CsvRecord lead(cell_columns());
-    lead.set("memory", memory_name(r.memory_spec)).set("memory_spec", r.memory_spec).set("task_spec", r.task_spec).set("readout", r.readout);
-    lead.set("budget_floats", r.budget_floats ? std::to_string(*r.budget_floats) : std::string());
-    lead.set("d", std::to_string(r.d)).set("n", std::to_string(r.n)).set("seed", std::to_string(r.seed));
-    lead.set("tuned", r.tuned);
-    if (!r.ok) return CsvRecord(lead).set("status", "error").set("message", r.message).line();
+namespace {
 
-    lead.set("state_floats", std::to_string(r.state_floats)).set("param_floats", std::to_string(r.param_floats));
-    lead.set("state_bits", std::to_string(r.state_bits));
-    lead.set("chance_frac", format_real(r.chance_frac)).set("status", "ok");
+/// Appends `text` as one CSV field (csv_field's quoting, without its copy when none is needed).
+void append_field(std::string& out, std::string_view text) {
+    if (text.find_first_of(",\"\n\r") == std::string_view::npos) {
+        out += text;
+        return;
+    }
+    out += '"';
+    for (const char ch : text) {
+        if (ch == '"') out += '"';
+        out += (ch == '\n' || ch == '\r') ? ' ' : ch;
+    }
+    out += '"';
+}
+
+template <class Int>
+void append_int(std::string& out, Int x) {
+    char buf[24];
+    const auto res = std::to_chars(buf, buf + sizeof buf, x);
+    out.append(buf, res.ptr);
+}
+
+}  // namespace
+
+std::string cell_rows(const CellResult& r) {
+    // The columns of cell_columns(), in its order, appended straight into the lines (one per
+    // slot): the bytes CsvRecord would give, without a record of strings per row.
+    std::string lead;  // memory … seed, and the separator after seed
+    lead.reserve(r.memory_spec.size() + r.task_spec.size() + r.readout.size() + 96);
+    append_field(lead, memory_name(r.memory_spec)), lead += ',';
+    append_field(lead, r.memory_spec), lead += ',';
+    append_field(lead, r.task_spec), lead += ',';
+    append_field(lead, r.readout), lead += ',';
+    if (r.budget_floats) append_int(lead, *r.budget_floats);
+    lead += ',';
+    if (r.ok) append_int(lead, r.state_floats), lead += ',', append_int(lead, r.state_bits), lead += ',', append_int(lead, r.param_floats);
+    else lead += ",,";
+    lead += ',';
+    append_int(lead, r.d), lead += ',', append_int(lead, r.n), lead += ',', append_int(lead, r.seed), lead += ',';
+    if (!r.ok) {  // slot … auc_frac empty, then tuned, status, message
+        std::string out = lead;
+        out += ",,,,,,,,,,,,,";
+        append_field(out, r.tuned);
+        out += ",error,";
+        append_field(out, r.message);
+        out += '\n';
+        return out;
+    }
+    const std::string chance = format_real(r.chance_frac);
+    std::string tail;  // absent_queries … auc_frac are per row; tuned, status, message
+    tail += ',';
+    append_field(tail, r.tuned);
+    tail += ",ok,\n";
     std::string out;
+    out.reserve(r.slots.size() * (lead.size() + tail.size() + 96));
     for (const auto& s : r.slots) {
         const double q = static_cast<double>(s.queries);
-        CsvRecord row(lead);
-        row.set("slot", s.slot < 0 ? std::string() : std::to_string(s.slot));
-        row.set("queries", std::to_string(s.queries)).set("correct", std::to_string(s.correct));
-        row.set("accuracy_frac", format_real(static_cast<double>(s.correct) / q));
-        row.set("target_dist_mean", std::isnan(s.target_dist_sum) ? std::string() : format_sig(s.target_dist_sum / q));
-        row.set("target_cos_mean", std::isnan(s.target_cos_sum) ? std::string() : format_sig(s.target_cos_sum / q));
+        out += lead;
+        if (s.slot >= 0) append_int(out, s.slot);
+        out += ',', append_int(out, s.queries), out += ',', append_int(out, s.correct), out += ',';
+        out += format_real(static_cast<double>(s.correct) / q), out += ',';
+        out += chance, out += ',';
+        if (!std::isnan(s.target_dist_sum)) out += format_sig(s.target_dist_sum / q);
+        out += ',';
+        if (!std::isnan(s.target_cos_sum)) out += format_sig(s.target_cos_sum / q);
+        out += ',';
         if (r.abstention) {
             const Abstention& a = *r.abstention;
-            const auto rate = [](double x) { return std::isnan(x) ? std::string() : format_sig(x); };
-            row.set("absent_queries", std::to_string(a.absent)).set("threshold", format_sig(a.threshold));
-            row.set("false_accept_frac", rate(a.false_accept)).set("present_accept_frac", rate(a.present_accept));
-            row.set("balanced_accuracy_frac", rate(a.balanced)).set("auc_frac", rate(a.auc));
+            const auto rate = [&](double x) {
+                if (!std::isnan(x)) out += format_sig(x);
+            };
+            append_int(out, a.absent), out += ',', out += format_sig(a.threshold), out += ',';
+            rate(a.false_accept), out += ',', rate(a.present_accept), out += ',', rate(a.balanced), out += ',', rate(a.auc);
+        } else {
+            out += ",,,,,";
         }
-        out += row.line();
+        out += tail;
     }
     return out;
 }
