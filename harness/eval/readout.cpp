@@ -106,6 +106,16 @@ Eigen::Index nearest(const float* sq, const float* dot, Eigen::Index n) {
     return scan();  // not reached: m is one of the scores
 }
 
+/// Whether every one of `count` floats is finite, in one vectorised pass without an early exit
+/// (Eigen's allFinite stops at the first non-finite and so runs one compare at a time):
+/// x · 0 is ±0 for a finite x and NaN for ±inf or NaN, and a sum with a NaN in it is NaN.
+bool all_finite(const float* x, Eigen::Index count) {
+    float acc = 0.0f;
+#pragma omp simd reduction(+ : acc)
+    for (Eigen::Index i = 0; i < count; ++i) acc += x[i] * 0.0f;
+    return acc == 0.0f;
+}
+
 /// For each read i: Σ_j r_ij², Σ_j c_j² and Σ_j r_ij c_j in double over its target's
 /// candidate c, each summed in index order from its first term — what Eigen's
 /// x.cast<double>().squaredNorm() and .dot() of a row compute (they do not vectorise the
@@ -338,7 +348,7 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
         for (int hop = 0; hop < hops; ++hop) {  // one round for one-shot tasks
             reads.resize(m, e.candidates.cols());
             memory.read_batch(hop == 0 ? e.queries : next, reads, ReadOptions{e.hidden});
-            if (!reads.allFinite()) {
+            if (!all_finite(reads.data(), reads.size())) {
                 out.ok = false;
                 out.message = "non-finite read in episode " + std::to_string(index) +
                               (hops > 1 ? " at hop " + std::to_string(hop + 1) : std::string());
