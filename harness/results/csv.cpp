@@ -144,7 +144,8 @@ std::size_t CsvColumns::operator[](std::string_view column) const {
 
 namespace {
 
-/// Appends `text` as one CSV field (csv_field's quoting, without its copy when none is needed).
+/// Appends `text` as one CSV field: quoted when it holds a comma, quote or newline (quotes
+/// doubled, newlines as spaces). csv_field returns the same as a string.
 void append_field(std::string& out, std::string_view text) {
     if (text.find_first_of(",\"\n\r") == std::string_view::npos) {
         out += text;
@@ -229,15 +230,8 @@ std::string memory_name(const std::string& memory_spec) {
 }
 
 std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
     std::string out;
-    out.reserve(text.size() + 2);
-    out += '"';
-    for (char ch : text) {
-        if (ch == '"') out += '"';
-        out += (ch == '\n' || ch == '\r') ? ' ' : ch;
-    }
-    out += '"';
+    append_field(out, text);
     return out;
 }
 
