@@ -7,7 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 namespace memcap {
 
@@ -60,12 +67,17 @@ namespace {
 
 /// The nearest candidate of one read: the index of the smallest s_j = sq_j − 2 dot_j (ties:
 /// the lowest index), as the scan `if (s_j < s_best) best = j` finds it. When every s_j is
-/// finite that is the first index holding the minimum, found in two vectorised passes: the
-/// minimum (kLanes running minima), then the first block of kLanes holding it, and in it the
-/// first index (-0 == +0, as `<` treats them). A score that is not finite (a huge read can
-/// overflow its dots to ±inf or NaN) turns `bad` to NaN, and then the scan itself runs.
+/// finite that is found in one vectorised pass: 16 running minima (GCC vector types, as wide
+/// as the build's vectors allow), lane l taking the indices j ≡ l (mod 16) in increasing
+/// order and keeping with its minimum the first index that reached it (only a smaller score
+/// moves it, as in the scan); of the lanes holding the overall minimum (−0 == +0, as `<`
+/// treats them) the lowest such index wins, and the scan goes on over the last n mod 16. A
+/// score that is not finite (a huge read can overflow its dots to ±inf or NaN) turns `bad`
+/// to NaN, and then the scan itself runs.
 Eigen::Index nearest(const float* sq, const float* dot, Eigen::Index n) {
-    constexpr Eigen::Index kLanes = 16;
+    constexpr int kLanes = 16;
+    using Floats = float __attribute__((vector_size(4 * kLanes)));
+    using Ints = std::int32_t __attribute__((vector_size(4 * kLanes)));
     const auto score = [&](Eigen::Index j) { return sq[j] - 2.0f * dot[j]; };
     const auto scan = [&] {
         Eigen::Index best = 0;
@@ -74,36 +86,38 @@ Eigen::Index nearest(const float* sq, const float* dot, Eigen::Index n) {
             if (const float x = score(j); x < low) low = x, best = j;
         return best;
     };
-    if (n < 2 * kLanes) return scan();  // few candidates: the scan is the pass
-    float low[kLanes], bad[kLanes];
-    for (Eigen::Index l = 0; l < kLanes; ++l) low[l] = score(l), bad[l] = low[l] * 0.0f;
-    Eigen::Index j0 = kLanes;
-    for (; j0 + kLanes <= n; j0 += kLanes) {
-#pragma omp simd
-        for (Eigen::Index l = 0; l < kLanes; ++l) {
-            const float x = score(j0 + l);
-            bad[l] += x * 0.0f;  // NaN once any x is ±inf or NaN; 0 otherwise
-            low[l] = x < low[l] ? x : low[l];
-        }
-    }
-    for (Eigen::Index j = j0; j < n; ++j) {
-        const float x = score(j);
-        bad[j - j0] += x * 0.0f;
-        low[j - j0] = x < low[j - j0] ? x : low[j - j0];
+    // few candidates: the scan is the pass (and indices past int32 never reach the lanes)
+    if (n < 2 * kLanes || n > std::numeric_limits<std::int32_t>::max()) return scan();
+    const auto scores = [&](Eigen::Index j, Floats& x) {  // by reference: no vector crosses a call's ABI
+        Floats a, b;
+        std::memcpy(&a, sq + j, sizeof a), std::memcpy(&b, dot + j, sizeof b);
+        x = a - 2.0f * b;
+    };
+    Ints lane;
+    for (int l = 0; l < kLanes; ++l) lane[l] = l;
+    Floats low, x;
+    scores(0, low);
+    Floats bad = low * 0.0f;  // bad: NaN once any score is ±inf or NaN; 0 otherwise
+    Ints at = lane;
+    const Eigen::Index full = n - n % kLanes;
+    for (Eigen::Index j0 = kLanes; j0 < full; j0 += kLanes) {
+        scores(j0, x);
+        bad += x * 0.0f;
+        const Ints less = x < low;
+        low = less ? x : low;
+        at = less ? lane + static_cast<std::int32_t>(j0) : at;
     }
     float any_bad = 0.0f, m = low[0];
-    for (Eigen::Index l = 0; l < kLanes; ++l) any_bad += bad[l], m = low[l] < m ? low[l] : m;
-    if (any_bad != 0.0f) return scan();  // NaN (never a nonzero number)
-    for (Eigen::Index b = 0; b < n; b += kLanes) {
-        const Eigen::Index e = std::min(b + kLanes, n);
-        int hit = 0;
-#pragma omp simd reduction(| : hit)
-        for (Eigen::Index j = b; j < e; ++j) hit |= score(j) == m ? 1 : 0;
-        if (hit)
-            for (Eigen::Index j = b; j < e; ++j)
-                if (score(j) == m) return j;
+    for (int l = 0; l < kLanes; ++l) any_bad += bad[l], m = low[l] < m ? low[l] : m;
+    Eigen::Index best = n;
+    for (int l = 0; l < kLanes; ++l)
+        if (low[l] == m && at[l] < best) best = at[l];
+    for (Eigen::Index j = full; j < n; ++j) {  // later than every index above: the scan's rule
+        const float x = score(j);
+        any_bad += x * 0.0f;
+        if (x < m) m = x, best = j;
     }
-    return scan();  // not reached: m is one of the scores
+    return any_bad != 0.0f ? scan() : best;  // any_bad != 0: NaN (never a nonzero number)
 }
 
 /// Whether every one of `count` floats is finite, in one vectorised pass without an early exit
@@ -120,39 +134,77 @@ bool all_finite(const float* x, Eigen::Index count) {
 /// candidate c, each summed in index order from its first term — what Eigen's
 /// x.cast<double>().squaredNorm() and .dot() of a row compute (they do not vectorise the
 /// cast, so they add one term after another). The order fixes the bits, so each sum stays
-/// one chain of additions; eight reads' chains run side by side instead (a lane each, the
-/// rows transposed into `lanes` first), so no addition waits on the one before.
-/// Reads whose target is −1 get no sums.
+/// one chain of additions; eight reads' chains run side by side instead (a lane each), so
+/// no addition waits on the one before. With AVX the eight rows are transposed 8 × 8 in
+/// registers, column after column; otherwise through a buffer. The chains start at −0,
+/// which adds to any first term exactly (−0 + −0 = −0), so every sum has the bits of the
+/// chain that starts at its first term. Reads whose target is −1 get no sums.
 struct TargetSums {
     double rr = 0.0, cc = 0.0, rc = 0.0;
 };
+constexpr Eigen::Index kSumLanes = 8;
+
+/// Adds column j of the eight lanes (x_l = r_l[j], y_l = c_l[j]) to the lanes' chains.
+inline void add_column(const float* x, const float* y, double* rr, double* cc, double* rc) {
+#pragma omp simd
+    for (Eigen::Index l = 0; l < kSumLanes; ++l) {
+        const double a = x[l], b = y[l];
+        rr[l] += a * a, cc[l] += b * b, rc[l] += a * b;
+    }
+}
+
+#if defined(__AVX__)
+/// r[k] becomes column k of the 8 × 8 tile whose rows are the r[l] on entry.
+inline void transpose8(__m256 r[8]) {
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20), r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20), r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31), r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31), r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+#endif
+
 void target_sums(const Episode& e, ConstMatRef reads, std::size_t first, std::vector<TargetSums>& out) {
-    constexpr Eigen::Index L = 8;
+    constexpr Eigen::Index L = kSumLanes;
     const Eigen::Index m = reads.rows(), d = reads.cols();
     out.assign(static_cast<std::size_t>(m), TargetSums{});
-    thread_local std::vector<float> r_t, c_t;  // d × L: element j of lane l at j · L + l
-    r_t.resize(static_cast<std::size_t>(d * L)), c_t.resize(r_t.size());
     for (Eigen::Index i0 = 0; i0 < m; i0 += L) {
+        const float* r[L];
+        const float* c[L];
         for (Eigen::Index l = 0; l < L; ++l) {  // lanes past the last read repeat it
             const Eigen::Index i = std::min(i0 + l, m - 1);
-            const int target = std::max(e.target[first + static_cast<std::size_t>(i)], 0);
-            const float* r = reads.row(i).data();
-            const float* c = e.candidates.row(target).data();
-            for (Eigen::Index j = 0; j < d; ++j) r_t[static_cast<std::size_t>(j * L + l)] = r[j], c_t[static_cast<std::size_t>(j * L + l)] = c[j];
+            r[l] = reads.row(i).data();
+            c[l] = e.candidates.row(std::max(e.target[first + static_cast<std::size_t>(i)], 0)).data();
         }
-        double rr[L], cc[L], rc[L];
-        for (Eigen::Index l = 0; l < L; ++l) {
-            const double x = r_t[static_cast<std::size_t>(l)], y = c_t[static_cast<std::size_t>(l)];
-            rr[l] = x * x, cc[l] = y * y, rc[l] = x * y;
-        }
-        for (Eigen::Index j = 1; j < d; ++j) {
-            const float* x = r_t.data() + j * L;
-            const float* y = c_t.data() + j * L;
-#pragma omp simd
-            for (Eigen::Index l = 0; l < L; ++l) {
-                const double a = x[l], b = y[l];
-                rr[l] += a * a, cc[l] += b * b, rc[l] += a * b;
+        alignas(64) double rr[L], cc[L], rc[L];
+        std::fill_n(rr, L, -0.0), std::fill_n(cc, L, -0.0), std::fill_n(rc, L, -0.0);
+        alignas(32) float x[L], y[L];
+        Eigen::Index j = 0;
+#if defined(__AVX__)
+        for (; j + L <= d; j += L) {  // an 8 × 8 tile of each: rows = lanes, then columns
+            __m256 rt[L], ct[L];
+            for (Eigen::Index l = 0; l < L; ++l) rt[l] = _mm256_loadu_ps(r[l] + j), ct[l] = _mm256_loadu_ps(c[l] + j);
+            transpose8(rt), transpose8(ct);
+            for (Eigen::Index k = 0; k < L; ++k) {
+                _mm256_store_ps(x, rt[k]), _mm256_store_ps(y, ct[k]);
+                add_column(x, y, rr, cc, rc);
             }
+        }
+#endif
+        for (; j < d; ++j) {
+            for (Eigen::Index l = 0; l < L; ++l) x[l] = r[l][j], y[l] = c[l][j];
+            add_column(x, y, rr, cc, rc);
         }
         for (Eigen::Index l = 0; l < L && i0 + l < m; ++l) out[static_cast<std::size_t>(i0 + l)] = {rr[l], cc[l], rc[l]};
     }
