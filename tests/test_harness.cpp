@@ -1,5 +1,6 @@
 // The harness: CSV shape, thread-count independence, error rows, aggregation.
 #include "core/error.hpp"
+#include "core/spin_lock.hpp"
 #include "harness/eval/readout.hpp"
 #include "harness/exec/grid.hpp"
 #include "harness/exec/memory_gate.hpp"
@@ -15,6 +16,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cmath>
 #include <optional>
 #include <cstdio>
@@ -264,6 +267,40 @@ TEST_CASE("the memory gate: cells in flight hold at most its budget, a larger ce
     }
     REQUIRE(gate.high_water() == 25.0);  // the large cell held the gate alone (25 + 2 would exceed it)
     REQUIRE(MemoryGate().limit() > 0);
+}
+
+TEST_CASE("SpinLock: one holder at a time, and condition_variable_any waits on it", "[harness][memory_gate]") {
+    SpinLock lock;
+    long counter = 0;  // not atomic: only the lock keeps the increments from racing
+    {
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back([&] {
+                for (int i = 0; i < 20000; ++i) {
+                    const std::lock_guard<SpinLock> guard(lock);
+                    ++counter;
+                }
+            });
+        for (auto& t : threads) t.join();
+    }
+    REQUIRE(counter == 80000);
+    REQUIRE(lock.try_lock());
+    REQUIRE_FALSE(lock.try_lock());
+    lock.unlock();
+    std::condition_variable_any ready;
+    bool go = false;
+    std::thread waiter([&] {
+        std::unique_lock<SpinLock> held(lock);
+        ready.wait(held, [&] { return go; });
+        ++counter;
+    });
+    {
+        const std::lock_guard<SpinLock> guard(lock);
+        go = true;
+    }
+    ready.notify_all();
+    waiter.join();
+    REQUIRE(counter == 80001);
 }
 
 TEST_CASE("check_cells resolves each distinct cell once, its seeds share the resolution, runs through it give run_cell's rows",

@@ -2,6 +2,7 @@
 #include "harness/exec/memory_gate.hpp"
 
 #include <algorithm>
+#include <mutex>
 
 #include <unistd.h>
 
@@ -13,23 +14,29 @@ MemoryGate::MemoryGate(double limit_bytes) : limit_(limit_bytes) {
 }
 
 void MemoryGate::acquire(double bytes) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    freed_.wait(lock, [&] { return cells_ == 0 || in_flight_ + bytes <= limit_; });
+    std::unique_lock<SpinLock> lock(lock_);
+    if (cells_ != 0 && in_flight_ + bytes > limit_) {
+        ++waiting_;  // counted under the lock, so a release that sees it notifies after this thread waits
+        freed_.wait(lock, [&] { return cells_ == 0 || in_flight_ + bytes <= limit_; });
+        --waiting_;
+    }
     in_flight_ += bytes, ++cells_;
     high_ = std::max(high_, in_flight_);
 }
 
 void MemoryGate::release(double bytes) {
+    bool notify = false;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        std::lock_guard<SpinLock> lock(lock_);
         in_flight_ -= bytes, --cells_;
         if (cells_ == 0) in_flight_ = 0;  // no rounding left behind
+        notify = waiting_ > 0;
     }
-    freed_.notify_all();
+    if (notify) freed_.notify_all();  // condition_variable_any locks a mutex of its own: only when needed
 }
 
 double MemoryGate::high_water() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> lock(lock_);
     return high_;
 }
 

@@ -10,8 +10,9 @@
 // what it computes.
 #pragma once
 
+#include "core/spin_lock.hpp"
+
 #include <condition_variable>
-#include <mutex>
 
 namespace memcap {
 
@@ -44,9 +45,9 @@ private:
     void acquire(double bytes);
     void release(double bytes);
     double limit_, in_flight_ = 0, high_ = 0;
-    int cells_ = 0;
-    mutable std::mutex mutex_;
-    std::condition_variable freed_;
+    int cells_ = 0, waiting_ = 0;
+    mutable SpinLock lock_;                // never sleeps on a taken lock (core/spin_lock.hpp)
+    std::condition_variable_any freed_;    // notified only when a thread waits
 };
 
 }  // namespace memcap

@@ -18,7 +18,7 @@ double Progress::seconds() const { return std::chrono::duration<double>(now_() -
 
 void Progress::tick(std::int64_t done_now, double weight) {
     if (!enabled_) return;
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> lock(lock_);
     advance(done_now, weight);
 }
 
@@ -37,13 +37,13 @@ void Progress::advance(std::int64_t done_now, double weight) {
 }
 
 void Progress::expect(const std::string& cls, double weight) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> lock(lock_);
     classes_[cls].expected += weight;
 }
 
 void Progress::tick(const std::string& cls, double weight, double seconds) {
     if (!enabled_) return;
-    std::lock_guard<std::mutex> lock(mutex_);  // the class and the totals move together
+    std::lock_guard<SpinLock> lock(lock_);  // the class and the totals move together
     Class& c = classes_[cls];
     c.weight_done += weight, c.seconds += seconds, c.cells_done += 1;
     busy_ += seconds;
@@ -66,7 +66,7 @@ double Progress::class_eta(double wall) const {
 
 void Progress::finish() {
     if (!enabled_) return;
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> lock(lock_);
     if (tty_ || last_step_ >= 0) draw(true);
 }
 
@@ -83,7 +83,7 @@ double Progress::eta(double secs) const {
 }
 
 std::string Progress::eta_text() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinLock> lock(lock_);
     const double e = eta(seconds());
     char text[32];
     std::snprintf(text, sizeof text, e >= 0 ? "%.0fs" : "?", e);

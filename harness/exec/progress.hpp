@@ -25,6 +25,8 @@
 // one thread: the ETA is a number from the first line, then calibrated as above.
 #pragma once
 
+#include "core/spin_lock.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -80,7 +82,7 @@ private:
     bool enabled_, tty_;
     Clock now_;
     std::chrono::steady_clock::time_point start_, last_draw_;
-    std::mutex mutex_;
+    SpinLock lock_;  // ticks come from every thread; it never sleeps (core/spin_lock.hpp)
 };
 
 }  // namespace memcap

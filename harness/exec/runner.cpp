@@ -1,6 +1,7 @@
 // memcap/harness/exec/runner.cpp — see runner.hpp.
 #include "harness/exec/runner.hpp"
 
+#include "core/spin_lock.hpp"
 #include "harness/exec/memory_gate.hpp"
 #include "harness/exec/progress.hpp"
 #include "harness/results/csv.hpp"
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <exception>
 #include <map>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -140,6 +142,7 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells
     const auto& peak = items.peak;
     const auto count = static_cast<std::int64_t>(groups.size());
     MemoryGate gate;
+    SpinLock rows_lock;
     std::exception_ptr failure;  // the first exception from a cell or from `done`, rethrown below
     std::atomic<bool> failed{false};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -158,8 +161,8 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells
                 failed = true;
                 break;
             }
-#pragma omp critical(memcap_rows)
             {
+                const std::lock_guard<SpinLock> lock(rows_lock);  // one `done` at a time; never sleeps
                 if (!failed.load()) try {
                         done(idx, text, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
                     } catch (...) {

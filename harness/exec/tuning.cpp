@@ -4,6 +4,7 @@
 #include "memories/precision.hpp"
 
 #include "core/error.hpp"
+#include "core/spin_lock.hpp"
 #include "harness/exec/memory_gate.hpp"
 #include "harness/exec/progress.hpp"
 #include "harness/exec/runner.hpp"
@@ -20,6 +21,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <mutex>
 
 namespace memcap {
 
@@ -238,6 +240,7 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     if (progress)  // the ETA calibrated per memory on its own cells' seconds (progress.hpp)
         for (const std::size_t j : mine) bar.expect(progress_class(jobs[j].cell), work[j]);
     bar.set_threads(threads);
+    SpinLock journal_lock;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(items.size()); ++i) {
         const MemoryGate::Hold hold(gate, peak[static_cast<std::size_t>(i)]);
@@ -245,7 +248,7 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
             const auto started = std::chrono::steady_clock::now();
             try {
                 score_cell(run_cell(*jobs[j].resolved, jobs[j].cell), &score[kScoreWidth * j]);
-#pragma omp critical(memcap_tuning_journal)
+                const std::lock_guard<SpinLock> lock(journal_lock);  // never sleeps (core/spin_lock.hpp)
                 finished(j, &score[kScoreWidth * j]);
             } catch (...) {
 #pragma omp critical(memcap_tuning_failure)
