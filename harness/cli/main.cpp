@@ -3,6 +3,7 @@
 
 #if __has_include(<malloc.h>)
 #include <malloc.h>  // glibc's mallopt (__GLIBC__ is defined only once a libc header is in)
+#include <unistd.h>
 #endif
 
 int main(int argc, char** argv) {
@@ -13,14 +14,24 @@ int main(int argc, char** argv) {
     // threshold, and every block of a thread's own arena (capped at 64 MiB, unmapped when
     // empty), back to the kernel, and the next cell page-faults them in zeroed: in the
     // capacity sweep 13 M minor faults and a quarter of its CPU time in the kernel, 93% of
-    // the faults in the episode fill (perf record -e page-faults). One arena for every
-    // thread (their small blocks still come from per-thread caches, without a lock), no
-    // mmap'd blocks, and no trimming below 1 GiB of free heap top keep freed memory in the
-    // process for the next cell (docs/performance.md). What the process then holds is the
-    // most its cells in flight held at once (what the memory gate bounds) plus
-    // fragmentation; the peak resident set is reported with each measurement. Results do
-    // not depend on where a buffer lives.
-    mallopt(M_ARENA_MAX, 1);
+    // the faults in the episode fill (perf record -e page-faults). No mmap'd blocks and no
+    // trimming below 1 GiB of free heap top keep freed memory in the process for the next
+    // cell (docs/performance.md).
+    //
+    // Arenas: one per core. With a single arena shared by every thread, a thread that
+    // frees a block while another holds the arena's lock sleeps on it, and the thread that
+    // unlocks wakes it onto its own core (Linux's wake-affine placement): on 2 cores both
+    // threads then share one for milliseconds while the other idles, and the
+    // associative-recall block took 12% longer in wall time (docs/performance.md). An
+    // arena per core takes that lock away; a thread's blocks above its arena's 64 MiB heap
+    // are the ones that can still go back to the kernel (the capacity sweep: 0.49 M minor
+    // faults against 0.14 M with one arena, 1.5% of its CPU time in the kernel).
+    //
+    // What the process then holds is the most its cells in flight held at once (what the
+    // memory gate bounds) plus fragmentation; the peak resident set is reported with each
+    // measurement. Results do not depend on where a buffer lives.
+    const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    mallopt(M_ARENA_MAX, cores > 0 ? static_cast<int>(cores) : 1);
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
