@@ -192,14 +192,27 @@ void target_sums(const Episode& e, ConstMatRef reads, std::size_t first, std::ve
         alignas(32) float x[L], y[L];
         Eigen::Index j = 0;
 #if defined(__AVX__)
-        for (; j + L <= d; j += L) {  // an 8 × 8 tile of each: rows = lanes, then columns
-            __m256 rt[L], ct[L];
-            for (Eigen::Index l = 0; l < L; ++l) rt[l] = _mm256_loadu_ps(r[l] + j), ct[l] = _mm256_loadu_ps(c[l] + j);
-            transpose8(rt), transpose8(ct);
-            for (Eigen::Index k = 0; k < L; ++k) {
-                _mm256_store_ps(x, rt[k]), _mm256_store_ps(y, ct[k]);
-                add_column(x, y, rr, cc, rc);
+        if (d >= L) {  // 8 × 8 tiles of each: rows = lanes, transposed to columns, summed in registers
+            // lanes 0–3 and 4–7 of each sum; a product of two floats is exact in double, so
+            // mul then add is the scalar chain's own arithmetic
+            __m256d rr0 = _mm256_set1_pd(-0.0), rr1 = rr0, cc0 = rr0, cc1 = rr0, rc0 = rr0, rc1 = rr0;
+            for (; j + L <= d; j += L) {
+                __m256 rt[L], ct[L];
+                for (Eigen::Index l = 0; l < L; ++l) rt[l] = _mm256_loadu_ps(r[l] + j), ct[l] = _mm256_loadu_ps(c[l] + j);
+                transpose8(rt), transpose8(ct);
+                for (Eigen::Index k = 0; k < L; ++k) {
+                    const __m256d a0 = _mm256_cvtps_pd(_mm256_castps256_ps128(rt[k]));
+                    const __m256d a1 = _mm256_cvtps_pd(_mm256_extractf128_ps(rt[k], 1));
+                    const __m256d b0 = _mm256_cvtps_pd(_mm256_castps256_ps128(ct[k]));
+                    const __m256d b1 = _mm256_cvtps_pd(_mm256_extractf128_ps(ct[k], 1));
+                    rr0 = _mm256_add_pd(rr0, _mm256_mul_pd(a0, a0)), rr1 = _mm256_add_pd(rr1, _mm256_mul_pd(a1, a1));
+                    cc0 = _mm256_add_pd(cc0, _mm256_mul_pd(b0, b0)), cc1 = _mm256_add_pd(cc1, _mm256_mul_pd(b1, b1));
+                    rc0 = _mm256_add_pd(rc0, _mm256_mul_pd(a0, b0)), rc1 = _mm256_add_pd(rc1, _mm256_mul_pd(a1, b1));
+                }
             }
+            _mm256_store_pd(rr, rr0), _mm256_store_pd(rr + 4, rr1);
+            _mm256_store_pd(cc, cc0), _mm256_store_pd(cc + 4, cc1);
+            _mm256_store_pd(rc, rc0), _mm256_store_pd(rc + 4, rc1);
         }
 #endif
         for (; j < d; ++j) {
