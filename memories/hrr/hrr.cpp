@@ -160,8 +160,7 @@ void Hrr::write_direct(ConstMatRef keys, ConstMatRef values) {
     // T_t += Σ_j G_{j,(t−j) mod D}: row j of G, shifted right by j (wrapping), summed over j
     // in order into `bound`, which is then added to the trace (as the FFT form adds its inverse)
     float* const t = trace_.data();
-    Vec bound = Vec::Zero(dim_);  // at most kDirectDim floats
-    float* const b = bound.data();
+    float b[kDirectDim] = {};  // `bound`: dim_ ≤ kDirectDim floats, on the stack
     for (int j = 0; j < dim_; ++j) {
         const float* g = square_.row(j).data();
         for (int i = j; i < dim_; ++i) b[i] += g[i - j];
