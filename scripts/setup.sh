@@ -22,6 +22,7 @@ packages=(
     librandom123-dev                     # Philox counter-based RNG: portable per-cell streams
     nlohmann-json3-dev                   # JSON manifests
     libfftw3-dev                         # FFTs for the holographic memory
+    libjemalloc-dev                      # the memcap binary's allocator (harness/cli/allocator.hpp)
     python3-numpy python3-matplotlib     # figures (scripts/report.py) with /usr/bin/python3
     pybind11-dev python3-dev python3-pandas  # the Python module memcap (python/), for /usr/bin/python3
     python3-venv python3-pip python3-setuptools python3-wheel  # pip install ./python into a venv, offline

@@ -105,7 +105,7 @@ if python3 - "$manifest" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 need = {"build": ["commit", "dirty", "build_type", "isa", "march", "vector_extensions", "compiler", "eigen", "fftw"],
-        "machine": ["cpu"]}
+        "machine": ["cpu", "allocator"]}
 missing = [f"{k}.{f}" for k, fs in need.items() for f in fs if f not in m.get(k, {})]
 missing += [k for k in ("threads", "mpi_ranks") if not isinstance(m.get(k), int)]
 # the race's candidates of the sweep's memories only (smoke.ini names six; every memory has its

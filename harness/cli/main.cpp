@@ -1,12 +1,23 @@
 // memcap/harness/cli/main.cpp — the `memcap` binary (see commands.cpp for the commands).
 #include "harness/cli/commands.hpp"
 
-#if __has_include(<malloc.h>)
+#if defined(MEMCAP_JEMALLOC)
+#include "harness/cli/allocator.hpp"
+
+// jemalloc reads its options from this symbol when it starts (harness/cli/allocator.hpp).
+extern "C" {
+extern const char* malloc_conf;
+const char* malloc_conf = memcap::cli::kJemallocOptions;
+}
+#elif __has_include(<malloc.h>)
 #include <malloc.h>  // glibc's mallopt (__GLIBC__ is defined only once a libc header is in)
 #endif
 
 int main(int argc, char** argv) {
-#if defined(__GLIBC__) && defined(M_ARENA_MAX) && defined(M_MMAP_MAX) && defined(M_TRIM_THRESHOLD)
+#if !defined(MEMCAP_JEMALLOC) && defined(__GLIBC__) && defined(M_ARENA_MAX) && defined(M_MMAP_MAX) && defined(M_TRIM_THRESHOLD)
+    // Built without jemalloc (MEMCAP_JEMALLOC=OFF, and under the sanitizers): glibc's
+    // allocator, told to keep what it frees in one pool.
+    //
     // Cells allocate and free episode-sized buffers (keys, values, queries, reads: from
     // 16 KiB to over 64 MiB) once per cell, and consecutive cells differ in n and d, so
     // Eigen frees and allocates them again. glibc's defaults hand blocks above its mmap

@@ -11,6 +11,12 @@
 #include <boost/version.hpp>
 #include <fftw3.h>
 
+#include <dlfcn.h>
+#if __has_include(<gnu/libc-version.h>)
+#include <gnu/libc-version.h>
+#endif
+
+#include <cstddef>
 #include <fstream>
 #include <map>
 #include <set>
@@ -118,10 +124,39 @@ nlohmann::ordered_json build_info() {
     return b;
 }
 
+std::string allocator_description() {
+    // jemalloc, when the process allocates with it (the memcap binary; harness/cli/allocator.hpp),
+    // answers mallctl: its version and the options that decide what it keeps
+    using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
+    if (const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"))) {
+        const char* version = nullptr;
+        std::size_t size = sizeof version;
+        if (mallctl("version", &version, &size, nullptr, 0) != 0 || !version) return "jemalloc";
+        std::string s = std::string("jemalloc ") + version;
+        unsigned narenas = 0;
+        std::size_t oversize = 0;
+        long dirty = 0, muzzy = 0;  // ssize_t in jemalloc
+        std::size_t un = sizeof narenas, sz = sizeof oversize, ld = sizeof dirty, lm = sizeof muzzy;
+        if (mallctl("opt.narenas", &narenas, &un, nullptr, 0) == 0 &&
+            mallctl("opt.oversize_threshold", &oversize, &sz, nullptr, 0) == 0 &&
+            mallctl("opt.dirty_decay_ms", &dirty, &ld, nullptr, 0) == 0 &&
+            mallctl("opt.muzzy_decay_ms", &muzzy, &lm, nullptr, 0) == 0)
+            s += " (narenas:" + std::to_string(narenas) + ",oversize_threshold:" + std::to_string(oversize) +
+                 ",dirty_decay_ms:" + std::to_string(dirty) + ",muzzy_decay_ms:" + std::to_string(muzzy) + ")";
+        return s;
+    }
+#if __has_include(<gnu/libc-version.h>)
+    return std::string("glibc ") + gnu_get_libc_version() + " malloc";
+#else
+    return "the C library's malloc";
+#endif
+}
+
 nlohmann::ordered_json machine_info() {
     nlohmann::ordered_json m;
     m["cpu"] = cpu_model();
     m["eigen_cache_bytes"] = {{"l1", Eigen::l1CacheSize()}, {"l2", Eigen::l2CacheSize()}, {"l3", Eigen::l3CacheSize()}};
+    m["allocator"] = allocator_description();  // where blocks come from: speed and memory, never bits
     return m;
 }
 

@@ -30,8 +30,13 @@ std::string compiler_description();
 /// eigen_simd, compiler, eigen, fftw, boost.
 nlohmann::ordered_json build_info();
 
-/// The manifest's "machine" object: cpu (model name, family/model/stepping) and eigen_cache_bytes.
+/// The manifest's "machine" object: cpu (model name, family/model/stepping), eigen_cache_bytes
+/// and allocator (allocator_description()).
 nlohmann::ordered_json machine_info();
+
+/// The process's malloc: "jemalloc VERSION (its options that decide what it keeps)" when
+/// jemalloc answers mallctl (the memcap binary), else "glibc VERSION malloc".
+std::string allocator_description();
 
 /// One line for logs and the bench output, e.g. "native (-march=znver3: sse2 ... avx2 fma avx512f)"
 /// or "portable x86-64 (-march=x86-64: sse2)".
