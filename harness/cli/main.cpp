@@ -7,7 +7,7 @@
 // jemalloc reads its options from this symbol when it starts (harness/cli/allocator.hpp).
 extern "C" {
 extern const char* malloc_conf;
-const char* malloc_conf = memcap::cli::kJemallocOptions;
+__attribute__((visibility("default"))) const char* malloc_conf = memcap::cli::kJemallocOptions;
 }
 #elif __has_include(<malloc.h>)
 #include <malloc.h>  // glibc's mallopt (__GLIBC__ is defined only once a libc header is in)

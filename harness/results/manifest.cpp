@@ -12,6 +12,7 @@
 #include <fftw3.h>
 
 #include <dlfcn.h>
+#include <sys/types.h>  // ssize_t
 #if __has_include(<gnu/libc-version.h>)
 #include <gnu/libc-version.h>
 #endif
@@ -126,16 +127,22 @@ nlohmann::ordered_json build_info() {
 
 std::string allocator_description() {
     // jemalloc, when the process allocates with it (the memcap binary; harness/cli/allocator.hpp),
-    // answers mallctl: its version and the options that decide what it keeps
+    // answers mallctl: its version and the options that decide what it keeps. Only when the
+    // library that holds mallctl is also the one malloc resolves to (a plugin could load
+    // jemalloc beside glibc's malloc without replacing it).
     using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
-    if (const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"))) {
+    const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
+    const void* malloc_symbol = dlsym(RTLD_DEFAULT, "malloc");
+    Dl_info of_mallctl{}, of_malloc{};
+    if (mallctl && malloc_symbol && dladdr(reinterpret_cast<void*>(mallctl), &of_mallctl) &&
+        dladdr(malloc_symbol, &of_malloc) && of_mallctl.dli_fbase == of_malloc.dli_fbase) {
         const char* version = nullptr;
         std::size_t size = sizeof version;
         if (mallctl("version", &version, &size, nullptr, 0) != 0 || !version) return "jemalloc";
         std::string s = std::string("jemalloc ") + version;
         unsigned narenas = 0;
         std::size_t oversize = 0;
-        long dirty = 0, muzzy = 0;  // ssize_t in jemalloc
+        ssize_t dirty = 0, muzzy = 0;
         std::size_t un = sizeof narenas, sz = sizeof oversize, ld = sizeof dirty, lm = sizeof muzzy;
         if (mallctl("opt.narenas", &narenas, &un, nullptr, 0) == 0 &&
             mallctl("opt.oversize_threshold", &oversize, &sz, nullptr, 0) == 0 &&
