@@ -45,7 +45,7 @@ class CMakeBuild(build_ext):
         generator = ["-G", "Ninja"] if shutil.which("ninja") and not os.path.exists(os.path.join(build, "CMakeCache.txt")) else []
         subprocess.run(["cmake", "-S", ROOT, "-B", build, *generator, "-DCMAKE_BUILD_TYPE=Release",
                         "-DPython3_EXECUTABLE=" + sys.executable, "-DMEMCAP_PYTHON=ON",
-                        "-DMEMCAP_BUILD_TESTS=OFF", "-DMEMCAP_BUILD_BENCH=OFF", "-DMEMCAP_MPI=OFF",
+                        "-DMEMCAP_BUILD_TESTS=OFF", "-DMEMCAP_BUILD_BENCH=OFF", "-DMEMCAP_MPI=OFF", "-DMEMCAP_JEMALLOC=OFF",
                         *shlex.split(os.environ.get("MEMCAP_CMAKE_ARGS", ""))], check=True)
         jobs = os.environ.get("MEMCAP_JOBS", str(os.cpu_count() or 1))
         subprocess.run(["cmake", "--build", build, "--target", "memcap_python", "-j", jobs], check=True)

@@ -1,5 +1,6 @@
 // memcap/harness/cli/allocator.hpp — the options the `memcap` binary gives jemalloc, its
-// allocator (CMake option MEMCAP_JEMALLOC, on by default except under the sanitizers).
+// allocator (CMake MEMCAP_JEMALLOC: AUTO, the default, links it when libjemalloc-dev is
+// installed; never under the sanitizers).
 //
 // Why jemalloc, and why these options (docs/performance.md, the bullet "The allocator"):
 // - Cells allocate and free episode-sized buffers (16 KiB to over 64 MiB) once per cell,

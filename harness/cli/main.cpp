@@ -15,7 +15,7 @@ __attribute__((visibility("default"))) const char* malloc_conf = memcap::cli::kJ
 
 int main(int argc, char** argv) {
 #if !defined(MEMCAP_JEMALLOC) && defined(__GLIBC__) && defined(M_ARENA_MAX) && defined(M_MMAP_MAX) && defined(M_TRIM_THRESHOLD)
-    // Built without jemalloc (MEMCAP_JEMALLOC=OFF, and under the sanitizers): glibc's
+    // Built without jemalloc (MEMCAP_JEMALLOC=OFF or no libjemalloc-dev, and the sanitizers): glibc's
     // allocator, told to keep what it frees in one pool.
     //
     // Cells allocate and free episode-sized buffers (keys, values, queries, reads: from
