@@ -5,8 +5,7 @@
 // minor faults low. Linked with jemalloc and the same options as the binary; exit status 1 with a
 // line per failed check.
 #include "harness/cli/allocator.hpp"
-
-#include <jemalloc/jemalloc.h>
+#include "harness/results/manifest.hpp"
 
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -63,22 +62,12 @@ void check(bool ok, const char* what, double value) {
     failures += !ok;
 }
 
-/// An option as jemalloc holds it (mallctl "opt.NAME"), as text; "?" if it cannot be read.
-template <typename T>
-std::string option(const char* name) {
-    T value{};
-    std::size_t size = sizeof value;
-    return mallctl((std::string("opt.") + name).c_str(), &value, &size, nullptr, 0) == 0 ? std::to_string(value) : "?";
-}
-
 }  // namespace
 
 int main() {
-    // jemalloc took the binary's options: what it holds is what allocator.hpp gives it
-    const std::string held = "narenas:" + option<unsigned>("narenas") + ",oversize_threshold:" +
-                             option<std::size_t>("oversize_threshold") + ",dirty_decay_ms:" +
-                             option<ssize_t>("dirty_decay_ms") + ",muzzy_decay_ms:" + option<ssize_t>("muzzy_decay_ms");
-    const bool same = held == memcap::cli::kJemallocOptions;
+    // jemalloc took the binary's options: the manifest's account of the allocator names them
+    const std::string held = memcap::allocator_description(), want = std::string("(") + memcap::cli::kJemallocOptions + ")";
+    const bool same = held.size() > want.size() && held.compare(held.size() - want.size(), want.size(), want) == 0;
     std::printf("%s jemalloc holds the binary's options: %s\n", same ? "ok  " : "FAIL", held.c_str());
     failures += !same;
     const double base = resident_mib();

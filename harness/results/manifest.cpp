@@ -139,17 +139,16 @@ std::string allocator_description() {
         const char* version = nullptr;
         std::size_t size = sizeof version;
         if (mallctl("version", &version, &size, nullptr, 0) != 0 || !version) return "jemalloc";
+        bool read = true;
+        const auto option = [&](const char* name, auto value) {  // "name:value" of opt.name, as MALLOC_CONF writes it
+            std::size_t bytes = sizeof value;
+            read = read && mallctl((std::string("opt.") + name).c_str(), &value, &bytes, nullptr, 0) == 0;
+            return std::string(name) + ":" + std::to_string(value);
+        };
+        const std::string options = option("narenas", 0u) + "," + option("oversize_threshold", std::size_t{0}) + "," +
+                                    option("dirty_decay_ms", ssize_t{0}) + "," + option("muzzy_decay_ms", ssize_t{0});
         std::string s = std::string("jemalloc ") + version;
-        unsigned narenas = 0;
-        std::size_t oversize = 0;
-        ssize_t dirty = 0, muzzy = 0;
-        std::size_t un = sizeof narenas, sz = sizeof oversize, ld = sizeof dirty, lm = sizeof muzzy;
-        if (mallctl("opt.narenas", &narenas, &un, nullptr, 0) == 0 &&
-            mallctl("opt.oversize_threshold", &oversize, &sz, nullptr, 0) == 0 &&
-            mallctl("opt.dirty_decay_ms", &dirty, &ld, nullptr, 0) == 0 &&
-            mallctl("opt.muzzy_decay_ms", &muzzy, &lm, nullptr, 0) == 0)
-            s += " (narenas:" + std::to_string(narenas) + ",oversize_threshold:" + std::to_string(oversize) +
-                 ",dirty_decay_ms:" + std::to_string(dirty) + ",muzzy_decay_ms:" + std::to_string(muzzy) + ")";
+        if (read) s += " (" + options + ")";
         return s;
     }
 #if __has_include(<gnu/libc-version.h>)
