@@ -45,6 +45,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -256,6 +257,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
         return 0;
     }
     if (to_device) return file->commit(), 0;
+    // The CSV's fsync (a wait for the disk) runs beside the manifest's making and writing.
+    auto csv_synced = std::async(std::launch::async, [&file] { file->sync(); });
     using J = nlohmann::ordered_json;
     J config = {{"memories", J::array()}, {"tasks", J::array()}, {"budgets_floats", J::array()}, {"n", grid.ns},
                 {"seeds", grid.seeds}, {"d", grid.d_best ? J(grid.widths_text()) : grid.ds.size() == 1 ? J(grid.ds[0]) : J(grid.ds)},
@@ -269,6 +272,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     if (vm.count("plugin")) config["plugins"] = many(vm, "plugin");
     AtomicFile manifest(file->path() + ".manifest.json");
     manifest.write(manifest_text(make_manifest(cmdline, config, cells.size(), ManifestRun{threads, 1})));
+    manifest.sync();
+    csv_synced.get();  // rethrows the CSV's write error, if any
     file->commit();
     manifest.commit();
     return 0;

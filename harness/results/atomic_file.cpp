@@ -90,20 +90,33 @@ void AtomicFile::write(const std::string& text) {
         throw UsageError("output '" + path_ + "': write failed: " + std::strerror(errno));
 }
 
-void AtomicFile::commit() {
+void AtomicFile::sync() {
+    if (synced_) return;
     // fsync only for real files: devices and pipes cannot be synced
-    const bool flushed = std::fflush(file_) == 0 && (tmp_.empty() || ::fsync(::fileno(file_)) == 0);
-    const int err = errno;
+    if (std::fflush(file_) != 0 || (!tmp_.empty() && ::fsync(::fileno(file_)) != 0)) {
+        const int err = errno;
+        throw UsageError("output '" + path_ + "': write failed: " + std::strerror(err));
+    }
+    synced_ = true;
+}
+
+void AtomicFile::commit() {
+    try {
+        sync();
+    } catch (const UsageError&) {
+        std::fclose(file_);
+        file_ = nullptr;
+        if (!tmp_.empty()) std::remove(tmp_.c_str());
+        throw;
+    }
     const bool closed = std::fclose(file_) == 0;
+    const int err = errno;
     file_ = nullptr;
-    if (tmp_.empty()) {  // written through to a device or pipe
-        if (!flushed || !closed) throw UsageError("output '" + path_ + "': write failed: " + std::strerror(errno));
-        return;
+    if (!closed) {
+        if (!tmp_.empty()) std::remove(tmp_.c_str());
+        throw UsageError("output '" + path_ + "': write failed: " + std::strerror(err));
     }
-    if (!flushed || !closed) {
-        std::remove(tmp_.c_str());
-        throw UsageError("output '" + path_ + "': write failed: " + std::strerror(flushed ? errno : err));
-    }
+    if (tmp_.empty()) return;  // written through to a device or pipe
     if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
         const int rerr = errno;
         std::remove(tmp_.c_str());

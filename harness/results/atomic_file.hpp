@@ -28,13 +28,18 @@ public:
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     void write(const std::string& text);
-    /// Flushes, syncs and renames the temporary over the target.
+    /// Flushes and syncs the temporary to disk: the first half of commit(), which a caller
+    /// can run on another thread to wait for the disk while it does other work (then joins
+    /// it before commit). Throws as commit() does, removing nothing: the destructor does.
+    void sync();
+    /// Flushes, syncs (unless sync() did) and renames the temporary over the target.
     void commit();
     const std::string& path() const { return path_; }
 
 private:
     std::string path_, tmp_;
     std::FILE* file_ = nullptr;
+    bool synced_ = false;
 };
 
 /// Throws UsageError unless a file could be created at `path` (its directory exists and is writable).
