@@ -21,6 +21,9 @@
 #include <cmath>
 #include <optional>
 #include <cstdio>
+#include <cstdint>
+#include <limits>
+#include <cstring>
 #include <set>
 #include <thread>
 #include <fstream>
@@ -146,6 +149,30 @@ TEST_CASE("cell_rows writes the bytes a record filled column by name gives", "[h
     CHECK(cell_rows(r) == rows_by_record(r));
     r.slots.clear(), r.ok = true;
     CHECK(cell_rows(r).empty());
+}
+
+TEST_CASE("format_sig writes the characters printf's %.6g writes", "[harness][csv]") {
+    // to_chars with a precision is defined as printf's %g; checked here over magnitudes,
+    // roundings at the sixth digit, signed zeros, subnormals, infinities and NaNs.
+    std::vector<double> xs = {0.0, -0.0, 1.0, -1.0, 0.5, 1.0 / 3.0, 2.0 / 3.0, 999999.5, 9999995.0, 0.00012345649999,
+                              123456.5, 1e-5, 1e-4, 1e15, 1e16, 1e-300, 4.9e-324, -2.2250738585072014e-308,
+                              1.7976931348623157e308, std::numeric_limits<double>::infinity(),
+                              -std::numeric_limits<double>::infinity(), std::nan(""), -std::nan("")};
+    std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 20000; ++i) {  // random bit patterns (every exponent) and random numbers near 1
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        double x = 0;
+        const std::uint64_t bits = state ^ (state >> 29);
+        std::memcpy(&x, &bits, sizeof x);
+        xs.push_back(x);
+        xs.push_back(static_cast<double>(bits >> 11) / 9007199254740992.0);
+    }
+    for (const double x : xs) {
+        char want[64];
+        std::snprintf(want, sizeof want, "%.6g", x);
+        INFO("x = " << std::hexfloat << x);
+        REQUIRE(format_sig(x) == want);
+    }
 }
 
 TEST_CASE("quoting round-trips specs that contain commas", "[harness][csv]") {

@@ -256,9 +256,11 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 }
 
 std::string format_sig(double x) {
+    // printf's "%.6g", by the standard's definition of to_chars with a precision (the same
+    // characters, NaN and infinities included), without printf's locale and format parsing
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", x);
-    return buf;
+    const auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, 6);
+    return std::string(buf, res.ptr);
 }
 
 }  // namespace memcap
