@@ -270,12 +270,18 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     for (const auto& b : grid.budgets) config["budgets_floats"].push_back(b ? J(*b) : J());
     if (grid.budgets_in_bits) config["budgets_in_bits"] = true;  // given as --budget-bits (32 x budgets_floats)
     if (vm.count("plugin")) config["plugins"] = many(vm, "plugin");
-    AtomicFile manifest(file->path() + ".manifest.json");
-    manifest.write(manifest_text(make_manifest(cmdline, config, cells.size(), ManifestRun{threads, 1})));
-    manifest.sync();
+    std::optional<AtomicFile> manifest;
+    try {
+        manifest.emplace(file->path() + ".manifest.json");
+        manifest->write(manifest_text(make_manifest(cmdline, config, cells.size(), ManifestRun{threads, 1})));
+        manifest->sync();
+    } catch (...) {
+        csv_synced.get();  // the CSV's own error (a full disk fails it first) is the one to report
+        throw;
+    }
     csv_synced.get();  // rethrows the CSV's write error, if any
     file->commit();
-    manifest.commit();
+    manifest->commit();
     return 0;
 }
 
