@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -425,4 +426,39 @@ TEST_CASE("one grid builder: the three front doors' spellings give the same cell
     CHECK(on_tuning[1].seed == kTuningSeedBase + 1);
     tuned.d = "best";
     CHECK(refusal(tuned, kRunKeys).find("--on-tuning-seeds: the tuning seeds cannot score") == 0);
+}
+
+TEST_CASE("work items group the cells whose shared_episode_key is the same, in the order of their first cell",
+          "[harness][runner]") {
+    GridRequest r;
+    r.memories = {"softmax linear:phi=dpfp delta rotation"}, r.tasks = {"assoc_recall assoc_recall:queries=8 lag_recall"};
+    r.ns = {"4 8"}, r.seeds = "3", r.d = "16";
+    const auto cells = build_grid(r, kRunKeys).cells();
+    const ResolvedCells resolved = resolve_for_run(cells);
+    std::vector<std::size_t> order(cells.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = (i * 7 + 3) % order.size();  // 7 is prime to the count
+    REQUIRE(std::set<std::size_t>(order.begin(), order.end()).size() == cells.size());
+    const WorkItems items = group_by_shared_episode(
+        order, [&](std::size_t i) -> const ResolvedCell& { return *resolved[i]; }, [&](std::size_t i) { return cells[i].seed; });
+    // the definition: the keys' text, items in the order of their first cell
+    std::vector<std::vector<std::size_t>> expected;
+    std::vector<std::string> keys;
+    for (const std::size_t i : order) {
+        const std::string key = shared_episode_key(*resolved[i], cells[i].seed);
+        CHECK(key == shared_episode_key(cells[i]));
+        const auto at = std::find(keys.begin(), keys.end(), key);
+        if (key.empty() || at == keys.end()) {
+            expected.push_back({i}), keys.push_back(key.empty() ? "(alone " + std::to_string(i) + ")" : key);
+        } else {
+            expected[static_cast<std::size_t>(at - keys.begin())].push_back(i);
+        }
+    }
+    CHECK(items.cells == expected);
+    std::size_t alone = 0, shared = 0;
+    for (const auto& item : items.cells) (item.size() == 1 ? alone : shared) += 1;
+    CHECK(alone > 0);   // the rotation's cells (read by the probe)
+    CHECK(shared > 0);  // the other memories' cells of one task, n and seed
+    REQUIRE(items.peak.size() == items.cells.size());
+    for (std::size_t k = 0; k < items.cells.size(); ++k)
+        for (const std::size_t i : items.cells[k]) CHECK(items.peak[k] >= resolved[i]->peak_bytes);
 }

@@ -191,11 +191,14 @@ std::string shared_episode_key(const CellSpec& c) {
     return c.task.canonical() + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " seed=" + std::to_string(c.seed);
 }
 
+bool shares_episode(const ResolvedCell& r, std::uint64_t seed) {
+    return r.readout->uses_native_read && r.task->test_episodes(r.at(seed)) == 1 &&
+           !r.task->key_training();  // a trained task's episodes depend on the keys trained through the memory
+}
+
 std::string shared_episode_key(const ResolvedCell& r, std::uint64_t seed) {
+    if (!shares_episode(r, seed)) return {};
     const CellSpec& c = r.cell;
-    if (!r.readout->uses_native_read) return {};
-    if (r.task->test_episodes(r.at(seed)) != 1) return {};
-    if (r.task->key_training()) return {};  // its episodes depend on the keys trained through the memory
     return c.task.canonical() + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " seed=" + std::to_string(seed);
 }
 

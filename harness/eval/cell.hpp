@@ -108,6 +108,8 @@ void check_fits(const ResolvedCell& cell);
 /// another readout: nothing to share (run_cells_unordered keeps it a work item of its own).
 std::string shared_episode_key(const CellSpec& c);
 std::string shared_episode_key(const ResolvedCell& r, std::uint64_t seed);
+/// Whether shared_episode_key(r, seed) is non-empty: the key's conditions without its text.
+bool shares_episode(const ResolvedCell& r, std::uint64_t seed);
 
 /// A rough measure of the cell's work, for progress estimates only: the FLOPs the memory's
 /// cost model declares for an episode's write and read, plus the native read's cleanup,

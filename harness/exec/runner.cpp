@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <map>
+#include <unordered_map>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -48,14 +48,39 @@ WorkItems group_by_shared_episode(const std::vector<std::size_t>& indices,
                                   const std::function<const ResolvedCell&(std::size_t)>& resolved_of,
                                   const std::function<std::uint64_t(std::size_t)>& seed_of) {
     WorkItems items;
-    std::map<std::string, std::size_t> item_of;
+    // The items are those of shared_episode_key's text (task spec, n, d, seed), without making
+    // that text for every cell: the task spec is canonicalised once per resolution (the cells
+    // of one resolution differ in the seed only) and named by a number.
+    struct Key {
+        std::size_t task;
+        std::int64_t n;
+        int d;
+        std::uint64_t seed;
+        bool operator==(const Key& o) const { return task == o.task && n == o.n && d == o.d && seed == o.seed; }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const {
+            std::uint64_t h = k.task * 0x9E3779B97F4A7C15ULL;
+            for (const std::uint64_t v : {static_cast<std::uint64_t>(k.n), static_cast<std::uint64_t>(k.d), k.seed})
+                h = (h ^ v) * 0x100000001B3ULL + (h >> 29);
+            return static_cast<std::size_t>(h);
+        }
+    };
+    std::unordered_map<Key, std::size_t, KeyHash> item_of;
+    item_of.reserve(indices.size());
+    std::unordered_map<const ResolvedCell*, std::size_t> task_of;  // resolution -> its task spec's number
+    std::unordered_map<std::string, std::size_t> task_number;
     for (const std::size_t idx : indices) {
-        const std::string key = shared_episode_key(resolved_of(idx), seed_of(idx));
-        if (key.empty()) {
+        const ResolvedCell& r = resolved_of(idx);
+        const std::uint64_t seed = seed_of(idx);
+        if (!shares_episode(r, seed)) {
             items.cells.push_back({idx});
             continue;
         }
-        const auto [it, fresh] = item_of.try_emplace(key, items.cells.size());
+        auto known = task_of.find(&r);
+        if (known == task_of.end())
+            known = task_of.emplace(&r, task_number.try_emplace(r.cell.task.canonical(), task_number.size()).first->second).first;
+        const auto [it, fresh] = item_of.try_emplace(Key{known->second, r.cell.n, r.cell.d, seed}, items.cells.size());
         if (fresh) items.cells.emplace_back();
         items.cells[it->second].push_back(idx);
     }
