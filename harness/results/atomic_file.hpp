@@ -27,7 +27,10 @@ public:
     AtomicFile(const AtomicFile&) = delete;
     AtomicFile& operator=(const AtomicFile&) = delete;
 
+    /// Writes `text` (checked). A real file's data goes to the disk in the background as it
+    /// grows, every kWriteBehind bytes, so that sync() at the end waits for the last part only.
     void write(const std::string& text);
+    static constexpr long long kWriteBehind = 256 << 10;
     /// Flushes and syncs the temporary to disk: the first half of commit(), which a caller
     /// can run on another thread to wait for the disk while it does other work (then joins
     /// it before commit). Throws as commit() does, removing nothing: the destructor does.
@@ -40,6 +43,7 @@ private:
     std::string path_, tmp_;
     std::FILE* file_ = nullptr;
     bool synced_ = false;
+    long long written_ = 0, handed_ = 0;  // bytes written; of them, handed to the disk ahead of sync()
 };
 
 /// Throws UsageError unless a file could be created at `path` (its directory exists and is writable).
