@@ -46,6 +46,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <thread>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -259,6 +260,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     if (to_device) return file->commit(), 0;
     // The CSV's fsync (a wait for the disk) runs beside the manifest's making and writing.
     auto csv_synced = std::async(std::launch::async, [&file] { file->sync(); });
+    std::this_thread::yield();  // a new thread waits on its creator's core (exec/placement.hpp): let it start its wait
     using J = nlohmann::ordered_json;
     J config = {{"memories", J::array()}, {"tasks", J::array()}, {"budgets_floats", J::array()}, {"n", grid.ns},
                 {"seeds", grid.seeds}, {"d", grid.d_best ? J(grid.widths_text()) : grid.ds.size() == 1 ? J(grid.ds[0]) : J(grid.ds)},

@@ -3,6 +3,7 @@
 
 #include "core/spin_lock.hpp"
 #include "harness/exec/memory_gate.hpp"
+#include "harness/exec/placement.hpp"
 #include "harness/exec/progress.hpp"
 #include "harness/results/csv.hpp"
 
@@ -170,34 +171,39 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells
     SpinLock rows_lock;
     std::exception_ptr failure;  // the first exception from a cell or from `done`, rethrown below
     std::atomic<bool> failed{false};
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (std::int64_t g = 0; g < count; ++g) {
-        if (stop.load() || failed.load()) continue;
-        const MemoryGate::Hold hold(gate, peak[static_cast<std::size_t>(g)]);
-        for (const std::size_t idx : groups[static_cast<std::size_t>(g)]) {
-            if (stop.load() || failed.load()) break;
-            std::string text;
-            const auto started = std::chrono::steady_clock::now();
-            try {
-                text = cell_text(*resolved[idx], cells[idx]);
-            } catch (...) {
+    TeamPlacement placement;  // placement.hpp says why
+#pragma omp parallel num_threads(threads)
+    {
+        placement.enter(omp_get_thread_num(), omp_get_num_threads());
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t g = 0; g < count; ++g) {
+            if (stop.load() || failed.load()) continue;
+            const MemoryGate::Hold hold(gate, peak[static_cast<std::size_t>(g)]);
+            for (const std::size_t idx : groups[static_cast<std::size_t>(g)]) {
+                if (stop.load() || failed.load()) break;
+                std::string text;
+                const auto started = std::chrono::steady_clock::now();
+                try {
+                    text = cell_text(*resolved[idx], cells[idx]);
+                } catch (...) {
 #pragma omp critical(memcap_failure)
-                if (!failure) failure = std::current_exception();
-                failed = true;
-                break;
-            }
-            {
-                const std::lock_guard<SpinLock> lock(rows_lock);  // one `done` at a time; never sleeps
-                if (!failed.load()) try {
-                        done(idx, text, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-                    } catch (...) {
+                    if (!failure) failure = std::current_exception();
+                    failed = true;
+                    break;
+                }
+                {
+                    const std::lock_guard<SpinLock> lock(rows_lock);  // one `done` at a time; never sleeps
+                    if (!failed.load()) try {
+                            done(idx, text, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+                        } catch (...) {
 #pragma omp critical(memcap_failure)
-                        if (!failure) failure = std::current_exception();
-                        failed = true;
-                    }
+                            if (!failure) failure = std::current_exception();
+                            failed = true;
+                        }
+                }
             }
         }
-    }
+    }  // omp parallel
     if (failure) std::rethrow_exception(failure);
 }
 
