@@ -226,12 +226,13 @@ void target_sums(const Episode& e, ConstMatRef reads, std::size_t first, std::ve
 }  // namespace
 
 void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first,
-                 std::vector<Decision>* decisions) {
+                 std::vector<Decision>* decisions, const Vec* candidate_sq) {
     // argmin_j ‖r − c_j‖² = argmin_j (‖c_j‖² − 2 r·c_j); ties go to the lower index.
     thread_local RowMat dots;  // reused from episode to episode; let go of below when large
-    thread_local Vec sq;
+    thread_local Vec own_sq;
     dots.noalias() = reads * e.candidates.transpose();
-    sq = e.candidates.rowwise().squaredNorm();
+    if (!candidate_sq) own_sq = e.candidates.rowwise().squaredNorm();
+    const Vec& sq = candidate_sq ? *candidate_sq : own_sq;
     const auto score = [&](Eigen::Index i, Eigen::Index j) { return sq(j) - 2.0f * dots(i, j); };
     thread_local std::vector<TargetSums> sums;
     target_sums(e, reads, first, sums);
@@ -265,7 +266,7 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         const double norms = std::sqrt(t.rr) * std::sqrt(t.cc);
         s.target_cos_sum += norms > 0.0 ? t.rc / norms : 0.0;
     }
-    if (dots.size() > (Eigen::Index{1} << 22)) dots.resize(0, 0), sq.resize(0);  // over 16 MiB: not kept between cells
+    if (dots.size() > (Eigen::Index{1} << 22)) dots.resize(0, 0), own_sq.resize(0);  // over 16 MiB: not kept between cells
 }
 
 namespace {
@@ -354,15 +355,17 @@ struct LastEpisode {
     TaskCell cell;
     std::int64_t index = -1;  // -1: names nothing (not yet filled, or a fill failed)
     Episode episode;           // reused: fill_episode keeps its buffers
+    Vec sq;                    // the candidates' squared norms, for score_reads
+    bool has_sq = false;       // whether `sq` is the present episode's
 
     const Episode& get(const Task& t, const TaskCell& c, std::int64_t i) {
         if (t.key_training()) {  // its episodes depend on the keys trained through this cell's memory
-            index = -1;
+            index = -1, has_sq = false;
             t.fill_episode(c, Split::Test, i, episode);
             return episode;
         }
         if (index == i && cell.n == c.n && cell.d == c.d && cell.seed == c.seed && task == t.spec()) return episode;
-        index = -1;
+        index = -1, has_sq = false;
         t.fill_episode(c, Split::Test, i, episode);
         task = t.spec(), cell = c, index = i;
         return episode;
@@ -371,7 +374,12 @@ struct LastEpisode {
     /// any cell's estimated peak): the next cell draws it again.
     void trim() {
         const auto floats = episode.keys.size() + episode.values.size() + episode.queries.size() + episode.candidates.size();
-        if (floats > kKeptFloats) episode = Episode{}, index = -1;
+        if (floats > kKeptFloats) episode = Episode{}, sq = Vec{}, index = -1, has_sq = false;
+    }
+    /// The present episode's candidates' squared norms, made once for the memories that read it.
+    const Vec& candidate_sq() {
+        if (!has_sq) sq = episode.candidates.rowwise().squaredNorm(), has_sq = true;
+        return sq;
     }
     static constexpr Eigen::Index kKeptFloats = Eigen::Index{16} << 20;  // 64 MiB
 };
@@ -420,7 +428,8 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
                 last_episode.trim();
                 return out;
             }
-            score_reads(e, reads, by_slot, static_cast<std::size_t>(hop) * static_cast<std::size_t>(m), decisions);
+            score_reads(e, reads, by_slot, static_cast<std::size_t>(hop) * static_cast<std::size_t>(m), decisions,
+                        &last_episode.candidate_sq());
             if (hop + 1 < hops) task.next_queries(e, reads, next);
         }
         out.state_floats = std::max(out.state_floats, memory.state_floats());

@@ -71,8 +71,10 @@ double spectral_episode_peak_bytes(std::int64_t n, int d, std::int64_t queries);
 /// query whose target and slot are entry `first + i` of the episode's (a chained task's
 /// later rounds start further in). A query whose target is −1 (a key never written) is
 /// not scored; when `decisions` is given, every query adds its decision statistic there
-/// (the read's dot product with its nearest candidate).
+/// (the read's dot product with its nearest candidate). `candidate_sq`, when given, holds
+/// the candidates' squared norms, episode.candidates.rowwise().squaredNorm(), made once for
+/// an episode read by several memories; otherwise they are made here.
 void score_reads(const Episode& episode, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first = 0,
-                 std::vector<Decision>* decisions = nullptr);
+                 std::vector<Decision>* decisions = nullptr, const Vec* candidate_sq = nullptr);
 
 }  // namespace memcap
