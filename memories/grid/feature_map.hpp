@@ -66,6 +66,8 @@ public:
     static std::uint64_t kept_projections();
 
     int dim() const { return dim_; }
+    /// Whether apply(x) is x itself (the plain map with no projection): callers may read x.
+    bool passes_through() const { return identity_ && !taylor_ && !dpfp_; }
     std::int64_t param_floats() const { return proj_.size(); }
     void apply(ConstMatRef x, MatRef phi) const;
     /// The backward pass of apply at `x`: d_x = (∂φ/∂x)ᵀ d_phi, row by row (d_phi: n × dim(),

@@ -52,6 +52,10 @@ public:
     }
     void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override {
         require_no_hidden(options);
+        if (features_are_keys()) {  // the same product, without a copy of the queries
+            out.noalias() = queries * grid_.transpose();
+            return;
+        }
         const RowMat f = features(queries);
         out.noalias() = f * grid_.transpose();
     }
@@ -86,6 +90,9 @@ protected:
                      double taylor_scale = 1.0)
         : phi_(phi, shape.d_key, feature_budget(shape, phi), nu, rng, taylor_scale), normalise_(normalise),
           grid_(RowMat::Zero(shape.d_value, phi_.dim())) {}
+
+    /// Whether features(x) is x itself (φ passes keys through, rows not normalised).
+    bool features_are_keys() const { return !normalise_ && phi_.passes_through(); }
 
     /// φ of every row of x (n × d_k → n × d_φ), rows normalised when asked.
     RowMat features(ConstMatRef x) const {

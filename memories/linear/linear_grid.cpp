@@ -9,6 +9,10 @@ void LinearGrid::write(ConstVecRef key, ConstVecRef value) {
 }
 
 void LinearGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
+    if (features_are_keys()) {  // the same product, without a copy of the keys
+        grid_.noalias() += values.transpose() * keys;
+        return;
+    }
     const RowMat f = features(keys);
     grid_.noalias() += values.transpose() * f;  // Σ_i v_i φ(k_i)ᵀ as one GEMM
 }
