@@ -191,7 +191,23 @@ void target_sums(const Episode& e, ConstMatRef reads, std::size_t first, std::ve
         std::fill_n(rr, L, -0.0), std::fill_n(cc, L, -0.0), std::fill_n(rc, L, -0.0);
         alignas(32) float x[L], y[L];
         Eigen::Index j = 0;
-#if defined(__AVX__)
+#if defined(__AVX512F__)
+        if (d >= L) {  // as below, the eight lanes of each sum in one register of eight doubles
+            __m512d rr8 = _mm512_set1_pd(-0.0), cc8 = rr8, rc8 = rr8;
+            for (; j + L <= d; j += L) {
+                __m256 rt[L], ct[L];
+                for (Eigen::Index l = 0; l < L; ++l) rt[l] = _mm256_loadu_ps(r[l] + j), ct[l] = _mm256_loadu_ps(c[l] + j);
+                transpose8(rt), transpose8(ct);
+                for (Eigen::Index k = 0; k < L; ++k) {
+                    const __m512d a = _mm512_cvtps_pd(rt[k]), b = _mm512_cvtps_pd(ct[k]);
+                    rr8 = _mm512_add_pd(rr8, _mm512_mul_pd(a, a));
+                    cc8 = _mm512_add_pd(cc8, _mm512_mul_pd(b, b));
+                    rc8 = _mm512_add_pd(rc8, _mm512_mul_pd(a, b));
+                }
+            }
+            _mm512_store_pd(rr, rr8), _mm512_store_pd(cc, cc8), _mm512_store_pd(rc, rc8);
+        }
+#elif defined(__AVX__)
         if (d >= L) {  // 8 × 8 tiles of each: rows = lanes, transposed to columns, summed in registers
             // lanes 0–3 and 4–7 of each sum; a product of two floats is exact in double, so
             // mul then add is the scalar chain's own arithmetic
