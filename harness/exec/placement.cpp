@@ -16,13 +16,13 @@ bool user_chose_placement() {
     return chose;
 }
 
-/// Pins the calling thread to the `index`-th allowed CPU other than `skip`; false if there
-/// are not `needed` allowed CPUs or the system refuses.
-bool pin_to_other_cpu(int index, int skip, int needed) {
+/// Pins the calling thread to the `index`-th allowed CPU other than `skip`; false unless
+/// there are exactly `team` allowed CPUs, or if the system refuses.
+bool pin_to_other_cpu(int index, int skip, int team) {
 #if defined(__linux__)
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
-    if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < needed) return false;
+    if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) != team) return false;
     std::vector<int> others;  // the allowed CPUs but `skip`, in order
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
         if (CPU_ISSET(cpu, &allowed) && cpu != skip) others.push_back(cpu);
@@ -32,7 +32,7 @@ bool pin_to_other_cpu(int index, int skip, int needed) {
     CPU_SET(others[static_cast<std::size_t>(index)], &one);
     return ::sched_setaffinity(0, sizeof one, &one) == 0;
 #else
-    (void)index, (void)skip, (void)needed;
+    (void)index, (void)skip, (void)team;
     return false;
 #endif
 }
