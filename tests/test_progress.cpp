@@ -27,13 +27,15 @@ TEST_CASE("progress: the cost model prices the cells before any is timed", "[pro
     for (int i = 0; i < 100; ++i) bar.expect("a", work / 100);
     // before any cell: every cell priced by the cost model, over the two threads
     CHECK(bar.eta_text() == shown(work * kSecondsPerWork / 2));
-    // one small cell done at 0.5 s: still under a twentieth of the weight and 3 s, still priced
+    // one small cell done at 0.5 s: still under a twentieth of the weight and kMeasuredAfter, still priced
     t += 500ms;
     bar.tick("a", work / 100, 0.9);
     CHECK(bar.eta_text() == shown((work - work / 100) * kSecondsPerWork / 2));
-    // from 3 s on, the cells' own seconds take over: 99 cells left of class "a", measured at
-    // 0.9 s each (one cell is too few for its class; all classes together give the same rate)
-    t = std::chrono::steady_clock::time_point{} + 3s;
+    // from kMeasuredAfter on, the cells' own seconds take over: 99 cells left of class "a", measured
+    // at 0.9 s each (one cell is too few for its class; all classes together give the same rate)
+    REQUIRE(kMeasuredAfter > 0.5);
+    t = std::chrono::steady_clock::time_point{} + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                      std::chrono::duration<double>(kMeasuredAfter));
     CHECK(bar.eta_text() == shown((work - work / 100) * (0.9 / (work / 100)) / 2));
 }
 

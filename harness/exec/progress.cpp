@@ -72,7 +72,7 @@ void Progress::finish() {
 
 double Progress::eta(double secs) const {
     const double share = weight_done_ / total_weight_;
-    if (share > 0 && (share >= 0.05 || secs >= 3.0)) {  // measured on the cells done
+    if (share > 0 && (share >= 0.05 || secs >= kMeasuredAfter)) {  // measured on the cells done
         const double by_class = class_eta(secs);
         return by_class >= 0 ? by_class : secs * (1.0 - share) / share;
     }

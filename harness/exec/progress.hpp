@@ -21,8 +21,9 @@
 // over wall time, which undercounts while the first long cells are still running).
 //
 // Before any of that is known (no cell done, or less than a twentieth of the weight in the
-// first 3 s), the weight left is priced at kSecondsPerWork, the cost model's rough rate on
-// one thread: the ETA is a number from the first line, then calibrated as above.
+// first kMeasuredAfter seconds), the weight left is priced at kSecondsPerWork, the cost
+// model's rough rate on one thread: the ETA is a number from the first line, then
+// calibrated as above.
 #pragma once
 
 #include "core/spin_lock.hpp"
@@ -42,6 +43,12 @@ namespace memcap {
 /// a cut-down capacity sweep (seeds 2, budgets 1024-16384, n 64-4096) on the 2-core EPYC,
 /// loaded: 1.4e-10 to 4.4e-10. A wrong value only moves the first estimates, never a result.
 constexpr double kSecondsPerWork = 2.5e-10;
+/// Seconds after which the cells done price the rest even if they are less than a twentieth
+/// of the weight. 1 s: the capacity sweep's scored cells ran about 13 times faster than
+/// kSecondsPerWork prices them (2026-12-05, 2-core EPYC: an ETA of 391 s at its first line,
+/// 1.1 s in, for 29 s in all; 25 s from the cells done at 2 s), and by 1 s hundreds of
+/// cells are done. The non-terminal progress prints its first line at 1 s.
+constexpr double kMeasuredAfter = 1.0;
 
 class Progress {
 public:
