@@ -6,7 +6,10 @@
 #include "harness/exec/signals.hpp"
 
 #if MEMCAP_MPI
-#include <mpi.h>
+#include "harness/exec/mpi_ops.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
 #endif
 
 #include <omp.h>
@@ -20,6 +23,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace memcap {
 namespace {
@@ -48,14 +52,47 @@ std::uint64_t get_u64(const std::string& buf, std::size_t& pos) {
     return x;
 }
 
+/// The directory of the running executable ("" if unknown).
+std::string executable_dir() {
+    char path[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) return {};
+    const std::string exe(path, static_cast<std::size_t>(n));
+    return exe.substr(0, exe.rfind('/') + 1);
+}
+
+/// MPI's calls, from the module built beside memcap (mpi_ops.h), loaded on first use: only a
+/// process started by an MPI launcher loads MPI's libraries. Looked for beside the running
+/// executable, then where the build put it.
+const MemcapMpiOps& mpi() {
+    static const MemcapMpiOps* ops = [] {
+        std::string tried, why;
+        std::vector<std::string> paths{executable_dir() + MEMCAP_MPI_MODULE_NAME};
+        if (paths[0] != MEMCAP_MPI_MODULE_PATH) paths.emplace_back(MEMCAP_MPI_MODULE_PATH);
+        for (const std::string& path : paths) {
+            // RTLD_GLOBAL: OpenMPI's own components, which it loads, look for its symbols globally
+            void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+            if (!module) {
+                const char* error = ::dlerror();
+                tried += (tried.empty() ? "" : ", ") + path, why = error ? error : "";
+                continue;
+            }
+            const auto get = reinterpret_cast<MemcapMpiOpsFn>(::dlsym(module, MEMCAP_MPI_OPS_SYMBOL));
+            const MemcapMpiOps* found = get ? get() : nullptr;
+            if (found && found->version == MEMCAP_MPI_OPS_VERSION) return found;
+            tried += (tried.empty() ? "" : ", ") + path, why = "not memcap's MPI module of this version";
+        }
+        throw UsageError("started by an MPI launcher, but memcap's MPI module could not be loaded (" + tried + "): " + why);
+    }();
+    return *ops;
+}
+
 std::string recv_bytes(int source, int tag, int* from) {
-    MPI_Status st;
-    MPI_Probe(source, tag, MPI_COMM_WORLD, &st);
-    int bytes = 0;
-    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    int sender = 0;
+    const int bytes = mpi().probe(source, tag, &sender);
     std::string buf(static_cast<std::size_t>(bytes), '\0');
-    MPI_Recv(buf.data(), bytes, MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (from) *from = st.MPI_SOURCE;
+    mpi().recv(buf.data(), bytes, sender, tag);
+    if (from) *from = sender;
     return buf;
 }
 
@@ -71,14 +108,11 @@ MpiSession::MpiSession() {
                              " processes without MPI; under Slurm use `srun --mpi=pmix`");
         return;
     }
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    const bool funneled = mpi().init_funneled(&rank_, &size_) != 0;
     active_ = true;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    if (provided < MPI_THREAD_FUNNELED && size_ > 1) {
+    if (!funneled && size_ > 1) {
         if (rank_ == 0) std::fprintf(stderr, "memcap: error: the MPI library lacks MPI_THREAD_FUNNELED\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        mpi().abort_world(2);
     }
 #else
     if (launched_processes() > 1)
@@ -89,13 +123,13 @@ MpiSession::MpiSession() {
 
 MpiSession::~MpiSession() {
 #if MEMCAP_MPI
-    if (active_) MPI_Finalize();
+    if (active_) mpi().finalize();
 #endif
 }
 
 int MpiSession::agree(int status) const {
 #if MEMCAP_MPI
-    if (active_) MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (active_) mpi().max_int(&status);
 #endif
     return status;
 }
@@ -103,7 +137,7 @@ int MpiSession::agree(int status) const {
 void MpiSession::sum([[maybe_unused]] std::vector<double>& values) const {
 #if MEMCAP_MPI
     if (active_ && size_ > 1 && !values.empty())
-        MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        mpi().sum_doubles(values.data(), static_cast<int>(values.size()));
 #endif
 }
 
@@ -116,15 +150,13 @@ void serve_requests(int workers, const std::vector<std::size_t>& todo, std::atom
                     const std::function<bool()>& halted, const std::function<void(std::size_t, const std::string&, int)>& record) {
     int active = workers;
     while (active > 0) {
-        int flag = 0;
-        MPI_Status st;
-        MPI_Iprobe(MPI_ANY_SOURCE, kTagResults, MPI_COMM_WORLD, &flag, &st);
-        if (!flag) {
+        int source = 0;
+        if (!mpi().iprobe_any(kTagResults, &source)) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
             continue;
         }
         int from = 0;
-        const std::string msg = recv_bytes(st.MPI_SOURCE, kTagResults, &from);
+        const std::string msg = recv_bytes(source, kTagResults, &from);
         std::size_t pos = 0;
         const auto last = get_u64(msg, pos), want = get_u64(msg, pos), count = get_u64(msg, pos);
         for (std::uint64_t k = 0; k < count; ++k) {
@@ -142,17 +174,16 @@ void serve_requests(int workers, const std::vector<std::size_t>& todo, std::atom
             if (at >= todo.size()) break;
             put_u64(work, todo[at]);
         }
-        MPI_Send(work.data(), static_cast<int>(work.size()), MPI_BYTE, from, kTagWork, MPI_COMM_WORLD);
+        mpi().send(work.data(), static_cast<int>(work.size()), from, kTagWork);
         if (work.empty()) --active;
     }
 }
 
 }  // namespace
 
-void mpi_serve(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& todo, int threads,
-               const RecordCell& record) {
-    int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+void mpi_serve(const MpiSession& session, const std::vector<CellSpec>& cells, const std::vector<std::size_t>& todo,
+               int threads, const RecordCell& record) {
+    const int size = session.size();
     // One thread serves the workers' requests (the only one calling MPI); the others compute.
     std::atomic<std::size_t> next{0};
     std::atomic<bool> failed{false};
@@ -190,7 +221,7 @@ void mpi_serve(const std::vector<CellSpec>& cells, const std::vector<std::size_t
     if (failure) std::rethrow_exception(failure);
 }
 
-void mpi_work(const std::vector<CellSpec>& cells, int threads) {
+void mpi_work(const MpiSession& session, const std::vector<CellSpec>& cells, int threads) {
     std::string results;
     std::uint64_t count = 0;
     while (true) {
@@ -200,7 +231,7 @@ void mpi_work(const std::vector<CellSpec>& cells, int threads) {
         put_u64(msg, static_cast<std::uint64_t>(2 * threads));
         put_u64(msg, count);
         msg += results;
-        MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_BYTE, 0, kTagResults, MPI_COMM_WORLD);
+        mpi().send(msg.data(), static_cast<int>(msg.size()), 0, kTagResults);
         results.clear();
         count = 0;
         if (last) return;
@@ -217,21 +248,19 @@ void mpi_work(const std::vector<CellSpec>& cells, int threads) {
                 ++count;
             });
         } catch (const std::exception& e) {  // a bug in a cell: stop every rank, loudly
-            int rank = 0;
-            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-            std::fprintf(stderr, "memcap: internal error on rank %d: %s\n", rank, e.what());
-            MPI_Abort(MPI_COMM_WORLD, 1);
+            std::fprintf(stderr, "memcap: internal error on rank %d: %s\n", session.rank(), e.what());
+            mpi().abort_world(1);
         }
     }
 }
 
 #else
 
-void mpi_serve(const std::vector<CellSpec>&, const std::vector<std::size_t>&, int, const RecordCell&) {
+void mpi_serve(const MpiSession&, const std::vector<CellSpec>&, const std::vector<std::size_t>&, int, const RecordCell&) {
     throw std::logic_error("mpi_serve: memcap was built without MPI");
 }
 
-void mpi_work(const std::vector<CellSpec>&, int) { throw std::logic_error("mpi_work: memcap was built without MPI"); }
+void mpi_work(const MpiSession&, const std::vector<CellSpec>&, int) { throw std::logic_error("mpi_work: memcap was built without MPI"); }
 
 #endif
 

@@ -45,10 +45,10 @@ using RecordCell = std::function<void(std::size_t, const std::string&, int rank)
 /// Rank 0 of several: serves the other ranks' requests for cells of `todo` and computes
 /// cells itself on `threads` threads, until `todo` is done or a stop is requested.
 /// Rethrows the first exception from `record` or from a cell.
-void mpi_serve(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& todo, int threads,
-               const RecordCell& record);
+void mpi_serve(const MpiSession& session, const std::vector<CellSpec>& cells, const std::vector<std::size_t>& todo,
+               int threads, const RecordCell& record);
 
 /// Any other rank: asks rank 0 for batches of cells, computes them, sends the rows back.
-void mpi_work(const std::vector<CellSpec>& cells, int threads);
+void mpi_work(const MpiSession& session, const std::vector<CellSpec>& cells, int threads);
 
 }  // namespace memcap

@@ -343,7 +343,7 @@ std::vector<std::size_t> compute(const SweepOptions& o, const SweepPlan& p, Swee
             run_cells_unordered(p.cells, p.resolved, out.todo, threads, stop_requested(),
                                 [&](std::size_t idx, const std::string& rows, double seconds) { record(idx, rows, 0, seconds); });
         else
-            mpi_serve(p.cells, out.todo, threads,
+            mpi_serve(mpi, p.cells, out.todo, threads,
                       [&](std::size_t idx, const std::string& rows, int rank) { record(idx, rows, rank, -1.0); });
     } catch (...) {
         failure = std::current_exception();
@@ -479,7 +479,7 @@ int run_sweep(const SweepOptions& o) {
 
     StopSignals signals;
     if (!root) {
-        mpi_work(plan.cells, threads);
+        mpi_work(mpi, plan.cells, threads);
         return stop_signal() ? 128 + stop_signal() : 0;
     }
     const auto per_rank = compute(o, plan, out, mpi, threads);
