@@ -22,6 +22,7 @@
 #include "harness/cli/options.hpp"
 #include "harness/eval/readout.hpp"
 #include "harness/exec/grid.hpp"
+#include "harness/exec/placement.hpp"
 #include "harness/exec/plugins.hpp"
 #include "harness/exec/runner.hpp"
 #include "harness/exec/signals.hpp"
@@ -467,6 +468,7 @@ int cmd_report(const std::vector<std::string>& args) {
 }  // namespace
 
 int memcap_main(int argc, char** argv) {
+    allow_thread_placement(true);  // the binary's own threads (exec/placement.hpp)
     try {
         if (argc < 2) return std::cerr << kUsage, 2;
         const std::string cmd = argv[1];

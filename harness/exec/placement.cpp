@@ -1,6 +1,7 @@
 // memcap/harness/exec/placement.cpp — see placement.hpp.
 #include "harness/exec/placement.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <vector>
 
@@ -10,6 +11,8 @@
 
 namespace memcap {
 namespace {
+
+std::atomic<bool> placement_allowed{false};
 
 bool user_chose_placement() {
     static const bool chose = std::getenv("OMP_PROC_BIND") || std::getenv("OMP_PLACES") || std::getenv("GOMP_CPU_AFFINITY");
@@ -39,13 +42,15 @@ bool pin_to_other_cpu(int index, int skip, int team) {
 
 }  // namespace
 
+void allow_thread_placement(bool allow) { placement_allowed = allow; }
+
 TeamPlacement::TeamPlacement() {
 #if defined(__linux__)
     caller_cpu_ = ::sched_getcpu();
 #else
     caller_cpu_ = -1;
 #endif
-    pins_ = caller_cpu_ >= 0 && !user_chose_placement();
+    pins_ = placement_allowed.load() && caller_cpu_ >= 0 && !user_chose_placement();
 }
 
 void TeamPlacement::enter(int thread, int team) {

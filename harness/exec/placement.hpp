@@ -17,6 +17,11 @@
 
 namespace memcap {
 
+/// Whether parallel regions place their threads (TeamPlacement); off unless the program says
+/// so. The memcap binary turns it on; a host that links memcap as a library (the Python
+/// module, a test) keeps its threads' affinities as it set them.
+void allow_thread_placement(bool allow);
+
 /// The placement of one parallel region's threads. Made by the calling thread before the
 /// region (it notes that thread's CPU); each thread of the region calls enter() first.
 class TeamPlacement {
@@ -31,6 +36,7 @@ public:
     /// (OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY set: theirs holds). Thread 0 stays free to move; while the others have not entered (a new
     /// thread waiting on thread 0's core) it yields its core, a few times at most. Where the
     /// system refuses, nothing changes. Results never depend on it: only where threads run.
+    /// Nothing at all unless allow_thread_placement(true) was called.
     void enter(int thread, int team);
 
 private:
