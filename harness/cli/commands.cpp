@@ -47,10 +47,10 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
-#include <thread>
 #include <iostream>
 #include <new>
 #include <optional>
+#include <thread>
 
 #include <unistd.h>
 

@@ -371,18 +371,17 @@ struct LastEpisode {
     TaskCell cell;
     std::int64_t index = -1;  // -1: names nothing (not yet filled, or a fill failed)
     Episode episode;           // reused: fill_episode keeps its buffers
-    Vec sq;                    // the candidates' squared norms, for score_reads
-    bool has_sq = false;       // whether `sq` is the present episode's
+    Vec sq;                    // the episode's candidates' squared norms (score_reads), made with it
 
     const Episode& get(const Task& t, const TaskCell& c, std::int64_t i) {
         if (t.key_training()) {  // its episodes depend on the keys trained through this cell's memory
-            index = -1, has_sq = false;
-            t.fill_episode(c, Split::Test, i, episode);
+            index = -1;
+            fill(t, c, i);
             return episode;
         }
         if (index == i && cell.n == c.n && cell.d == c.d && cell.seed == c.seed && task == t.spec()) return episode;
-        index = -1, has_sq = false;
-        t.fill_episode(c, Split::Test, i, episode);
+        index = -1;
+        fill(t, c, i);
         task = t.spec(), cell = c, index = i;
         return episode;
     }
@@ -390,12 +389,11 @@ struct LastEpisode {
     /// any cell's estimated peak): the next cell draws it again.
     void trim() {
         const auto floats = episode.keys.size() + episode.values.size() + episode.queries.size() + episode.candidates.size();
-        if (floats > kKeptFloats) episode = Episode{}, sq = Vec{}, index = -1, has_sq = false;
+        if (floats > kKeptFloats) episode = Episode{}, sq = Vec{}, index = -1;
     }
-    /// The present episode's candidates' squared norms, made once for the memories that read it.
-    const Vec& candidate_sq() {
-        if (!has_sq) sq = episode.candidates.rowwise().squaredNorm(), has_sq = true;
-        return sq;
+    void fill(const Task& t, const TaskCell& c, std::int64_t i) {
+        t.fill_episode(c, Split::Test, i, episode);
+        sq = episode.candidates.rowwise().squaredNorm();  // once for every memory that reads it
     }
     static constexpr Eigen::Index kKeptFloats = Eigen::Index{16} << 20;  // 64 MiB
 };
@@ -445,7 +443,7 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
                 return out;
             }
             score_reads(e, reads, by_slot, static_cast<std::size_t>(hop) * static_cast<std::size_t>(m), decisions,
-                        &last_episode.candidate_sq());
+                        &last_episode.sq);
             if (hop + 1 < hops) task.next_queries(e, reads, next);
         }
         out.state_floats = std::max(out.state_floats, memory.state_floats());

@@ -9,7 +9,8 @@
 #include "harness/exec/mpi_ops.h"
 
 #include <dlfcn.h>
-#include <unistd.h>
+
+#include <filesystem>
 #endif
 
 #include <omp.h>
@@ -52,23 +53,17 @@ std::uint64_t get_u64(const std::string& buf, std::size_t& pos) {
     return x;
 }
 
-/// The directory of the running executable ("" if unknown).
-std::string executable_dir() {
-    char path[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) return {};
-    const std::string exe(path, static_cast<std::size_t>(n));
-    return exe.substr(0, exe.rfind('/') + 1);
-}
-
 /// MPI's calls, from the module built beside memcap (mpi_ops.h), loaded on first use: only a
 /// process started by an MPI launcher loads MPI's libraries. Looked for beside the running
 /// executable, then where the build put it.
 const MemcapMpiOps& mpi() {
     static const MemcapMpiOps* ops = [] {
         std::string tried, why;
-        std::vector<std::string> paths{executable_dir() + MEMCAP_MPI_MODULE_NAME};
-        if (paths[0] != MEMCAP_MPI_MODULE_PATH) paths.emplace_back(MEMCAP_MPI_MODULE_PATH);
+        std::error_code ec;
+        const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+        std::vector<std::string> paths;
+        if (!ec) paths.push_back((exe.parent_path() / MEMCAP_MPI_MODULE_NAME).string());
+        if (paths.empty() || paths[0] != MEMCAP_MPI_MODULE_PATH) paths.emplace_back(MEMCAP_MPI_MODULE_PATH);
         for (const std::string& path : paths) {
             // RTLD_GLOBAL: OpenMPI's own components, which it loads, look for its symbols globally
             void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);

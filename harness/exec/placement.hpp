@@ -8,7 +8,7 @@
 // 1–4 ms late in most runs (timestamps at the region's start, 8 runs of each setting) —
 // a core idle for 1–5% of the block. So, at the region's start, each other thread pins
 // itself to a core of its own, and the calling thread yields its core until they have.
-// With a busy loop holding one of the 2 cores, the block took 129 ms so against 151 ms
+// With a busy loop holding one of the 2 cores, the block took 129 ms against 151 ms
 // unpinned (9 interleaved runs): a pinned thread slowed by another process takes fewer of
 // the run's work items, as the schedule is dynamic.
 #pragma once
@@ -33,9 +33,9 @@ public:
     /// none of them thread 0's, when the team has one thread per allowed CPU (the default
     /// --threads; with fewer threads than CPUs, processes run side by side would pin their
     /// threads onto the same few CPUs) and the user has not chosen a placement for OpenMP
-    /// (OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY set: theirs holds). Thread 0 stays free to move; while the others have not entered (a new
-    /// thread waiting on thread 0's core) it yields its core, a few times at most. Where the
-    /// system refuses, nothing changes. Results never depend on it: only where threads run.
+    /// (OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY set: theirs holds). Thread 0 stays free
+    /// to move; while the others have not entered (a new thread waiting on thread 0's core)
+    /// it yields its core, a few times at most. Where the system refuses, nothing changes. Results never depend on it: only where threads run.
     /// Nothing at all unless allow_thread_placement(true) was called.
     void enter(int thread, int team);
 
