@@ -1,10 +1,13 @@
-// score_reads (harness/eval/readout.cpp) against the plain formulas it replaces, bit for
+// score_reads (harness/eval/readout.cpp) against the plain formulas it stands for, bit for
 // bit: the nearest candidate by a scan `if (s_j < best) best = j` over
-// s_j = ‖c_j‖² − 2 r·c_j, and the target's distance and cosine through Eigen's
-// float/double norms and dot. score_reads finds the same index with vectorised passes
-// and the cosine's three double sums in one pass; every CSV byte depends on it giving
-// the same numbers, so these are compared with ==, not a tolerance.
+// s_j = ‖c_j‖² − 2 r·c_j, with r·c one chain of fused multiply-adds in index order (the
+// readout's one definition of the dot product, harness/eval/nearest.hpp), and the
+// target's distance and cosine through Eigen's float/double norms and dot. score_reads
+// finds the same index with a register-tiled kernel and the cosine's three double sums in
+// one pass; every CSV byte depends on it giving the same numbers, so these are compared
+// with ==, not a tolerance.
 #include "core/rng.hpp"
+#include "harness/eval/nearest.hpp"
 #include "harness/eval/readout.hpp"
 
 #include <catch2/catch.hpp>
@@ -17,20 +20,37 @@ using namespace memcap;
 
 namespace {
 
+/// r·c written out: acc = fma(r_k, c_k, acc) from 0 (a multiply and an add without FMA).
+float chain_dot(const RowMat& a, Eigen::Index i, const RowMat& b, Eigen::Index j) {
+    float acc = 0.0f;
+    for (Eigen::Index k = 0; k < a.cols(); ++k) {
+#if defined(__FMA__)
+        acc = std::fma(a(i, k), b(j, k), acc);
+#else
+        acc = a(i, k) * b(j, k) + acc;
+#endif
+    }
+    return acc;
+}
+
+int scan(const RowMat& reads, Eigen::Index i, const RowMat& candidates) {
+    const Vec sq = candidates.rowwise().squaredNorm();
+    int best = 0;
+    float best_score = sq(0) - 2.0f * chain_dot(reads, i, candidates, 0);
+    for (Eigen::Index j = 1; j < candidates.rows(); ++j) {
+        const float s = sq(j) - 2.0f * chain_dot(reads, i, candidates, j);
+        if (s < best_score) best_score = s, best = static_cast<int>(j);
+    }
+    return best;
+}
+
 /// The reference: score_reads as a scalar loop with Eigen's reductions.
 std::vector<SlotScore> reference(const Episode& e, const RowMat& reads, std::vector<int>& best_of) {
-    const RowMat dots = reads * e.candidates.transpose();
-    const Vec sq = e.candidates.rowwise().squaredNorm();
     std::vector<SlotScore> by_slot;
     best_of.clear();
     for (Eigen::Index i = 0; i < reads.rows(); ++i) {
-        Eigen::Index best = 0;
-        float best_score = sq(0) - 2.0f * dots(i, 0);
-        for (Eigen::Index j = 1; j < dots.cols(); ++j) {
-            const float s = sq(j) - 2.0f * dots(i, j);
-            if (s < best_score) best_score = s, best = j;
-        }
-        best_of.push_back(static_cast<int>(best));
+        const int best = scan(reads, i, e.candidates);
+        best_of.push_back(best);
         const int target = e.target[static_cast<std::size_t>(i)], slot = e.slot[static_cast<std::size_t>(i)];
         if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
         SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
@@ -67,19 +87,23 @@ void require_same(const Episode& e, const RowMat& reads) {
         CHECK(got[k].target_dist_sum == want[k].target_dist_sum);  // bit for bit
         CHECK(got[k].target_cos_sum == want[k].target_cos_sum);
     }
-    for (std::size_t i = 0; i < best.size(); ++i)
+    REQUIRE(decisions.size() == best.size());
+    for (std::size_t i = 0; i < best.size(); ++i) {
         CHECK((decisions[i].kind == Decision::PresentRight) == (best[i] == e.target[i]));
+        const float dot = chain_dot(reads, static_cast<Eigen::Index>(i), e.candidates, best[i]);
+        CHECK((std::isnan(dot) ? std::isnan(decisions[i].statistic) : decisions[i].statistic == dot));
+    }
 }
 
 }  // namespace
 
-TEST_CASE("score_reads gives the bits of the scalar scan and Eigen's reductions", "[readout][score]") {
+TEST_CASE("score_reads gives the bits of the scalar scan over the FMA chain and Eigen's reductions", "[readout][score]") {
     Rng rng = Rng::stream("test/score_reads");
     for (const int d : {1, 7, 64, 100}) {
-        for (const Eigen::Index n : {1, 2, 5, 64, 513}) {
+        for (const Eigen::Index n : {1, 2, 5, 16, 17, 64, 80, 113, 513}) {
             CAPTURE(d, n);
-            const Episode e = episode(rng, n, 40, d);
-            RowMat reads(40, d);
+            const Episode e = episode(rng, n, 41, d);  // 41 reads: ten tiles of four and one row
+            RowMat reads(41, d);
             rng.fill_normal(reads, 0.3);
             for (Eigen::Index i = 0; i < reads.rows(); i += 3)  // some reads near their target
                 reads.row(i) += e.candidates.row(e.target[static_cast<std::size_t>(i)]);
@@ -144,4 +168,67 @@ TEST_CASE("score_reads breaks ties toward the lower index across lanes and in th
         REQUIRE(got.size() == 1);
         CHECK(got[0].correct == expected);
     }
+}
+
+TEST_CASE("score_reads: huge reads among ordinary ones are decided by the scan, the rest by the kernel", "[readout][score]") {
+    Rng rng = Rng::stream("test/score_reads/mixed");
+    for (const Eigen::Index n : {20, 100}) {
+        CAPTURE(n);
+        Episode e = episode(rng, n, 11, 16);
+        RowMat reads(11, 16);
+        rng.fill_normal(reads);
+        reads.row(2) *= 1e36f;  // scores near the float range: the scan decides this row
+        reads.row(7).setConstant(std::numeric_limits<float>::max());
+        require_same(e, reads);
+    }
+}
+
+TEST_CASE("nearest_candidates and candidate_dots on reads that are a block of a wider matrix", "[readout][score]") {
+    Rng rng = Rng::stream("test/score_reads/block");
+    RowMat candidates(70, 24), wide(9, 40);
+    rng.fill_normal(candidates), rng.fill_normal(wide);
+    const auto reads = wide.middleCols(5, 24);  // rows 40 floats apart
+    CandidatePanel panel;
+    panel.build(candidates);
+    std::vector<int> best(9);
+    nearest_candidates(reads, panel, best.data());
+    RowMat dots;
+    candidate_dots(reads, panel, dots);
+    const RowMat dense = reads;
+    REQUIRE(dots.rows() == 9);
+    REQUIRE(dots.cols() == 70);
+    for (Eigen::Index i = 0; i < 9; ++i) {
+        CHECK(best[static_cast<std::size_t>(i)] == scan(dense, i, candidates));
+        for (Eigen::Index j = 0; j < 70; ++j) CHECK(dots(i, j) == chain_dot(dense, i, candidates, j));
+        CHECK(score_dot(dense.row(i).data(), candidates.row(5).data(), 24) == chain_dot(dense, i, candidates, 5));
+    }
+}
+
+TEST_CASE("score_reads applies the tie rule with the kernel's products", "[readout][score]") {
+    // Reads midway between their target and another candidate, pulled toward the target by
+    // less than the tolerance and by more: the first are misses, the second hits.
+    Rng rng = Rng::stream("test/score_reads/tie_rule");
+    Episode e = episode(rng, 37, 8, 16);
+    e.tie_tolerance = 0.2f;
+    RowMat reads(8, 16);
+    int expected = 0;
+    for (Eigen::Index i = 0; i < 8; ++i) {
+        const int t = e.target[static_cast<std::size_t>(i)], other = (t + 1) % 37;
+        const float w = i % 2 == 0 ? 0.55f : 0.9f;  // (1 + τ)/2 = 0.6: 0.55 is a near tie
+        reads.row(i) = w * e.candidates.row(t) + (1.0f - w) * e.candidates.row(other);
+        if (scan(reads, i, e.candidates) != t) continue;
+        bool right = true;
+        const Vec sq = e.candidates.rowwise().squaredNorm();
+        const auto s = [&](Eigen::Index j) { return sq(j) - 2.0f * chain_dot(reads, i, e.candidates, j); };
+        for (Eigen::Index j = 0; j < 37 && right; ++j)
+            if (j != t && s(j) - s(t) <= e.tie_tolerance * (e.candidates.row(j) - e.candidates.row(t)).squaredNorm())
+                right = false;
+        expected += right;
+    }
+    std::vector<SlotScore> got;
+    score_reads(e, reads, got);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].correct == expected);
+    CHECK(expected > 0);
+    CHECK(expected < 8);
 }

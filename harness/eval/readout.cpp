@@ -2,6 +2,7 @@
 #include "harness/eval/readout.hpp"
 
 #include "core/error.hpp"
+#include "harness/eval/nearest.hpp"
 #include "harness/eval/probe.hpp"
 #include "memories/registry.hpp"
 
@@ -64,61 +65,6 @@ Spec resolve_readout(const Spec& readout, const std::string& memory_name) {
 }
 
 namespace {
-
-/// The nearest candidate of one read: the index of the smallest s_j = sq_j − 2 dot_j (ties:
-/// the lowest index), as the scan `if (s_j < s_best) best = j` finds it. When every s_j is
-/// finite that is found in one vectorised pass: 16 running minima (GCC vector types, as wide
-/// as the build's vectors allow), lane l taking the indices j ≡ l (mod 16) in increasing
-/// order and keeping with its minimum the first index that reached it (only a smaller score
-/// moves it, as in the scan); of the lanes holding the overall minimum (−0 == +0, as `<`
-/// treats them) the lowest such index wins, and the scan goes on over the last n mod 16. A
-/// score that is not finite (a huge read can overflow its dots to ±inf or NaN) turns `bad`
-/// to NaN, and then the scan itself runs.
-Eigen::Index nearest(const float* sq, const float* dot, Eigen::Index n) {
-    constexpr int kLanes = 16;
-    using Floats = float __attribute__((vector_size(4 * kLanes)));
-    using Ints = std::int32_t __attribute__((vector_size(4 * kLanes)));
-    const auto score = [&](Eigen::Index j) { return sq[j] - 2.0f * dot[j]; };
-    const auto scan = [&] {
-        Eigen::Index best = 0;
-        float low = score(0);
-        for (Eigen::Index j = 1; j < n; ++j)
-            if (const float x = score(j); x < low) low = x, best = j;
-        return best;
-    };
-    // few candidates: the scan is the pass (and indices past int32 never reach the lanes)
-    if (n < 2 * kLanes || n > std::numeric_limits<std::int32_t>::max()) return scan();
-    const auto scores = [&](Eigen::Index j, Floats& x) {  // by reference: no vector crosses a call's ABI
-        Floats a, b;
-        std::memcpy(&a, sq + j, sizeof a), std::memcpy(&b, dot + j, sizeof b);
-        x = a - 2.0f * b;
-    };
-    Ints lane;
-    for (int l = 0; l < kLanes; ++l) lane[l] = l;
-    Floats low, x;
-    scores(0, low);
-    Floats bad = low * 0.0f;  // bad: NaN once any score is ±inf or NaN; 0 otherwise
-    Ints at = lane;
-    const Eigen::Index full = n - n % kLanes;
-    for (Eigen::Index j0 = kLanes; j0 < full; j0 += kLanes) {
-        scores(j0, x);
-        bad += x * 0.0f;
-        const Ints less = x < low;
-        low = less ? x : low;
-        at = less ? lane + static_cast<std::int32_t>(j0) : at;
-    }
-    float any_bad = 0.0f, m = low[0];
-    for (int l = 0; l < kLanes; ++l) any_bad += bad[l], m = low[l] < m ? low[l] : m;
-    Eigen::Index best = n;
-    for (int l = 0; l < kLanes; ++l)
-        if (low[l] == m && at[l] < best) best = at[l];
-    for (Eigen::Index j = full; j < n; ++j) {  // later than every index above: the scan's rule
-        const float x = score(j);
-        any_bad += x * 0.0f;
-        if (x < m) m = x, best = j;
-    }
-    return any_bad != 0.0f ? scan() : best;  // any_bad != 0: NaN (never a nonzero number)
-}
 
 /// Whether every one of `count` floats is finite, in one vectorised pass without an early exit
 /// (Eigen's allFinite stops at the first non-finite and so runs one compare at a time):
@@ -242,31 +188,38 @@ void target_sums(const Episode& e, ConstMatRef reads, std::size_t first, std::ve
 }  // namespace
 
 void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first,
-                 std::vector<Decision>* decisions, const Vec* candidate_sq) {
+                 std::vector<Decision>* decisions, const CandidatePanel* panel) {
     // argmin_j ‖r − c_j‖² = argmin_j (‖c_j‖² − 2 r·c_j); ties go to the lower index.
-    thread_local RowMat dots;  // reused from episode to episode; let go of below when large
-    thread_local Vec own_sq;
-    dots.noalias() = reads * e.candidates.transpose();
-    if (!candidate_sq) own_sq = e.candidates.rowwise().squaredNorm();
-    const Vec& sq = candidate_sq ? *candidate_sq : own_sq;
-    const auto score = [&](Eigen::Index i, Eigen::Index j) { return sq(j) - 2.0f * dots(i, j); };
+    thread_local CandidatePanel own;  // reused from episode to episode; let go of below when large
+    thread_local std::vector<int> nearest;
+    thread_local RowMat dots;  // the full products, for the tie rule only
+    if (!panel) own.build(e.candidates), panel = &own;
+    const Eigen::Index d = reads.cols();
+    nearest.resize(static_cast<std::size_t>(reads.rows()));
+    nearest_candidates(reads, *panel, nearest.data());
+    const bool ties = e.tie_tolerance > 0.0f;
+    if (ties) candidate_dots(reads, *panel, dots);
+    const float* sq = panel->norms();
+    const auto score = [&](Eigen::Index i, Eigen::Index j) { return sq[j] - 2.0f * dots(i, j); };
     thread_local std::vector<TargetSums> sums;
     target_sums(e, reads, first, sums);
     for (Eigen::Index i = 0; i < reads.rows(); ++i) {
-        const Eigen::Index best = nearest(sq.data(), dots.row(i).data(), dots.cols());
+        const Eigen::Index best = nearest[static_cast<std::size_t>(i)];
         const std::size_t q = first + static_cast<std::size_t>(i);
         const int target = e.target[q];
         if (target < 0) {  // a key never written: only its decision statistic counts
-            if (decisions) decisions->push_back({dots(i, best), Decision::Absent});
+            if (decisions) decisions->push_back({score_dot(reads.row(i).data(), e.candidates.row(best).data(), d), Decision::Absent});
             continue;
         }
         bool right = best == target;
-        if (right && e.tie_tolerance > 0.0f)  // the tie rule (Episode::tie_tolerance): a near-tie is a miss
-            for (Eigen::Index j = 0; j < dots.cols() && right; ++j)
+        if (right && ties)  // the tie rule (Episode::tie_tolerance): a near-tie is a miss
+            for (Eigen::Index j = 0; j < panel->n && right; ++j)
                 if (j != target && score(i, j) - score(i, target) <=
                                        e.tie_tolerance * (e.candidates.row(j) - e.candidates.row(target)).squaredNorm())
                     right = false;
-        if (decisions) decisions->push_back({dots(i, best), right ? Decision::PresentRight : Decision::PresentWrong});
+        if (decisions)
+            decisions->push_back({score_dot(reads.row(i).data(), e.candidates.row(best).data(), d),
+                                  right ? Decision::PresentRight : Decision::PresentWrong});
         const int slot = e.slot[q];
         if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
         SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];
@@ -282,7 +235,8 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         const double norms = std::sqrt(t.rr) * std::sqrt(t.cc);
         s.target_cos_sum += norms > 0.0 ? t.rc / norms : 0.0;
     }
-    if (dots.size() > (Eigen::Index{1} << 22)) dots.resize(0, 0), own_sq.resize(0);  // over 16 MiB: not kept between cells
+    if (dots.size() > (Eigen::Index{1} << 22)) dots.resize(0, 0);  // over 16 MiB: not kept between cells
+    if (own.t.size() > (Eigen::Index{1} << 22)) own = CandidatePanel{};
 }
 
 namespace {
@@ -371,7 +325,7 @@ struct LastEpisode {
     TaskCell cell;
     std::int64_t index = -1;  // -1: names nothing (not yet filled, or a fill failed)
     Episode episode;           // reused: fill_episode keeps its buffers
-    Vec sq;                    // the episode's candidates' squared norms (score_reads), made with it
+    CandidatePanel panel;      // the episode's candidates as score_reads takes them, made with it
 
     const Episode& get(const Task& t, const TaskCell& c, std::int64_t i) {
         if (t.key_training()) {  // its episodes depend on the keys trained through this cell's memory
@@ -389,11 +343,11 @@ struct LastEpisode {
     /// any cell's estimated peak): the next cell draws it again.
     void trim() {
         const auto floats = episode.keys.size() + episode.values.size() + episode.queries.size() + episode.candidates.size();
-        if (floats > kKeptFloats) episode = Episode{}, sq = Vec{}, index = -1;
+        if (floats > kKeptFloats) episode = Episode{}, panel = CandidatePanel{}, index = -1;
     }
     void fill(const Task& t, const TaskCell& c, std::int64_t i) {
         t.fill_episode(c, Split::Test, i, episode);
-        sq = episode.candidates.rowwise().squaredNorm();  // once for every memory that reads it
+        panel.build(episode.candidates);  // once for every memory that reads it
     }
     static constexpr Eigen::Index kKeptFloats = Eigen::Index{16} << 20;  // 64 MiB
 };
@@ -443,7 +397,7 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
                 return out;
             }
             score_reads(e, reads, by_slot, static_cast<std::size_t>(hop) * static_cast<std::size_t>(m), decisions,
-                        &last_episode.sq);
+                        &last_episode.panel);
             if (hop + 1 < hops) task.next_queries(e, reads, next);
         }
         out.state_floats = std::max(out.state_floats, memory.state_floats());

@@ -30,6 +30,8 @@
 
 namespace memcap {
 
+struct CandidatePanel;  // harness/eval/nearest.hpp
+
 struct ReadoutEntry {
     std::string name;
     std::string description;  // one line, for `memcap list`
@@ -71,10 +73,10 @@ double spectral_episode_peak_bytes(std::int64_t n, int d, std::int64_t queries);
 /// query whose target and slot are entry `first + i` of the episode's (a chained task's
 /// later rounds start further in). A query whose target is −1 (a key never written) is
 /// not scored; when `decisions` is given, every query adds its decision statistic there
-/// (the read's dot product with its nearest candidate). `candidate_sq`, when given, holds
-/// the candidates' squared norms, episode.candidates.rowwise().squaredNorm(), made once for
-/// an episode read by several memories; otherwise they are made here.
+/// (the read's dot product with its nearest candidate). `panel`, when given, holds the
+/// episode's candidates as the scoring kernel takes them (harness/eval/nearest.hpp), made
+/// once for an episode read by several memories; otherwise it is made here.
 void score_reads(const Episode& episode, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first = 0,
-                 std::vector<Decision>* decisions = nullptr, const Vec* candidate_sq = nullptr);
+                 std::vector<Decision>* decisions = nullptr, const CandidatePanel* panel = nullptr);
 
 }  // namespace memcap

@@ -1,0 +1,173 @@
+// memcap/core/simd.hpp — sixteen floats as one value, and the register tile of products
+// that the readout's scoring kernel (harness/eval/nearest.cpp) and the delta rule's
+// chunked writes (memories/delta/delta_grid.cpp) are built from.
+//
+// Floats is a GCC vector type of 16 floats: one zmm register with AVX-512, two ymm with
+// AVX2, four xmm with SSE2 — the build's own width, never assumed by the code. Every
+// product below is a chain of fused multiply-adds in index order, one chain per lane
+// (a multiply then an add where the build has no FMA), so each lane computes exactly
+// what the scalar madd chain computes, at any vector width.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+namespace memcap::simd {
+
+constexpr int kLanes = 16;
+using Floats = float __attribute__((vector_size(4 * kLanes)));
+using Ints = std::int32_t __attribute__((vector_size(4 * kLanes)));
+
+/// a·b + c rounded once (FMA), or a·b rounded then + c without FMA (-ffp-contract=off).
+inline float madd(float a, float b, float c) {
+#if defined(__FMA__)
+    return std::fma(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+
+inline Floats madd(Floats a, Floats b, Floats c) {
+#if defined(__AVX512F__)
+    return reinterpret_cast<Floats>(
+        _mm512_fmadd_ps(reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b), reinterpret_cast<__m512>(c)));
+#elif defined(__FMA__)
+    Floats out;
+    for (int h = 0; h < 2; ++h) {
+        const float* pa = reinterpret_cast<const float*>(&a) + 8 * h;
+        const float* pb = reinterpret_cast<const float*>(&b) + 8 * h;
+        const float* pc = reinterpret_cast<const float*>(&c) + 8 * h;
+        _mm256_storeu_ps(reinterpret_cast<float*>(&out) + 8 * h,
+                         _mm256_fmadd_ps(_mm256_loadu_ps(pa), _mm256_loadu_ps(pb), _mm256_loadu_ps(pc)));
+    }
+    return out;
+#else
+    return a * b + c;
+#endif
+}
+
+inline Floats broadcast(float x) {
+#if defined(__AVX512F__)
+    return reinterpret_cast<Floats>(_mm512_set1_ps(x));
+#elif defined(__AVX__)
+    const __m256 half = _mm256_set1_ps(x);
+    Floats v;
+    std::memcpy(&v, &half, sizeof half);
+    std::memcpy(reinterpret_cast<char*>(&v) + sizeof half, &half, sizeof half);
+    return v;
+#else
+    Floats v;
+    for (int l = 0; l < kLanes; ++l) v[l] = x;
+    return v;
+#endif
+}
+
+inline Floats load(const float* p) {
+    Floats v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+inline void store(float* p, const Floats& v) { std::memcpy(p, &v, sizeof v); }
+
+/// The register tile: acc[r][v] lane l = Σ_k rows[r][k·step] · panel[k·stride + 16v + l],
+/// the madd chain over k = 0 … depth − 1 starting from 0, or from
+/// init[r·init_stride + 16v + l] when `init` is given. R rows of the left side (their
+/// entries `step` floats apart: 1 for a row, the row length for a column) by V vectors of
+/// the panel's columns.
+template <int R, int V>
+inline void products(const float* const* rows, const float* panel, std::int64_t stride, std::int64_t depth,
+                     Floats (&acc)[R][V], const float* init = nullptr, std::int64_t init_stride = 0,
+                     std::int64_t step = 1) {
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v) acc[r][v] = init ? load(init + r * init_stride + v * kLanes) : Floats{};
+    for (std::int64_t k = 0; k < depth; ++k) {
+        const float* p = panel + k * stride;
+        Floats c[V];
+        for (int v = 0; v < V; ++v) c[v] = load(p + v * kLanes);
+        for (int r = 0; r < R; ++r) {
+            const Floats a = broadcast(rows[r][k * step]);
+            for (int v = 0; v < V; ++v) acc[r][v] = madd(a, c[v], acc[r][v]);
+        }
+    }
+}
+
+/// Transposes the 16 × 16 tile whose rows are x[0..15] (x[k] lane l becomes x[l] lane k):
+/// with AVX-512, four rounds of swapping the off-diagonal s × s blocks, s = 8, 4, 2, 1, one
+/// two-register permute per row; otherwise lane by lane.
+inline void transpose16(Floats (&x)[kLanes]) {
+#if defined(__AVX512F__)
+    const auto round = [&](int s, __m512i low, __m512i high) {
+        for (int i = 0; i < kLanes; ++i)
+            if (!(i & s)) {
+                const __m512 a = reinterpret_cast<__m512>(x[i]), b = reinterpret_cast<__m512>(x[i + s]);
+                x[i] = reinterpret_cast<Floats>(_mm512_permutex2var_ps(a, low, b));
+                x[i + s] = reinterpret_cast<Floats>(_mm512_permutex2var_ps(a, high, b));
+            }
+    };
+    // lanes of (a, b) as 0–15 from a, 16–31 from b: low l = l & s ? 16 + l − s : l,
+    // high l = l & s ? 16 + l : l + s
+    round(8, _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23),
+          _mm512_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31));
+    round(4, _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27),
+          _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31));
+    round(2, _mm512_setr_epi32(0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29),
+          _mm512_setr_epi32(2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31));
+    round(1, _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30),
+          _mm512_setr_epi32(1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31));
+#else
+    Floats t[kLanes];
+    for (int k = 0; k < kLanes; ++k)
+        for (int l = 0; l < kLanes; ++l) t[l][k] = x[k][l];
+    for (int l = 0; l < kLanes; ++l) x[l] = t[l];
+#endif
+}
+
+/// dst (cols × rows, rows `dst_stride` floats apart) = the transpose of src (rows × cols,
+/// rows `src_stride` apart): 16 × 16 tiles through transpose16, the edges entry by entry.
+inline void transpose(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t src_stride, float* dst,
+                      std::int64_t dst_stride) {
+    const std::int64_t full_rows = rows - rows % kLanes, full_cols = cols - cols % kLanes;
+    for (std::int64_t i0 = 0; i0 < full_rows; i0 += kLanes)
+        for (std::int64_t k0 = 0; k0 < full_cols; k0 += kLanes) {
+            Floats x[kLanes];
+            for (int i = 0; i < kLanes; ++i) x[i] = load(src + (i0 + i) * src_stride + k0);
+            transpose16(x);
+            for (int k = 0; k < kLanes; ++k) store(dst + (k0 + k) * dst_stride + i0, x[k]);
+        }
+    for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t k = i < full_rows ? full_cols : 0; k < cols; ++k) dst[k * dst_stride + i] = src[i * src_stride + k];
+}
+
+/// Calls f(R, V, i0, v0) for tiles covering `rows` rows by `vectors` vectors of 16 columns
+/// — R, V as std::integral_constant (R, V ≤ 4) — row tiles outer, column tiles inner.
+template <class F>
+inline void for_each_tile(std::int64_t rows, std::int64_t vectors, F&& f) {
+    using std::integral_constant;
+    const auto row_tile = [&](auto R, std::int64_t i0) {
+        std::int64_t v0 = 0;
+        for (; v0 + 4 <= vectors; v0 += 4) f(R, integral_constant<int, 4>{}, i0, v0);
+        switch (vectors - v0) {
+        case 3: f(R, integral_constant<int, 3>{}, i0, v0); break;
+        case 2: f(R, integral_constant<int, 2>{}, i0, v0); break;
+        case 1: f(R, integral_constant<int, 1>{}, i0, v0); break;
+        default: break;
+        }
+    };
+    std::int64_t i0 = 0;
+    for (; i0 + 4 <= rows; i0 += 4) row_tile(integral_constant<int, 4>{}, i0);
+    switch (rows - i0) {
+    case 3: row_tile(integral_constant<int, 3>{}, i0); break;
+    case 2: row_tile(integral_constant<int, 2>{}, i0); break;
+    case 1: row_tile(integral_constant<int, 1>{}, i0); break;
+    default: break;
+    }
+}
+
+}  // namespace memcap::simd

@@ -1,0 +1,172 @@
+// memcap/harness/eval/nearest.cpp — see nearest.hpp.
+#include "harness/eval/nearest.hpp"
+
+#include "core/simd.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace memcap {
+
+namespace nearest_kernel {  // named, not anonymous: unity builds merge anonymous namespaces
+
+constexpr int kRows = 4;     // reads per tile
+constexpr int kVectors = 4;  // vectors of candidates per tile: 4 · 16 = 64 candidates
+
+/// Every lane's running minimum of the scores and the first column that reached it: lane l
+/// sees the columns j ≡ l (mod 16) in increasing order and only a smaller score moves it, as
+/// in the scan. The panel's padding scores +inf and never moves a lane.
+template <int R>
+struct Running {
+    simd::Floats low[R];
+    simd::Ints at[R];
+};
+
+/// The lowest column among the lanes holding the minimum (−0 == +0, as `<` treats them).
+inline int lowest(const simd::Floats& low, const simd::Ints& at) {
+#if defined(__AVX512F__)
+    const __m512 l = reinterpret_cast<__m512>(low);
+    const __mmask16 holds = _mm512_cmp_ps_mask(l, _mm512_set1_ps(_mm512_reduce_min_ps(l)), _CMP_EQ_OQ);
+    return _mm512_mask_reduce_min_epi32(holds, reinterpret_cast<__m512i>(at));
+#else
+    float m = low[0];
+    for (int l = 1; l < simd::kLanes; ++l) m = low[l] < m ? low[l] : m;
+    std::int32_t best = std::numeric_limits<std::int32_t>::max();
+    for (int l = 0; l < simd::kLanes; ++l)
+        if (low[l] == m && at[l] < best) best = at[l];
+    return best;
+#endif
+}
+
+template <int R, int V>
+inline void step(const float* const* rows, const CandidatePanel& p, Eigen::Index j0, Running<R>& run) {
+    simd::Floats acc[R][V];
+    simd::products<R, V>(rows, p.t.data() + j0, p.stride, p.d, acc);
+    simd::Ints lane;
+    for (int l = 0; l < simd::kLanes; ++l) lane[l] = l;
+    for (int v = 0; v < V; ++v) {
+        const simd::Floats sq = simd::load(p.sq.data() + j0 + v * simd::kLanes);
+        const simd::Ints index = lane + static_cast<std::int32_t>(j0 + v * simd::kLanes);
+        for (int r = 0; r < R; ++r) {
+            const simd::Floats x = sq - 2.0f * acc[r][v];
+            const simd::Ints less = x < run.low[r];
+            run.low[r] = less ? x : run.low[r];
+            run.at[r] = less ? index : run.at[r];
+        }
+    }
+}
+
+template <int R>
+void nearest_rows(ConstMatRef reads, Eigen::Index i0, const CandidatePanel& p, int* best) {
+    const float* rows[R];
+    Running<R> run;
+    for (int r = 0; r < R; ++r) {
+        rows[r] = reads.row(i0 + r).data();
+        run.low[r] = simd::broadcast(std::numeric_limits<float>::infinity());
+        run.at[r] = simd::Ints{};
+    }
+    Eigen::Index j0 = 0;
+    for (; j0 + kVectors * simd::kLanes <= p.columns; j0 += kVectors * simd::kLanes) step<R, kVectors>(rows, p, j0, run);
+    switch ((p.columns - j0) / simd::kLanes) {
+    case 3: step<R, 3>(rows, p, j0, run); break;
+    case 2: step<R, 2>(rows, p, j0, run); break;
+    case 1: step<R, 1>(rows, p, j0, run); break;
+    default: break;
+    }
+    for (int r = 0; r < R; ++r) best[i0 + r] = lowest(run.low[r], run.at[r]);
+}
+
+template <int R>
+void dots_rows(ConstMatRef reads, Eigen::Index i0, const CandidatePanel& p, RowMat& dots) {
+    const float* rows[R];
+    for (int r = 0; r < R; ++r) rows[r] = reads.row(i0 + r).data();
+    for (Eigen::Index j0 = 0; j0 < p.columns; j0 += simd::kLanes) {
+        simd::Floats acc[R][1];
+        simd::products<R, 1>(rows, p.t.data() + j0, p.stride, p.d, acc);
+        const Eigen::Index count = std::min<Eigen::Index>(simd::kLanes, p.n - j0);
+        for (int r = 0; r < R; ++r) std::memcpy(&dots(i0 + r, j0), &acc[r][0], sizeof(float) * static_cast<std::size_t>(count));
+    }
+}
+
+/// The scan itself over score_dot's simd::products: the rule every path gives, run for a read
+/// whose scores may not be finite.
+int scan(const float* r, const CandidatePanel& p, const float* const* candidate) {
+    const auto score = [&](Eigen::Index j) { return p.sq[static_cast<std::size_t>(j)] - 2.0f * score_dot(r, candidate[j], p.d); };
+    int best = 0;
+    float low = score(0);
+    for (Eigen::Index j = 1; j < p.n; ++j)
+        if (const float x = score(j); x < low) low = x, best = static_cast<int>(j);
+    return best;
+}
+
+/// The largest |x| of a row; +inf when any x is not finite (x · 0 is NaN for ±inf and NaN).
+float max_abs(const float* x, Eigen::Index count) {
+    float m = 0.0f, bad = 0.0f;
+#pragma omp simd reduction(max : m) reduction(+ : bad)
+    for (Eigen::Index k = 0; k < count; ++k) m = std::max(m, std::fabs(x[k])), bad += x[k] * 0.0f;
+    return bad == 0.0f ? m : std::numeric_limits<float>::infinity();
+}
+
+}  // namespace nearest_kernel
+
+void CandidatePanel::build(const RowMat& candidates) {
+    n = candidates.rows(), d = candidates.cols();
+    columns = (n + simd::kLanes - 1) / simd::kLanes * simd::kLanes;
+    stride = columns % 128 == 0 ? columns + simd::kLanes : columns;  // rows 512 B apart or a multiple: the same cache sets
+    t.resize(d, stride);
+    simd::transpose(candidates.data(), n, d, d, t.data(), stride);
+    if (columns > n) t.middleCols(n, columns - n).setZero();
+    const Vec norms = candidates.rowwise().squaredNorm();
+    sq.assign(static_cast<std::size_t>(columns), std::numeric_limits<float>::infinity());
+    std::copy(norms.data(), norms.data() + n, sq.begin());
+    max_sq = n > 0 ? static_cast<double>(norms.maxCoeff()) : 0.0;
+}
+
+float score_dot(const float* r, const float* c, Eigen::Index d) {
+    float acc = 0.0f;
+    for (Eigen::Index k = 0; k < d; ++k) acc = simd::madd(r[k], c[k], acc);
+    return acc;
+}
+
+void nearest_candidates(ConstMatRef reads, const CandidatePanel& p, int* best) {
+    namespace kernel = nearest_kernel;
+    const Eigen::Index m = reads.rows();
+    if (m == 0 || p.n == 0) return;
+    Eigen::Index i0 = 0;
+    for (; i0 + kernel::kRows <= m; i0 += kernel::kRows) kernel::nearest_rows<kernel::kRows>(reads, i0, p, best);
+    switch (m - i0) {
+    case 3: kernel::nearest_rows<3>(reads, i0, p, best); break;
+    case 2: kernel::nearest_rows<2>(reads, i0, p, best); break;
+    case 1: kernel::nearest_rows<1>(reads, i0, p, best); break;
+    default: break;
+    }
+    // Every score is finite, and the kernel's choice the scan's, when ‖r‖·‖c_j‖ stays far
+    // inside the float range: |r·c| ≤ ‖r‖‖c‖ (to within d roundings) and ‖r‖² ≤ d·max|r_k|².
+    // Reads beyond that (or candidates: max_sq inf) are decided by the scan.
+    constexpr double kSafe = 1e72;
+    const auto safe = [&](double max_abs_r) {
+        return p.max_sq <= 1e37 && static_cast<double>(p.d) * max_abs_r * max_abs_r * p.max_sq <= kSafe;
+    };
+    float top = 0.0f;
+    for (Eigen::Index i = 0; i < m; ++i) top = std::max(top, kernel::max_abs(reads.row(i).data(), reads.cols()));
+    if (safe(top)) return;
+    std::vector<const float*> candidate(static_cast<std::size_t>(p.n));
+    RowMat c = p.t.leftCols(p.n).transpose();  // rows again, for the scan
+    for (Eigen::Index j = 0; j < p.n; ++j) candidate[static_cast<std::size_t>(j)] = c.row(j).data();
+    for (Eigen::Index i = 0; i < m; ++i)
+        if (!safe(kernel::max_abs(reads.row(i).data(), reads.cols())))
+            best[i] = kernel::scan(reads.row(i).data(), p, candidate.data());
+}
+
+void candidate_dots(ConstMatRef reads, const CandidatePanel& p, RowMat& dots) {
+    namespace kernel = nearest_kernel;
+    const Eigen::Index m = reads.rows();
+    dots.resize(m, p.n);
+    Eigen::Index i0 = 0;
+    for (; i0 + kernel::kRows <= m; i0 += kernel::kRows) kernel::dots_rows<kernel::kRows>(reads, i0, p, dots);
+    for (; i0 < m; ++i0) kernel::dots_rows<1>(reads, i0, p, dots);
+}
+
+}  // namespace memcap
