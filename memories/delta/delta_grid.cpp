@@ -1,9 +1,10 @@
 // memcap/memories/delta/delta_grid.cpp — see delta_grid.hpp.
 #include "memories/delta/delta_grid.hpp"
 
-#include "memories/grid/unit_lower.hpp"
+#include "core/simd.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace memcap {
 
@@ -20,33 +21,99 @@ void DeltaGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
     // updates u_i = β(v_i − M_{i−1} φ_i), M_i = M_{i−1} + u_i φ_iᵀ, satisfy
     //     u_i = β(v_i − M φ_i) − β Σ_{j<i} (φ_j·φ_i) u_j,
     // i.e. (I + β L) U = β(V − Φ Mᵀ) with L the strictly lower part of Φ Φᵀ; then
-    // M += Uᵀ Φ. Per chunk: three GEMMs and a C × C unit-triangular solve, instead of C
-    // matrix-vector products over the whole grid.
-    //
-    // C = 16 is the fastest chunk in both builds measured: of C = 8, 16, 32, 64 in the
-    // baseline x86-64 build (SSE2), and of C = 8 to 64 in the native AVX-512 build, with
-    // Eigen's solver and with the forward substitution below (docs/performance.md). The best
-    // C did not move with the vector width, so it stays a constant; the forward
-    // substitution takes its width from the build.
+    // M += Uᵀ Φ. Per chunk: two products over the whole grid, a C × C Gram matrix and a
+    // unit-triangular solve, instead of C matrix-vector products over the whole grid.
     write_chunks(features(keys), values, grid_, nullptr);
 }
 
 void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, RowMat* updates) const {
-    if (updates) updates->resize(f.rows(), values.cols());
+    // The two products run on register tiles (core/simd.hpp) over Mᵀ held d_φ × W, W = d_v
+    // rounded up to 16 columns (zero past d_v, and so zero throughout): Φ Mᵀ reads Mᵀ's
+    // rows as they lie, and Mᵀ += Φᵀ U adds to them in place, so neither product packs or
+    // copies the grid per chunk as a general GEMM does (measured: 1.7× the arithmetic's
+    // share with Eigen's GEMMs on 16-row chunks, docs/performance.md). Each entry is one
+    // madd chain in index order: (Φ Mᵀ)_ia = Σ_k φ_ik M_ak from 0, and the new
+    // M_ak = M_ak + Σ_i φ_ik u_ia starting from the old entry.
+    //
+    // C = 16 (a chunk's rows): the triangular work grows as C² and the passes over the
+    // grid as n / C; 16 was the fastest of 8 to 64 in both builds measured with Eigen's
+    // GEMMs, and the kernel keeps it.
+    using namespace simd;
     constexpr Eigen::Index kChunk = 16;
-    RowMat u, gram;
-    for (Eigen::Index start = 0; start < f.rows(); start += kChunk) {
-        const Eigen::Index c = std::min(kChunk, f.rows() - start);
-        const auto phi = f.middleRows(start, c);  // c × d_φ
-        u = values.middleRows(start, c);           // c × d_v
-        u.noalias() -= phi * grid.transpose();    // V − Φ Mᵀ
-        u *= beta_;
-        gram.noalias() = phi * phi.transpose();
-        gram *= beta_;                             // β Φ Φᵀ: only its strictly lower part is used
-        solve_unit_lower(gram, u);
-        grid.noalias() += u.transpose() * phi;
-        if (updates) updates->middleRows(start, c) = u;
+    const Eigen::Index n = f.rows(), d_phi = f.cols(), d_v = values.cols();
+    const Eigen::Index width = (d_v + kLanes - 1) / kLanes * kLanes, vectors = width / kLanes;
+    if (updates) updates->resize(n, d_v);
+    if (n == 0) return;
+    // the workspace, kept by the thread from call to call: no allocation per episode
+    thread_local RowMat g, u, lower, phi_t;
+    g.resize(d_phi, width), lower.resize(kChunk, kChunk), phi_t.setZero(d_phi, kChunk);
+    u.resize(std::min(kChunk, n), width);
+    u.rightCols(width - d_v).setZero();
+    // A grid just reset (M = 0) is not read: the first chunk's Φ Mᵀ is then +0 in every
+    // entry (for finite φ each chain fma(φ, +0, ·) from +0 stays +0), so U = βV, and its Mᵀ += Φᵀ U
+    // starts from +0, which a chain from 0 does — the same bits without touching Mᵀ.
+    bool zero = grid.isZero(0.0f);
+    if (!zero) transpose(grid.data(), d_v, d_phi, d_phi, g.data(), width), g.rightCols(width - d_v).setZero();
+    const float beta = beta_;
+    for (Eigen::Index start = 0; start < n; start += kChunk) {
+        const Eigen::Index c = std::min(kChunk, n - start);
+        if (u.rows() != c) u.resize(c, width), u.rightCols(width - d_v).setZero();
+        u.leftCols(d_v) = values.middleRows(start, c);
+        // U = β(V − Φ Mᵀ)
+        if (zero) u *= beta;
+        else for_each_tile(c, vectors, [&](auto R_, auto V_, std::int64_t i0, std::int64_t v0) {
+            constexpr int R = decltype(R_)::value, V = decltype(V_)::value;
+            const float* rows[R];
+            for (int r = 0; r < R; ++r) rows[r] = f.row(start + i0 + r).data();
+            Floats acc[R][V];
+            products<R, V>(rows, g.data() + v0 * kLanes, width, d_phi, acc);
+            for (int r = 0; r < R; ++r)
+                for (int v = 0; v < V; ++v) {
+                    float* out = u.row(i0 + r).data() + (v0 + v) * kLanes;
+                    store(out, (load(out) - acc[r][v]) * beta);
+                }
+        });
+        // (I + β L) U ← U, L the strictly lower part of Φ Φᵀ: forward substitution, row
+        // by row, u_i ← u_i − Σ_{j<i} (β φ_i·φ_j) u_j in increasing j (solve_unit_lower's
+        // order), every vector of the row at once so their chains overlap
+        transpose(f.row(start).data(), c, d_phi, d_phi, phi_t.data(), kChunk);  // Φᵀ (columns past c unused)
+        for_each_tile(c, 1, [&](auto R_, auto, std::int64_t i0, std::int64_t) {  // β Φ Φᵀ, 16 × 16
+            constexpr int R = decltype(R_)::value;
+            const float* rows[R];
+            for (int r = 0; r < R; ++r) rows[r] = f.row(start + i0 + r).data();
+            Floats acc[R][1];
+            products<R, 1>(rows, phi_t.data(), kChunk, d_phi, acc);
+            for (int r = 0; r < R; ++r) store(lower.row(i0 + r).data(), acc[r][0] * beta);
+        });
+        for_each_tile(1, vectors, [&](auto, auto V_, std::int64_t, std::int64_t v0) {
+            constexpr int V = decltype(V_)::value;
+            for (Eigen::Index i = 1; i < c; ++i) {
+                float* row = u.row(i).data() + v0 * kLanes;
+                Floats x[V];
+                for (int v = 0; v < V; ++v) x[v] = load(row + v * kLanes);
+                for (Eigen::Index j = 0; j < i; ++j) {
+                    const Floats l = broadcast(lower(i, j));
+                    const float* prior = u.row(j).data() + v0 * kLanes;
+                    for (int v = 0; v < V; ++v) x[v] = x[v] - l * load(prior + v * kLanes);
+                }
+                for (int v = 0; v < V; ++v) store(row + v * kLanes, x[v]);
+            }
+        });
+        // Mᵀ += Φᵀ U
+        for_each_tile(d_phi, vectors, [&](auto R_, auto V_, std::int64_t k0, std::int64_t v0) {
+            constexpr int R = decltype(R_)::value, V = decltype(V_)::value;
+            const float* columns[R];  // column k0 + r of the chunk's Φ
+            for (int r = 0; r < R; ++r) columns[r] = f.row(start).data() + k0 + r;
+            float* at = g.row(k0).data() + v0 * kLanes;
+            Floats acc[R][V];
+            products<R, V>(columns, u.data() + v0 * kLanes, width, c, acc, zero ? nullptr : at, width, d_phi);
+            for (int r = 0; r < R; ++r)
+                for (int v = 0; v < V; ++v) store(at + r * width + v * kLanes, acc[r][v]);
+        });
+        if (updates) updates->middleRows(start, c) = u.leftCols(d_v);
+        zero = false;
     }
+    transpose(g.data(), d_phi, d_v, width, grid.data(), d_phi);
 }
 
 void DeltaGrid::write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const {
