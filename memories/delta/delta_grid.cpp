@@ -100,16 +100,7 @@ void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, 
             }
         });
         // Mᵀ += Φᵀ U
-        for_each_tile(d_phi, vectors, [&](auto R_, auto V_, std::int64_t k0, std::int64_t v0) {
-            constexpr int R = decltype(R_)::value, V = decltype(V_)::value;
-            const float* columns[R];  // column k0 + r of the chunk's Φ
-            for (int r = 0; r < R; ++r) columns[r] = f.row(start).data() + k0 + r;
-            float* at = g.row(k0).data() + v0 * kLanes;
-            Floats acc[R][V];
-            products<R, V>(columns, u.data() + v0 * kLanes, width, c, acc, zero ? nullptr : at, width, d_phi);
-            for (int r = 0; r < R; ++r)
-                for (int v = 0; v < V; ++v) store(at + r * width + v * kLanes, acc[r][v]);
-        });
+        add_transposed_product(f.row(start).data(), d_phi, u.data(), width, c, g.data(), width, d_phi, width, !zero);
         if (updates) updates->middleRows(start, c) = u.leftCols(d_v);
         zero = false;
     }
