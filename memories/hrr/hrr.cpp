@@ -2,6 +2,7 @@
 #include "memories/hrr/hrr.hpp"
 
 #include "core/error.hpp"
+#include "core/simd.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -156,7 +157,11 @@ void Hrr::add_spectrum(const std::complex<float>* sum) {
 
 void Hrr::write_direct(ConstMatRef keys, ConstMatRef values) {
     square_.resize(dim_, dim_);
-    square_.noalias() = keys.transpose() * values;  // G = Kᵀ V: G_{jl} = Σ_i k_ij v_il
+    if (dim_ % simd::kLanes == 0)  // G = Kᵀ V: G_{jl} = Σ_i k_ij v_il, on register tiles (core/simd.hpp)
+        simd::add_transposed_product(keys.data(), keys.outerStride(), values.data(), values.outerStride(), keys.rows(),
+                                     square_.data(), dim_, dim_, dim_, /*accumulate=*/false);
+    else
+        square_.noalias() = keys.transpose() * values;
     // T_t += Σ_j G_{j,(t−j) mod D}: row j of G, shifted right by j (wrapping), summed over j
     // in order into `bound`, which is then added to the trace (as the FFT form adds its inverse)
     float* const t = trace_.data();

@@ -1,6 +1,8 @@
 // memcap/memories/linear/linear_grid.cpp — see linear_grid.hpp.
 #include "memories/linear/linear_grid.hpp"
 
+#include "core/simd.hpp"
+
 namespace memcap {
 
 void LinearGrid::write(ConstVecRef key, ConstVecRef value) {
@@ -9,12 +11,17 @@ void LinearGrid::write(ConstVecRef key, ConstVecRef value) {
 }
 
 void LinearGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
-    if (features_are_keys()) {  // the same product, without a copy of the keys
-        grid_.noalias() += values.transpose() * keys;
-        return;
-    }
-    const RowMat f = features(keys);
-    grid_.noalias() += values.transpose() * f;  // Σ_i v_i φ(k_i)ᵀ as one GEMM
+    // Σ_i v_i φ(k_i)ᵀ added to the grid: on register tiles reading the values' columns in place
+    // when d_φ is a multiple of 16 (core/simd.hpp), else as one GEMM; the keys themselves
+    // when the feature map passes them through (no copy)
+    RowMat mapped;
+    if (!features_are_keys()) mapped = features(keys);
+    const ConstMatRef f = features_are_keys() ? keys : ConstMatRef(mapped);
+    if (f.cols() % simd::kLanes == 0 && f.cols() > 0)
+        simd::add_transposed_product(values.data(), values.outerStride(), f.data(), f.outerStride(), f.rows(),
+                                     grid_.data(), grid_.cols(), grid_.rows(), grid_.cols());
+    else
+        grid_.noalias() += values.transpose() * f;
 }
 
 void LinearGrid::write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const {

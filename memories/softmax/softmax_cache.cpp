@@ -2,6 +2,7 @@
 #include "memories/softmax/softmax_cache.hpp"
 
 #include "core/rng.hpp"
+#include "core/simd.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -130,16 +131,23 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
         return;
     }
     const auto cache = rows();
+    const auto weighted_values = [&](const RowMat& p) {  // out = P V, on register tiles (core/simd.hpp)
+        if (d_value_ % simd::kLanes == 0 && d_value_ > 0)
+            simd::product(p.data(), p.cols(), cache.data() + d_key_, row_floats(), stored_, out.data(), out.outerStride(),
+                          out.rows(), d_value_);
+        else
+            out.noalias() = p * cache.rightCols(d_value_);
+    };
     const bool memo = !hidden && queries.rows() > 0 && queries.rows() * stored_ <= kMemoWeights;
     if (memo && memo_weights_.rows() == queries.rows() && memo_weights_.cols() == stored_ &&
         memo_queries_.cols() == queries.cols() && same_rows(memo_queries_, queries.data(), queries.outerStride()) &&
         same_rows(memo_keys_, cache.data(), row_floats())) {
-        out.noalias() = memo_weights_ * cache.rightCols(d_value_);  // the same weights as computed below
+        weighted_values(memo_weights_);  // the same weights as computed below
         return;
     }
     RowMat p;
     attention(queries, hidden, p);
-    out.noalias() = p * cache.rightCols(d_value_);
+    weighted_values(p);
     // Kept only when this read looks like the last one (a cheap print of its shape and
     // edge rows): reads that never repeat pay no copies. A hit is still checked in full.
     const std::uint64_t print = memo ? fingerprint(queries, cache) : 0;
