@@ -184,7 +184,11 @@ void Hrr::read_direct(ConstMatRef queries, MatRef out) const {
         std::copy(t + j, t + dim_, c);
         std::copy(t, t + j, c + (dim_ - j));
     }
-    out.noalias() = queries * square_;
+    if (dim_ % simd::kLanes == 0)  // on register tiles (core/simd.hpp)
+        simd::product(queries.data(), queries.outerStride(), square_.data(), dim_, dim_, out.data(), out.outerStride(),
+                      queries.rows(), dim_);
+    else
+        out.noalias() = queries * square_;
 }
 
 void Hrr::write_per_item(ConstMatRef keys, ConstMatRef values) {
