@@ -170,40 +170,39 @@ inline void for_each_tile(std::int64_t rows, std::int64_t vectors, F&& f) {
     }
 }
 
-/// c = a b: a is rows × depth (`a_stride`), b depth × cols (`b_stride`), c rows × cols
-/// (`c_stride`), cols a multiple of 16. Entry (r, j) is the madd chain Σ_i a_ri b_ij from 0.
-inline void product(const float* a, std::int64_t a_stride, const float* b, std::int64_t b_stride, std::int64_t depth,
-                    float* c, std::int64_t c_stride, std::int64_t rows, std::int64_t cols) {
+/// c = a b over the register tiles, with a's entry (r, i) at a[r·a_row + i·a_step]: a row-major
+/// rows × depth left side (a_row = its stride, a_step = 1) or the transpose of a row-major
+/// depth × rows one (a_row = 1, a_step = its stride), read in place either way. b is
+/// depth × cols (`b_stride`), c rows × cols (`c_stride`), cols a multiple of 16. Entry (r, j)
+/// is the madd chain Σ_i a_ri b_ij in i, from c_rj when `accumulate`, else from 0.
+inline void multiply(const float* a, std::int64_t a_row, std::int64_t a_step, const float* b, std::int64_t b_stride,
+                     std::int64_t depth, float* c, std::int64_t c_stride, std::int64_t rows, std::int64_t cols,
+                     bool accumulate) {
     for_each_tile(rows, cols / kLanes, [&](auto R_, auto V_, std::int64_t r0, std::int64_t v0) {
         constexpr int R = decltype(R_)::value, V = decltype(V_)::value;
-        const float* row[R];
-        for (int r = 0; r < R; ++r) row[r] = a + (r0 + r) * a_stride;
+        const float* left[R];
+        for (int r = 0; r < R; ++r) left[r] = a + (r0 + r) * a_row;
         float* at = c + r0 * c_stride + v0 * kLanes;
         Floats acc[R][V];
-        products<R, V>(row, b + v0 * kLanes, b_stride, depth, acc);
+        products<R, V>(left, b + v0 * kLanes, b_stride, depth, acc, accumulate ? at : nullptr, c_stride, a_step);
         for (int r = 0; r < R; ++r)
             for (int v = 0; v < V; ++v) store(at + r * c_stride + v * kLanes, acc[r][v]);
     });
 }
 
-/// c += aᵀ b (or c = aᵀ b when !accumulate): a is depth × rows (rows `a_stride` floats
-/// apart), b depth × cols (`b_stride`), c rows × cols (`c_stride`), cols a multiple of 16.
-/// Entry (r, j) is the madd chain Σ_i a_ir b_ij in i from c_rj (from 0 when !accumulate). The
-/// outer-product sums of the grids' writes (Σ_i v_i φ_iᵀ) and of HRR's direct form (Kᵀ V):
-/// a's columns are read in place, so neither side is packed or transposed.
+/// c = a b: a is rows × depth (`a_stride`); see multiply.
+inline void product(const float* a, std::int64_t a_stride, const float* b, std::int64_t b_stride, std::int64_t depth,
+                    float* c, std::int64_t c_stride, std::int64_t rows, std::int64_t cols) {
+    multiply(a, a_stride, 1, b, b_stride, depth, c, c_stride, rows, cols, false);
+}
+
+/// c += aᵀ b (or c = aᵀ b when !accumulate): a is depth × rows (`a_stride`), its columns read
+/// in place; see multiply. The outer-product sums of the grids' writes (Σ_i v_i φ_iᵀ) and of
+/// HRR's direct form (Kᵀ V), with neither side packed or transposed.
 inline void add_transposed_product(const float* a, std::int64_t a_stride, const float* b, std::int64_t b_stride,
                                    std::int64_t depth, float* c, std::int64_t c_stride, std::int64_t rows,
                                    std::int64_t cols, bool accumulate = true) {
-    for_each_tile(rows, cols / kLanes, [&](auto R_, auto V_, std::int64_t r0, std::int64_t v0) {
-        constexpr int R = decltype(R_)::value, V = decltype(V_)::value;
-        const float* columns[R];  // column r0 + r of a
-        for (int r = 0; r < R; ++r) columns[r] = a + r0 + r;
-        float* at = c + r0 * c_stride + v0 * kLanes;
-        Floats acc[R][V];
-        products<R, V>(columns, b + v0 * kLanes, b_stride, depth, acc, accumulate ? at : nullptr, c_stride, a_stride);
-        for (int r = 0; r < R; ++r)
-            for (int v = 0; v < V; ++v) store(at + r * c_stride + v * kLanes, acc[r][v]);
-    });
+    multiply(a, 1, a_stride, b, b_stride, depth, c, c_stride, rows, cols, accumulate);
 }
 
 }  // namespace memcap::simd

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace memcap {
@@ -78,22 +77,12 @@ void nearest_rows(ConstMatRef reads, Eigen::Index i0, const CandidatePanel& p, i
     for (int r = 0; r < R; ++r) best[i0 + r] = lowest(run.low[r], run.at[r]);
 }
 
-template <int R>
-void dots_rows(ConstMatRef reads, Eigen::Index i0, const CandidatePanel& p, RowMat& dots) {
-    const float* rows[R];
-    for (int r = 0; r < R; ++r) rows[r] = reads.row(i0 + r).data();
-    for (Eigen::Index j0 = 0; j0 < p.columns; j0 += simd::kLanes) {
-        simd::Floats acc[R][1];
-        simd::products<R, 1>(rows, p.t.data() + j0, p.stride, p.d, acc);
-        const Eigen::Index count = std::min<Eigen::Index>(simd::kLanes, p.n - j0);
-        for (int r = 0; r < R; ++r) std::memcpy(&dots(i0 + r, j0), &acc[r][0], sizeof(float) * static_cast<std::size_t>(count));
-    }
-}
-
-/// The scan itself over score_dot's simd::products: the rule every path gives, run for a read
+/// The scan itself over score_dot's products: the rule every path gives, run for a read
 /// whose scores may not be finite.
-int scan(const float* r, const CandidatePanel& p, const float* const* candidate) {
-    const auto score = [&](Eigen::Index j) { return p.sq[static_cast<std::size_t>(j)] - 2.0f * score_dot(r, candidate[j], p.d); };
+int scan(const float* r, const CandidatePanel& p, const RowMat& candidates) {
+    const auto score = [&](Eigen::Index j) {
+        return p.sq[static_cast<std::size_t>(j)] - 2.0f * score_dot(r, candidates.row(j).data(), p.d);
+    };
     int best = 0;
     float low = score(0);
     for (Eigen::Index j = 1; j < p.n; ++j)
@@ -152,21 +141,20 @@ void nearest_candidates(ConstMatRef reads, const CandidatePanel& p, int* best) {
     float top = 0.0f;
     for (Eigen::Index i = 0; i < m; ++i) top = std::max(top, kernel::max_abs(reads.row(i).data(), reads.cols()));
     if (safe(top)) return;
-    std::vector<const float*> candidate(static_cast<std::size_t>(p.n));
-    RowMat c = p.t.leftCols(p.n).transpose();  // rows again, for the scan
-    for (Eigen::Index j = 0; j < p.n; ++j) candidate[static_cast<std::size_t>(j)] = c.row(j).data();
+    RowMat c(p.n, p.d);  // rows again, for the scan
+    simd::transpose(p.t.data(), p.d, p.n, p.stride, c.data(), p.d);
     for (Eigen::Index i = 0; i < m; ++i)
         if (!safe(kernel::max_abs(reads.row(i).data(), reads.cols())))
-            best[i] = kernel::scan(reads.row(i).data(), p, candidate.data());
+            best[i] = kernel::scan(reads.row(i).data(), p, c);
 }
 
 void candidate_dots(ConstMatRef reads, const CandidatePanel& p, RowMat& dots) {
-    namespace kernel = nearest_kernel;
-    const Eigen::Index m = reads.rows();
-    dots.resize(m, p.n);
-    Eigen::Index i0 = 0;
-    for (; i0 + kernel::kRows <= m; i0 += kernel::kRows) kernel::dots_rows<kernel::kRows>(reads, i0, p, dots);
-    for (; i0 < m; ++i0) kernel::dots_rows<1>(reads, i0, p, dots);
+    thread_local RowMat padded;  // every column of the panel, the padding's included
+    padded.resize(reads.rows(), p.columns);
+    simd::product(reads.data(), reads.outerStride(), p.t.data(), p.stride, p.d, padded.data(), p.columns, reads.rows(),
+                  p.columns);
+    dots = padded.leftCols(p.n);
+    if (padded.size() > (Eigen::Index{1} << 22)) padded.resize(0, 0);  // over 16 MiB: not kept between calls
 }
 
 }  // namespace memcap

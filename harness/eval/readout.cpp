@@ -201,6 +201,9 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
     if (ties) candidate_dots(reads, *panel, dots);
     const float* sq = panel->norms();
     const auto score = [&](Eigen::Index i, Eigen::Index j) { return sq[j] - 2.0f * dots(i, j); };
+    const auto statistic = [&](Eigen::Index i, Eigen::Index j) {  // the decision statistic, r·c as scored
+        return score_dot(reads.row(i).data(), e.candidates.row(j).data(), d);
+    };
     thread_local std::vector<TargetSums> sums;
     target_sums(e, reads, first, sums);
     for (Eigen::Index i = 0; i < reads.rows(); ++i) {
@@ -208,7 +211,7 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         const std::size_t q = first + static_cast<std::size_t>(i);
         const int target = e.target[q];
         if (target < 0) {  // a key never written: only its decision statistic counts
-            if (decisions) decisions->push_back({score_dot(reads.row(i).data(), e.candidates.row(best).data(), d), Decision::Absent});
+            if (decisions) decisions->push_back({statistic(i, best), Decision::Absent});
             continue;
         }
         bool right = best == target;
@@ -217,9 +220,7 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
                 if (j != target && score(i, j) - score(i, target) <=
                                        e.tie_tolerance * (e.candidates.row(j) - e.candidates.row(target)).squaredNorm())
                     right = false;
-        if (decisions)
-            decisions->push_back({score_dot(reads.row(i).data(), e.candidates.row(best).data(), d),
-                                  right ? Decision::PresentRight : Decision::PresentWrong});
+        if (decisions) decisions->push_back({statistic(i, best), right ? Decision::PresentRight : Decision::PresentWrong});
         const int slot = e.slot[q];
         if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
         SlotScore& s = by_slot[static_cast<std::size_t>(slot + 1)];

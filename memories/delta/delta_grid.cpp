@@ -45,8 +45,8 @@ void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, 
     if (updates) updates->resize(n, d_v);
     if (n == 0) return;
     // the workspace, kept by the thread from call to call: no allocation per episode
-    thread_local RowMat g, u, lower, phi_t;
-    g.resize(d_phi, width), lower.resize(kChunk, kChunk), phi_t.setZero(d_phi, kChunk);
+    thread_local RowMat g, u, p, lower, phi_t;
+    g.resize(d_phi, width), p.resize(kChunk, width), lower.resize(kChunk, kChunk), phi_t.setZero(d_phi, kChunk);
     u.resize(std::min(kChunk, n), width);
     u.rightCols(width - d_v).setZero();
     // A grid just reset (M = 0) is not read: the first chunk's Φ Mᵀ is then +0 in every
@@ -60,31 +60,17 @@ void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, 
         if (u.rows() != c) u.resize(c, width), u.rightCols(width - d_v).setZero();
         u.leftCols(d_v) = values.middleRows(start, c);
         // U = β(V − Φ Mᵀ)
-        if (zero) u *= beta;
-        else for_each_tile(c, vectors, [&](auto R_, auto V_, std::int64_t i0, std::int64_t v0) {
-            constexpr int R = decltype(R_)::value, V = decltype(V_)::value;
-            const float* rows[R];
-            for (int r = 0; r < R; ++r) rows[r] = f.row(start + i0 + r).data();
-            Floats acc[R][V];
-            products<R, V>(rows, g.data() + v0 * kLanes, width, d_phi, acc);
-            for (int r = 0; r < R; ++r)
-                for (int v = 0; v < V; ++v) {
-                    float* out = u.row(i0 + r).data() + (v0 + v) * kLanes;
-                    store(out, (load(out) - acc[r][v]) * beta);
-                }
-        });
+        if (!zero) {
+            product(f.row(start).data(), d_phi, g.data(), width, d_phi, p.data(), width, c, width);  // Φ Mᵀ
+            u -= p.topRows(c);
+        }
+        u *= beta;
         // (I + β L) U ← U, L the strictly lower part of Φ Φᵀ: forward substitution, row
         // by row, u_i ← u_i − Σ_{j<i} (β φ_i·φ_j) u_j in increasing j (solve_unit_lower's
         // order), every vector of the row at once so their chains overlap
         transpose(f.row(start).data(), c, d_phi, d_phi, phi_t.data(), kChunk);  // Φᵀ (columns past c unused)
-        for_each_tile(c, 1, [&](auto R_, auto, std::int64_t i0, std::int64_t) {  // β Φ Φᵀ, 16 × 16
-            constexpr int R = decltype(R_)::value;
-            const float* rows[R];
-            for (int r = 0; r < R; ++r) rows[r] = f.row(start + i0 + r).data();
-            Floats acc[R][1];
-            products<R, 1>(rows, phi_t.data(), kChunk, d_phi, acc);
-            for (int r = 0; r < R; ++r) store(lower.row(i0 + r).data(), acc[r][0] * beta);
-        });
+        product(f.row(start).data(), d_phi, phi_t.data(), kChunk, d_phi, lower.data(), kChunk, c, kChunk);  // Φ Φᵀ
+        lower.topRows(c) *= beta;
         for_each_tile(1, vectors, [&](auto, auto V_, std::int64_t, std::int64_t v0) {
             constexpr int V = decltype(V_)::value;
             for (Eigen::Index i = 1; i < c; ++i) {
