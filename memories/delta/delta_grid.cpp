@@ -38,10 +38,9 @@ void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, 
     // C = 16 (a chunk's rows): the triangular work grows as C² and the passes over the
     // grid as n / C; 16 was the fastest of 8 to 64 in both builds measured with Eigen's
     // GEMMs, and the kernel keeps it.
-    using namespace simd;
     constexpr Eigen::Index kChunk = 16;
     const Eigen::Index n = f.rows(), d_phi = f.cols(), d_v = values.cols();
-    const Eigen::Index width = (d_v + kLanes - 1) / kLanes * kLanes, vectors = width / kLanes;
+    const Eigen::Index width = (d_v + simd::kLanes - 1) / simd::kLanes * simd::kLanes, vectors = width / simd::kLanes;
     if (updates) updates->resize(n, d_v);
     if (n == 0) return;
     // the workspace, kept by the thread from call to call: no allocation per episode
@@ -53,7 +52,7 @@ void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, 
     // entry (for finite φ each chain fma(φ, +0, ·) from +0 stays +0), so U = βV, and its Mᵀ += Φᵀ U
     // starts from +0, which a chain from 0 does — the same bits without touching Mᵀ.
     bool zero = grid.isZero(0.0f);
-    if (!zero) transpose(grid.data(), d_v, d_phi, d_phi, g.data(), width), g.rightCols(width - d_v).setZero();
+    if (!zero) simd::transpose(grid.data(), d_v, d_phi, d_phi, g.data(), width), g.rightCols(width - d_v).setZero();
     const float beta = beta_;
     for (Eigen::Index start = 0; start < n; start += kChunk) {
         const Eigen::Index c = std::min(kChunk, n - start);
@@ -61,36 +60,36 @@ void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, 
         u.leftCols(d_v) = values.middleRows(start, c);
         // U = β(V − Φ Mᵀ)
         if (!zero) {
-            product(f.row(start).data(), d_phi, g.data(), width, d_phi, p.data(), width, c, width);  // Φ Mᵀ
+            simd::product(f.row(start).data(), d_phi, g.data(), width, d_phi, p.data(), width, c, width);  // Φ Mᵀ
             u -= p.topRows(c);
         }
         u *= beta;
         // (I + β L) U ← U, L the strictly lower part of Φ Φᵀ: forward substitution, row
         // by row, u_i ← u_i − Σ_{j<i} (β φ_i·φ_j) u_j in increasing j (solve_unit_lower's
         // order), every vector of the row at once so their chains overlap
-        transpose(f.row(start).data(), c, d_phi, d_phi, phi_t.data(), kChunk);  // Φᵀ (columns past c unused)
-        product(f.row(start).data(), d_phi, phi_t.data(), kChunk, d_phi, lower.data(), kChunk, c, kChunk);  // Φ Φᵀ
+        simd::transpose(f.row(start).data(), c, d_phi, d_phi, phi_t.data(), kChunk);  // Φᵀ (columns past c unused)
+        simd::product(f.row(start).data(), d_phi, phi_t.data(), kChunk, d_phi, lower.data(), kChunk, c, kChunk);  // Φ Φᵀ
         lower.topRows(c) *= beta;
-        for_each_tile(1, vectors, [&](auto, auto V_, std::int64_t, std::int64_t v0) {
+        simd::for_each_tile(1, vectors, [&](auto, auto V_, std::int64_t, std::int64_t v0) {
             constexpr int V = decltype(V_)::value;
             for (Eigen::Index i = 1; i < c; ++i) {
-                float* row = u.row(i).data() + v0 * kLanes;
-                Floats x[V];
-                for (int v = 0; v < V; ++v) x[v] = load(row + v * kLanes);
+                float* row = u.row(i).data() + v0 * simd::kLanes;
+                simd::Floats x[V];
+                for (int v = 0; v < V; ++v) x[v] = simd::load(row + v * simd::kLanes);
                 for (Eigen::Index j = 0; j < i; ++j) {
-                    const Floats l = broadcast(lower(i, j));
-                    const float* prior = u.row(j).data() + v0 * kLanes;
-                    for (int v = 0; v < V; ++v) x[v] = x[v] - l * load(prior + v * kLanes);
+                    const simd::Floats l = simd::broadcast(lower(i, j));
+                    const float* prior = u.row(j).data() + v0 * simd::kLanes;
+                    for (int v = 0; v < V; ++v) x[v] = x[v] - l * simd::load(prior + v * simd::kLanes);
                 }
-                for (int v = 0; v < V; ++v) store(row + v * kLanes, x[v]);
+                for (int v = 0; v < V; ++v) simd::store(row + v * simd::kLanes, x[v]);
             }
         });
         // Mᵀ += Φᵀ U
-        add_transposed_product(f.row(start).data(), d_phi, u.data(), width, c, g.data(), width, d_phi, width, !zero);
+        simd::add_transposed_product(f.row(start).data(), d_phi, u.data(), width, c, g.data(), width, d_phi, width, !zero);
         if (updates) updates->middleRows(start, c) = u.leftCols(d_v);
         zero = false;
     }
-    transpose(g.data(), d_phi, d_v, width, grid.data(), d_phi);
+    simd::transpose(g.data(), d_phi, d_v, width, grid.data(), d_phi);
 }
 
 void DeltaGrid::write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const {

@@ -155,7 +155,101 @@ void Hrr::add_spectrum(const std::complex<float>* sum) {
     trace_ += bound / static_cast<float>(dim_);
 }
 
+namespace {
+
+/// The spectrum Σ_i F k_i · F v_i (bins = D/2 + 1 entries) of n pairs at D = d, a power of two
+/// and a multiple of 16, sixteen pairs at a time: pair l of a batch in lane l of every vector
+/// (the rows transposed in registers), one complex FFT of z = k + i v per pair, radix 2 in
+/// index order, F k_b = (Z_b + conj Z_{D−b}) / 2 and F v_b = (Z_b − conj Z_{D−b}) / 2i.
+/// The lanes' sums are added in lane order at the end; a batch's missing pairs are zeros.
+template <int dim>
+void lane_spectrum_sum(ConstMatRef keys, ConstMatRef values, std::complex<float>* sum) {
+    constexpr int bins = dim / 2 + 1;
+    struct Tables {  // the twiddles e^{−2πi j/D}, j < D/2 (1 and −i taken exactly), and the bit reversal
+        float w_re[dim / 2], w_im[dim / 2];
+        int reversed[dim];
+        Tables() {
+            for (int j = 0; j < dim / 2; ++j) {
+                const double angle = -2.0 * std::acos(-1.0) * j / dim;
+                w_re[j] = static_cast<float>(std::cos(angle)), w_im[j] = static_cast<float>(std::sin(angle));
+            }
+            int bits = 0;
+            while ((1 << bits) < dim) ++bits;
+            for (int t = 0; t < dim; ++t) {
+                reversed[t] = 0;
+                for (int b = 0; b < bits; ++b) reversed[t] |= ((t >> b) & 1) << (bits - 1 - b);
+            }
+        }
+    };
+    static const Tables tables;
+    const float* const w_re = tables.w_re;
+    const float* const w_im = tables.w_im;
+    const int* const reversed = tables.reversed;
+    simd::Floats re[dim], im[dim], s_re[bins] = {}, s_im[bins] = {};
+    const Eigen::Index n = keys.rows();
+    for (Eigen::Index i0 = 0; i0 < n; i0 += simd::kLanes) {
+        const Eigen::Index count = std::min<Eigen::Index>(simd::kLanes, n - i0);
+        // z_t = k_t + i v_t, in bit-reversed order: component t of the batch's pairs, a lane each
+        const auto gather = [&](ConstMatRef rows, simd::Floats* out) {
+            for (int k0 = 0; k0 < dim; k0 += simd::kLanes) {
+                simd::Floats x[simd::kLanes];
+                for (int l = 0; l < simd::kLanes; ++l) x[l] = l < count ? simd::load(rows.row(i0 + l).data() + k0) : simd::Floats{};
+                simd::transpose16(x);
+                for (int k = 0; k < simd::kLanes; ++k) out[reversed[k0 + k]] = x[k];
+            }
+        };
+        gather(keys, re), gather(values, im);
+        for (int len = 2; len <= dim; len *= 2) {  // radix-2 butterflies, decimation in time
+            const int half = len / 2, step = dim / len;
+            for (int a = 0; a < dim; a += len) {  // j = 0: w = 1
+                const simd::Floats tr = re[a + half], ti = im[a + half];
+                re[a + half] = re[a] - tr, im[a + half] = im[a] - ti;
+                re[a] = re[a] + tr, im[a] = im[a] + ti;
+            }
+            if (half >= 2)
+                for (int a = half / 2; a < dim; a += len) {  // j = half / 2: w = −i, (x + iy)(−i) = y − ix
+                    const simd::Floats tr = im[a + half], ti = -re[a + half];
+                    re[a + half] = re[a] - tr, im[a + half] = im[a] - ti;
+                    re[a] = re[a] + tr, im[a] = im[a] + ti;
+                }
+            for (int j = 1; j < half; ++j) {
+                if (2 * j == half) continue;
+                const simd::Floats wr = simd::broadcast(w_re[j * step]);
+                const simd::Floats wi = simd::broadcast(w_im[j * step]);
+                for (int a = j; a < dim; a += len) {
+                    const int ua = a, ub = a + half;
+                    const simd::Floats tr = re[ub] * wr - im[ub] * wi, ti = re[ub] * wi + im[ub] * wr;
+                    re[ub] = re[ua] - tr, im[ub] = im[ua] - ti;
+                    re[ua] = re[ua] + tr, im[ua] = im[ua] + ti;
+                }
+            }
+        }
+        for (int b = 0; b < bins; ++b) {  // 4 F k_b · F v_b, summed per lane (the 1/4 at the end)
+            const int ub = b, um = (dim - b) % dim;
+            const simd::Floats k_re = re[ub] + re[um], k_im = im[ub] - im[um];  // 2 F k_b
+            const simd::Floats v_re = im[ub] + im[um], v_im = re[um] - re[ub];  // 2 F v_b
+            s_re[ub] = s_re[ub] + (k_re * v_re - k_im * v_im);
+            s_im[ub] = s_im[ub] + (k_re * v_im + k_im * v_re);
+        }
+    }
+    for (int b = 0; b < bins; ++b) {
+        float x = 0.0f, y = 0.0f;
+        for (int l = 0; l < simd::kLanes; ++l) x += s_re[b][l], y += s_im[b][l];
+        sum[b] = {0.25f * x, 0.25f * y};
+    }
+}
+
+}  // namespace
+
 void Hrr::write_direct(ConstMatRef keys, ConstMatRef values) {
+    if (dim_ == 16 || dim_ == 32 || dim_ == 64) {  // the FFT form, sixteen pairs a vector
+        Spectrum sum(static_cast<std::size_t>(dim_ / 2 + 1));
+        if (dim_ == 16) lane_spectrum_sum<16>(keys, values, sum.data());
+        else if (dim_ == 32) lane_spectrum_sum<32>(keys, values, sum.data());
+        else lane_spectrum_sum<64>(keys, values, sum.data());
+        add_spectrum(sum.data());
+        return;
+    }
     square_.resize(dim_, dim_);
     if (dim_ % simd::kLanes == 0)  // G = Kᵀ V: G_{jl} = Σ_i k_ij v_il, on register tiles (core/simd.hpp)
         simd::add_transposed_product(keys.data(), keys.outerStride(), values.data(), values.outerStride(), keys.rows(),

@@ -16,9 +16,12 @@
 //
 // FFTs: FFTW real-to-complex, plans made once per size (fft.hpp).
 //
-// Small traces without maps (D = d_k = d_v ≤ kDirectDim): the direct forms, by GEMM.
-//   write: Σ_i k_i ⊛ v_i has entry t = Σ_j G_{j,(t−j) mod D} with G = Kᵀ V: one D × D GEMM
-//          over the batch, then a sum along G's wrapped diagonals.
+// Small traces without maps (D = d_k = d_v ≤ kDirectDim): the direct forms.
+//   write at D = 16, 32, 64: the FFT form with sixteen pairs in the lanes of a vector (one
+//          complex FFT of k + i v per pair, radix 2, split into F k and F v), Σ F k · F v per
+//          lane, the lanes added in order, one inverse FFT: no 64-point FFTW call per pair.
+//   write at other D: Σ_i k_i ⊛ v_i has entry t = Σ_j G_{j,(t−j) mod D} with G = Kᵀ V: one
+//          D × D GEMM over the batch, then a sum along G's wrapped diagonals.
 //   read:  q ⋆ T = C q with C_{tj} = T_{(t+j) mod D}: all reads are Q Cᵀ, one GEMM.
 //   2D² FLOPs a pair or query against two FFTs' 5 D log₂ D — 4.3× more at D = 64 — but a
 //   64-point FFTW transform (the scalar codelet of an unaligned plan, fft.hpp) runs near
