@@ -169,9 +169,17 @@ void lane_spectrum_sum(ConstMatRef keys, ConstMatRef values, std::complex<float>
         float w_re[dim / 2], w_im[dim / 2];
         int reversed[dim];
         Tables() {
+            // cos(2π m/64), m = 0 … 16, as float literals: the twiddles are the same bits in every
+            // build (a cos folded at compile time and one from libm at run time can differ)
+            static constexpr float kCos64[17] = {
+                1.0f,         0.99518472f,   0.980785251f, 0.956940353f, 0.923879504f, 0.881921291f,
+                0.831469595f, 0.773010433f,  0.707106769f, 0.634393275f, 0.555570245f, 0.471396744f,
+                0.382683426f, 0.290284663f,  0.195090324f, 0.0980171412f, 0.0f};
+            const auto cos64 = [](int m) { return m <= 16 ? kCos64[m] : -kCos64[32 - m]; };  // m < 32
             for (int j = 0; j < dim / 2; ++j) {
-                const double angle = -2.0 * std::acos(-1.0) * j / dim;
-                w_re[j] = static_cast<float>(std::cos(angle)), w_im[j] = static_cast<float>(std::sin(angle));
+                const int m = j * (64 / dim);                        // the angle in 64ths of a turn
+                w_re[j] = cos64(m);
+                w_im[j] = -(m <= 16 ? kCos64[16 - m] : kCos64[m - 16]);  // −sin(2π m/64)
             }
             int bits = 0;
             while ((1 << bits) < dim) ++bits;
