@@ -121,6 +121,7 @@ void AssocRecall::check_cell(const TaskCell& c) const {
 std::int64_t AssocRecall::peak_bytes(const TaskCell& c) const {
     const double nd = double(c.n) * c.d, qd = double(queries_) * c.d;
     double floats = (1.0 + 2.0 * static_cast<double>(passes_)) * nd + qd;  // keys and values (each pass), candidates; queries
+    floats += scoring_panel_floats(double(c.n), c.d);  // the candidates, as the readout scores them
     double ints = 3.0 * double(queries_);  // targets, slots, hidden pairs
     if (control_ == "key_shuffle" || control_ == "value_shuffle" || control_ == "paired_permutation")
         floats += 2.0 * nd, ints += 2.0 * double(c.n);  // copies of the keys and values; the order (64-bit)

@@ -21,7 +21,8 @@ void ChainRecall::check_cell(const TaskCell& c) const {
 std::int64_t ChainRecall::peak_bytes(const TaskCell& c) const {
     const double nd = double(c.n) * c.d, qd = double(queries_) * c.d;
     // keys, values, candidates; the first queries, one round's reads and next queries; targets and slots
-    return bytes_of(3.0 * nd + 3.0 * qd, 2.0 * double(queries_) * hops_ + 2.0 * double(c.n));
+    // and the candidates as the readout scores them
+    return bytes_of(3.0 * nd + 3.0 * qd + scoring_panel_floats(double(c.n), c.d), 2.0 * double(queries_) * hops_ + 2.0 * double(c.n));
 }
 
 void ChainRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {

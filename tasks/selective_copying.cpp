@@ -34,7 +34,10 @@ std::int64_t SelectiveCopying::peak_bytes(const TaskCell& c) const {
     const double n = double(c.n), d = c.d, answers = double(vocab_ + 1), m = double(content_);
     // codes (answers, ordinals, and the draw of the content codes); the episode's keys,
     // values, candidates, queries; the targets and slots
-    return bytes_of(answers * d + (m + 1.0) * d + answers * d + 2.0 * n * d + answers * d + m * d, 2.0 * m);
+    // and the candidates as the readout scores them
+    return bytes_of(answers * d + (m + 1.0) * d + answers * d + 2.0 * n * d + answers * d + m * d +
+                        scoring_panel_floats(answers, d),
+                    2.0 * m);
 }
 
 void SelectiveCopying::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {

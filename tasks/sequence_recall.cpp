@@ -21,7 +21,8 @@ std::int64_t SequenceRecall::peak_bytes(const TaskCell& c) const {
     const double slots = mode_ == Mode::Lag ? double(std::min(lags_, c.n)) : n;
     // codes (vocabulary, positions); the episode's keys, values, candidates, queries;
     // the tokens, targets and slots
-    return bytes_of(v * d + n * d + 2.0 * n * d + v * d + slots * d, n + 2.0 * slots);
+    // and the candidates as the readout scores them
+    return bytes_of(v * d + n * d + 2.0 * n * d + v * d + slots * d + scoring_panel_floats(v, d), n + 2.0 * slots);
 }
 
 const SequenceRecall::Codes& SequenceRecall::codes(const TaskCell& c) const {

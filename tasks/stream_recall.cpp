@@ -52,7 +52,7 @@ void RecentRecall::check_cell(const TaskCell& c) const {
 std::int64_t RecentRecall::peak_bytes(const TaskCell& c) const {
     const double t = static_cast<double>(writes_per_episode(c)), d = c.d, m = static_cast<double>(queries_);
     // keys, values, candidates; queries and their noise; targets, slots, the rows asked
-    return bytes_of(3.0 * t * d + 2.0 * m * d, 3.0 * m);
+    return bytes_of(3.0 * t * d + 2.0 * m * d + scoring_panel_floats(t, d), 3.0 * m);  // and the scoring panel
 }
 
 void RecentRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {
@@ -95,7 +95,7 @@ void OverwriteRecall::check_cell(const TaskCell& c) const {
 std::int64_t OverwriteRecall::peak_bytes(const TaskCell& c) const {
     const double w = static_cast<double>(writes_per_episode(c)), d = c.d, m = static_cast<double>(queries_);
     // keys, values, candidates; queries and their noise; targets, slots, rows asked, the key order
-    return bytes_of(3.0 * w * d + 2.0 * m * d, 3.0 * m + 2.0 * static_cast<double>(c.n));
+    return bytes_of(3.0 * w * d + 2.0 * m * d + scoring_panel_floats(w, d), 3.0 * m + 2.0 * static_cast<double>(c.n));  // and the scoring panel
 }
 
 void OverwriteRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {
@@ -153,7 +153,8 @@ std::int64_t SalientRecall::peak_bytes(const TaskCell& c) const {
     const double w = static_cast<double>(writes_per_episode(c)), d = c.d, m = static_cast<double>(queries_);
     // keys, values (and their draw on d − 1 coordinates), the marked values as candidates;
     // queries and their noise; targets, slots, rows asked, the marked rows
-    return bytes_of(3.0 * w * d + double(c.n) * d + 2.0 * m * d, 3.0 * m + double(c.n));
+    return bytes_of(3.0 * w * d + double(c.n) * d + 2.0 * m * d + scoring_panel_floats(double(c.n), c.d),  // and the scoring panel
+                    3.0 * m + double(c.n));
 }
 
 void SalientRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {

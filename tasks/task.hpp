@@ -198,6 +198,10 @@ protected:
     void refuse_two_noises(double noise, double cosine) const;
     /// `floats` floats and `ints` ints in bytes, saturated at INT64_MAX (for peak_bytes).
     static std::int64_t bytes_of(double floats, double ints = 0.0);
+    /// Floats of the readout's copy of `rows` candidates of width d, transposed for its
+    /// scoring kernel (harness/eval/nearest.hpp): the copy and the norms, with the padding
+    /// to a multiple of 16 candidates (for peak_bytes).
+    static double scoring_panel_floats(double rows, double d) { return (rows + 16.0) * (d + 1.0); }
     /// UsageError "task '<spec>': <key>=<value> <why>" (check_cell's one line).
     [[noreturn]] void refuse(const std::string& key, const std::string& value, const std::string& why) const;
     /// Refuses a cell whose `count` candidate codes (`what`, e.g. "n=4 values") are random
