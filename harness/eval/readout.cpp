@@ -343,7 +343,8 @@ struct LastEpisode {
     /// Lets go of an episode too large to keep between cells (its memory is not counted in
     /// any cell's estimated peak): the next cell draws it again.
     void trim() {
-        const auto floats = episode.keys.size() + episode.values.size() + episode.queries.size() + episode.candidates.size();
+        const auto floats = episode.keys.size() + episode.values.size() + episode.queries.size() + episode.candidates.size() +
+                            panel.t.size();
         if (floats > kKeptFloats) episode = Episode{}, panel = CandidatePanel{}, index = -1;
     }
     void fill(const Task& t, const TaskCell& c, std::int64_t i) {
