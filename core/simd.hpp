@@ -76,6 +76,27 @@ inline Floats load(const float* p) {
 
 inline void store(float* p, const Floats& v) { std::memcpy(p, &v, sizeof v); }
 
+/// Whether all `count` floats at `p` are ±0 (a NaN is not): every bit but the signs,
+/// or-ed together, in vectors — what Eigen's isZero(0) decides, without its per-entry
+/// branch.
+inline bool all_zero(const float* p, std::int64_t count) {
+    Ints bits{};
+    std::int64_t k = 0;
+    for (; k + kLanes <= count; k += kLanes) {
+        Ints v;
+        std::memcpy(&v, p + k, sizeof v);
+        bits |= v;
+    }
+    std::int32_t rest = 0;
+    for (int l = 0; l < kLanes; ++l) rest |= bits[l];
+    for (; k < count; ++k) {
+        std::int32_t v;
+        std::memcpy(&v, p + k, sizeof v);
+        rest |= v;
+    }
+    return (rest & 0x7fffffff) == 0;
+}
+
 /// The register tile: acc[r][v] lane l = Σ_k rows[r][k·step] · panel[k·stride + 16v + l],
 /// the madd chain over k = 0 … depth − 1 starting from 0, or from
 /// init[r·init_stride + 16v + l] when `init` is given. R rows of the left side (their

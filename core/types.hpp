@@ -9,6 +9,9 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
 
 namespace memcap {
 
@@ -23,6 +26,28 @@ using ConstMatRef = Eigen::Ref<const RowMat>;
 using ConstStateView = Eigen::Map<const Vec>;
 /// A flat, writable view of a memory's state (rounding it to a storage precision).
 using StateRef = Eigen::Map<Vec>;
+
+/// An allocator whose `resize` leaves new elements default-initialised (for floats:
+/// not written) instead of zeroing them: for buffers whose new rows are overwritten
+/// at once, where the zeroing is a wasted pass over fresh memory.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+        using other = DefaultInitAllocator<U>;
+    };
+    DefaultInitAllocator() = default;
+    template <class U>
+    DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+    template <class U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
 
 /// Normalises every row of `m` to unit Euclidean length (rows of zeros stay zero).
 inline void normalise_rows(MatRef m) {

@@ -139,7 +139,10 @@ void nearest_candidates(ConstMatRef reads, const CandidatePanel& p, int* best) {
         return p.max_sq <= 1e37 && static_cast<double>(p.d) * max_abs_r * max_abs_r * p.max_sq <= kSafe;
     };
     float top = 0.0f;
-    for (Eigen::Index i = 0; i < m; ++i) top = std::max(top, kernel::max_abs(reads.row(i).data(), reads.cols()));
+    if (reads.outerStride() == reads.cols())  // one pass over the block: the rows are contiguous
+        top = kernel::max_abs(reads.data(), m * reads.cols());
+    else
+        for (Eigen::Index i = 0; i < m; ++i) top = std::max(top, kernel::max_abs(reads.row(i).data(), reads.cols()));
     if (safe(top)) return;
     RowMat c(p.n, p.d);  // rows again, for the scan
     simd::transpose(p.t.data(), p.d, p.n, p.stride, c.data(), p.d);

@@ -51,7 +51,7 @@ void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, 
     // A grid just reset (M = 0) is not read: the first chunk's Φ Mᵀ is then +0 in every
     // entry (for finite φ each chain fma(φ, +0, ·) from +0 stays +0), so U = βV, and its Mᵀ += Φᵀ U
     // starts from +0, which a chain from 0 does — the same bits without touching Mᵀ.
-    bool zero = grid.isZero(0.0f);
+    bool zero = simd::all_zero(grid.data(), grid.size());
     if (!zero) simd::transpose(grid.data(), d_v, d_phi, d_phi, g.data(), width), g.rightCols(width - d_v).setZero();
     const float beta = beta_;
     for (Eigen::Index start = 0; start < n; start += kChunk) {

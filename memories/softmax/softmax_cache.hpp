@@ -95,7 +95,7 @@ private:
     std::int64_t stored_ = 0;    // pairs held
     std::int64_t next_slot_ = 0; // ring position of the next write once full (= the oldest pair)
     std::int64_t written_ = 0;   // pairs written since reset
-    std::vector<float> buf_;
+    std::vector<float, DefaultInitAllocator<float>> buf_;  // rows appended are written at once: not zeroed first
     // The attention weights of a plain read, with the keys and queries they came from:
     // a read with bit-identical keys and queries (a position-keyed task reads the same
     // positions in every episode) reuses them. Kept, up to kMemoWeights floats, when a
