@@ -278,7 +278,17 @@ void Hrr::write_direct(ConstMatRef keys, ConstMatRef values) {
 
 void Hrr::read_direct(ConstMatRef queries, MatRef out) const {
     // (q ⋆ T)_t = Σ_j q_j T_{(t+j) mod D}: the reads are Q C with C_{jt} = T_{(j+t) mod D}
-    // (C is symmetric), row j of C the trace rotated left by j.
+    // (C is symmetric), row j of C the trace rotated left by j — which is the trace written
+    // twice, T T, read from position j. On register tiles the panel's rows are those
+    // windows, one float apart (no D × D copy); Eigen's product gets C itself.
+    if (dim_ % simd::kLanes == 0) {
+        square_.resize(1, 2 * Eigen::Index{dim_});
+        std::copy(trace_.data(), trace_.data() + dim_, square_.data());
+        std::copy(trace_.data(), trace_.data() + dim_, square_.data() + dim_);
+        simd::product(queries.data(), queries.outerStride(), square_.data(), 1, dim_, out.data(), out.outerStride(),
+                      queries.rows(), dim_);
+        return;
+    }
     square_.resize(dim_, dim_);
     const float* const t = trace_.data();
     for (int j = 0; j < dim_; ++j) {
@@ -286,11 +296,7 @@ void Hrr::read_direct(ConstMatRef queries, MatRef out) const {
         std::copy(t + j, t + dim_, c);
         std::copy(t, t + j, c + (dim_ - j));
     }
-    if (dim_ % simd::kLanes == 0)  // on register tiles (core/simd.hpp)
-        simd::product(queries.data(), queries.outerStride(), square_.data(), dim_, dim_, out.data(), out.outerStride(),
-                      queries.rows(), dim_);
-    else
-        out.noalias() = queries * square_;
+    out.noalias() = queries * square_;
 }
 
 void Hrr::write_per_item(ConstMatRef keys, ConstMatRef values) {
