@@ -167,7 +167,9 @@ inline void transpose(const float* src, std::int64_t rows, std::int64_t cols, st
 }
 
 /// Calls f(R, V, i0, v0) for tiles covering `rows` rows by `vectors` vectors of 16 columns
-/// — R, V as std::integral_constant (R, V ≤ 4) — row tiles outer, column tiles inner.
+/// — R, V as std::integral_constant (R, V ≤ 4, or R = 8 when `vectors` is 1: a tile keeps 8
+/// independent chains in flight either way, which one FMA unit's latency needs) — row tiles
+/// outer, column tiles inner.
 template <class F>
 inline void for_each_tile(std::int64_t rows, std::int64_t vectors, F&& f) {
     using std::integral_constant;
@@ -182,6 +184,8 @@ inline void for_each_tile(std::int64_t rows, std::int64_t vectors, F&& f) {
         }
     };
     std::int64_t i0 = 0;
+    if (vectors == 1)
+        for (; i0 + 8 <= rows; i0 += 8) f(integral_constant<int, 8>{}, integral_constant<int, 1>{}, i0, std::int64_t{0});
     for (; i0 + 4 <= rows; i0 += 4) row_tile(integral_constant<int, 4>{}, i0);
     switch (rows - i0) {
     case 3: row_tile(integral_constant<int, 3>{}, i0); break;

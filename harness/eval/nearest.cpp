@@ -124,6 +124,8 @@ void nearest_candidates(ConstMatRef reads, const CandidatePanel& p, int* best) {
     const Eigen::Index m = reads.rows();
     if (m == 0 || p.n == 0) return;
     Eigen::Index i0 = 0;
+    if (p.columns == simd::kLanes)  // one vector of candidates: 8 reads a tile keep 8 chains in flight, not 4
+        for (; i0 + 2 * kernel::kRows <= m; i0 += 2 * kernel::kRows) kernel::nearest_rows<2 * kernel::kRows>(reads, i0, p, best);
     for (; i0 + kernel::kRows <= m; i0 += kernel::kRows) kernel::nearest_rows<kernel::kRows>(reads, i0, p, best);
     switch (m - i0) {
     case 3: kernel::nearest_rows<3>(reads, i0, p, best); break;
