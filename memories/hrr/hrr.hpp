@@ -23,8 +23,8 @@
 //   write at other D: Σ_i k_i ⊛ v_i has entry t = Σ_j G_{j,(t−j) mod D} with G = Kᵀ V: one
 //          D × D GEMM over the batch, then a sum along G's wrapped diagonals.
 //   read:  q ⋆ T = C q with C_{tj} = T_{(t+j) mod D}: all reads are Q Cᵀ, one product; at D
-//          a multiple of 16 on register tiles whose panel rows are windows of T written
-//          twice (row j starts at T_j), so C is never formed.
+//          a multiple of 16 on register tiles, C's rows copied a vector at a time from T
+//          written twice (row j starts at T_j).
 //   2D² FLOPs a pair or query against two FFTs' 5 D log₂ D — 4.3× more at D = 64 — but a
 //   64-point FFTW transform (the scalar codelet of an unaligned plan, fft.hpp) runs near
 //   a tenth of the GEMM's rate, so at D ≤ 64 these are faster; the cost model keeps
@@ -171,7 +171,7 @@ private:
     // Kept spectra (write_kept; read_per_query takes its queries' from the keys'): filled by
     // reads too, so mutable, as the maps' spectra are (one memory per thread).
     mutable Kept kept_keys_, kept_values_;
-    mutable RowMat square_;  // the direct forms' D × D G or C, or the trace written twice (1 × 2D), reused (one memory per thread)
+    mutable RowMat square_;  // the direct forms' D × D G or C, reused (one memory per thread)
 };
 
 }  // namespace memcap
