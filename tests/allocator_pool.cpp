@@ -1,9 +1,10 @@
 // memcap/tests/allocator_pool.cpp — the memcap binary's allocator options (harness/cli/allocator.hpp)
-// keep one pool: what one thread frees stays in the process, and the next thread's block of the
-// same size reuses those pages instead of faulting in new ones. This is what lets the memory gate
-// bound the process by the cells in flight (not by a sum over threads), and what keeps the sweeps'
-// minor faults low. Linked with jemalloc and the same options as the binary; exit status 1 with a
-// line per failed check.
+// keep one pool for large blocks: what one thread frees stays in the process, and the next
+// thread's block of the same size reuses those pages instead of faulting in new ones. This is
+// what lets the memory gate bound the process by the cells in flight (not by a sum over threads),
+// and what keeps the sweeps' minor faults low. Blocks under the oversize threshold come from an
+// arena of each thread's own (so a thread gets back the cache-hot blocks it freed). Linked with
+// jemalloc and the same options as the binary; exit status 1 with a line per failed check.
 #include "harness/cli/allocator.hpp"
 #include "harness/results/manifest.hpp"
 
@@ -19,6 +20,7 @@
 
 extern "C" {
 extern const char* malloc_conf;
+int mallctl(const char* name, void* oldp, std::size_t* oldlenp, void* newp, std::size_t newlen);
 const char* malloc_conf = memcap::cli::kJemallocOptions;
 }
 
@@ -56,6 +58,16 @@ void touch_and_free() {
     t.join();
 }
 
+/// The arena the calling thread allocates its small blocks from (jemalloc's thread.arena).
+unsigned thread_arena() {
+    unsigned arena = 0;
+    std::size_t size = sizeof arena;
+    void* volatile block = std::malloc(64);  // binds the thread to its arena
+    std::free(block);
+    if (mallctl("thread.arena", &arena, &size, nullptr, 0) != 0) std::abort();
+    return arena;
+}
+
 int failures = 0;
 void check(bool ok, const char* what, double value) {
     std::printf("%s %s: %.1f\n", ok ? "ok  " : "FAIL", what, value);
@@ -66,8 +78,10 @@ void check(bool ok, const char* what, double value) {
 
 int main() {
     // jemalloc took the binary's options: the manifest's account of the allocator names them
-    const std::string held = memcap::allocator_description(), want = std::string("(") + memcap::cli::kJemallocOptions + ")";
-    const bool same = held.size() > want.size() && held.compare(held.size() - want.size(), want.size(), want) == 0;
+    // (the description starts with narenas, which jemalloc sets from the CPUs: "(narenas:8,...")
+    const std::string held = memcap::allocator_description(), want = std::string(memcap::cli::kJemallocOptions) + ")";
+    const bool same = held.size() > want.size() && held.compare(held.size() - want.size(), want.size(), want) == 0 &&
+                      (held[held.size() - want.size() - 1] == ',' || held[held.size() - want.size() - 1] == '(');
     std::printf("%s jemalloc holds the binary's options: %s\n", same ? "ok  " : "FAIL", held.c_str());
     failures += !same;
     const double base = resident_mib();
@@ -85,5 +99,10 @@ int main() {
     // ... without faulting its pages in again (a fresh block faults every one of its pages).
     check(static_cast<double>(faults_second) < 0.1 * pages, "minor faults of the second thread's block (< a tenth of its pages)",
           static_cast<double>(faults_second));
+    // Small blocks: this thread and a new one allocate from arenas of their own.
+    const unsigned mine = thread_arena();
+    unsigned other = mine;
+    std::thread([&] { other = thread_arena(); }).join();
+    check(other != mine, "a second thread's arena differs from the first's (arena index of the second)", other);
     return failures == 0 ? 0 : 1;
 }
