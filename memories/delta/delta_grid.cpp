@@ -57,13 +57,13 @@ void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, 
     for (Eigen::Index start = 0; start < n; start += kChunk) {
         const Eigen::Index c = std::min(kChunk, n - start);
         if (u.rows() != c) u.resize(c, width), u.rightCols(width - d_v).setZero();
-        u.leftCols(d_v) = values.middleRows(start, c);
-        // U = β(V − Φ Mᵀ)
+        // U = β(V − Φ Mᵀ): (v − p) · β entry by entry, in one pass (the padding columns stay 0)
         if (!zero) {
             simd::product(f.row(start).data(), d_phi, g.data(), width, d_phi, p.data(), width, c, width);  // Φ Mᵀ
-            u -= p.topRows(c);
+            u.leftCols(d_v) = (values.middleRows(start, c) - p.topLeftCorner(c, d_v)) * beta;
+        } else {
+            u.leftCols(d_v) = values.middleRows(start, c) * beta;
         }
-        u *= beta;
         // (I + β L) U ← U, L the strictly lower part of Φ Φᵀ: forward substitution, row
         // by row, u_i ← u_i − Σ_{j<i} (β φ_i·φ_j) u_j in increasing j (solve_unit_lower's
         // order), every vector of the row at once so their chains overlap
