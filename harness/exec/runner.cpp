@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -168,6 +169,10 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells
     const auto& peak = items.peak;
     const auto count = static_cast<std::int64_t>(groups.size());
     MemoryGate gate;
+    // The gate can hold a thread back only when `threads` of the largest items exceed its budget;
+    // otherwise it is not consulted (each hold takes its lock twice, a line shared by every thread).
+    const double largest = peak.empty() ? 0.0 : *std::max_element(peak.begin(), peak.end());
+    const bool gated = static_cast<double>(std::max(threads, 1)) * largest > gate.limit();
     SpinLock rows_lock;
     std::exception_ptr failure;  // the first exception from a cell or from `done`, rethrown below
     std::atomic<bool> failed{false};
@@ -178,7 +183,8 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t g = 0; g < count; ++g) {
             if (stop.load() || failed.load()) continue;
-            const MemoryGate::Hold hold(gate, peak[static_cast<std::size_t>(g)]);
+            std::optional<MemoryGate::Hold> hold;
+            if (gated) hold.emplace(gate, peak[static_cast<std::size_t>(g)]);
             // The group's cells run one after the other; their rows go to `done` together, under
             // one hold of the lock (a cell's rows wait at most for its group's other cells): the
             // lock's line then moves between the cores once a group, not once a cell.
