@@ -16,7 +16,7 @@
 //   lines still in the core's own L2 cache (1–2 MiB on the CPUs here). With one arena for
 //   everything, the next cell on the *other* thread often got it instead, and every line of
 //   it then moved between the cores' caches before it could be written: the block's two
-//   threads spent ~8% more CPU than one thread did on the same work, on days the machine's
+//   threads spent 8–17% more CPU than one thread did on the same work, on days the machine's
 //   two cores were far apart (docs/performance.md, "The allocator"). Larger blocks fit in
 //   no L2 anyway; they stay in one pool, so what the process holds for them is the most its
 //   cells in flight held at once (what the memory gate bounds), not a sum over threads. A

@@ -180,6 +180,12 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells
 #pragma omp parallel num_threads(threads)
     {
         placement.enter(omp_get_thread_num(), omp_get_num_threads());
+        struct Finished {
+            std::size_t idx;
+            std::string text;
+            double seconds;
+        };
+        std::vector<Finished> finished;  // a work item's cells, reused from item to item
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t g = 0; g < count; ++g) {
             if (stop.load() || failed.load()) continue;
@@ -188,13 +194,7 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells
             // The group's cells run one after the other; their rows go to `done` together, under
             // one hold of the lock (a cell's rows wait at most for its group's other cells): the
             // lock's line then moves between the cores once a group, not once a cell.
-            struct Finished {
-                std::size_t idx;
-                std::string text;
-                double seconds;
-            };
-            std::vector<Finished> finished;
-            finished.reserve(groups[static_cast<std::size_t>(g)].size());
+            finished.clear();
             std::exception_ptr thrown;  // a cell's; the cells before it are delivered first
             for (const std::size_t idx : groups[static_cast<std::size_t>(g)]) {
                 if (stop.load() || failed.load()) break;
