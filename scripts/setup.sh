@@ -3,7 +3,7 @@
 # and builds into ./build (or $MEMCAP_BUILD_DIR), with MPI sweeps on
 # (MEMCAP_MPI=OFF in the environment builds without), for this machine's CPU
 # (-march=native; MEMCAP_PORTABLE=ON in the environment builds for baseline
-# x86-64 instead: see Reproducibility in README.md). Run by quickstart.sh
+# x86-64 instead: see docs/reproducibility.md). Run by quickstart.sh
 # and test.sh; safe to run again (skips apt-get when everything is present).
 # MEMCAP_BUILD_TARGETS="memcap" builds only the listed targets (quickstart.sh:
 # the main job needs the memcap binary only, not the tests and benchmarks).
