@@ -334,7 +334,8 @@ int cmd_aggregate(const std::vector<std::string>& args) {
     if (vm.count("help")) return std::cout << desc, 0;
     if (!vm.count("input")) throw UsageError("aggregate: give the results CSV to summarise (- reads standard input)");
     const std::string input = vm["input"].as<std::string>() == "-" ? "/dev/stdin" : vm["input"].as<std::string>();
-    const auto groups = summarise_csv(input);
+    std::string note;  // rows that repeated an earlier row exactly, counted once
+    const auto groups = summarise_csv(input, &note);
     std::optional<AtomicFile> out, md;
     if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
     if (vm.count("markdown")) md.emplace(vm["markdown"].as<std::string>());
@@ -344,6 +345,7 @@ int cmd_aggregate(const std::vector<std::string>& args) {
     if (md) md->write(summary_markdown(groups));
     if (out) out->commit();
     if (md) md->commit();
+    if (!note.empty()) std::cerr << "memcap: note: " << note << "\n";
     return 0;
 }
 

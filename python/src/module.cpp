@@ -734,10 +734,12 @@ PYBIND11_MODULE(_memcap, m) {
           py::arg("force"), py::arg("dry_run"), py::arg("progress"), py::arg("command"));
     m.def("aggregate_csv", [](const std::string& path) {
         std::vector<GroupSummary> groups;
+        std::string note;  // rows that repeated an earlier row exactly, counted once: a UserWarning
         {
             py::gil_scoped_release release;
-            groups = summarise_csv(path);
+            groups = summarise_csv(path, &note);
         }
+        if (!note.empty() && PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 1) != 0) throw py::error_already_set();
         return summary_csv(groups);
     });
     m.def("register_memory", &register_python_memory, py::arg("name"), py::arg("cls"), py::arg("params"),
