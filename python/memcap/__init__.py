@@ -35,7 +35,18 @@ except ImportError as e:  # the usual cause: another interpreter than the one th
                       "Debian's /usr/bin/python3 with python3-numpy and python3-pandas; run that one "
                       "(see docs/python.md)" % (sys.executable, e)) from e
 
-from . import _memcap
+try:
+    from . import _memcap
+except ImportError:
+    _here = os.path.dirname(os.path.abspath(__file__))
+    if any(f.startswith("_memcap") for f in os.listdir(_here)):  # there, but not loadable: say why
+        raise
+    # the .py files without the compiled module (only the `memcap` target built), which Python
+    # reports as a circular import
+    raise ImportError("memcap's compiled module _memcap is not built in %s: build the target memcap_python "
+                      "(cmake --build build --target memcap_python), or put a built memcap package first on "
+                      "PYTHONPATH (`memcap run --python-backend`: MEMCAP_PYTHONPATH, and MEMCAP_PYTHON for its "
+                      "interpreter; see docs/python.md)" % _here) from None
 from ._memcap import FeatureMap, Memory, UsageError
 
 __all__ = [
