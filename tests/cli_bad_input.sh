@@ -326,6 +326,36 @@ expect_bad "line 4 has 3 fields, expected 27" aggregate "$work/torn.csv" --out "
 expect_bad "directory '$work/no/such' does not exist" aggregate "$work/results.csv" --out "$work/no/such/summary.csv"
 expect_bad "directory '$work/nodir' does not exist" aggregate "$work/results.csv" --markdown "$work/nodir/s.md"
 expect_bad "give the results CSV" aggregate --out "$o"
+# Results joined (two runs that overlap): a (cell, seed) is one measurement. A second row of it that
+# differs is refused, naming both lines, the seed and the cell; one that repeats it exactly is
+# counted once, with a one-line note (the summary is the one of the rows without the repeats).
+{ cat "$work/results.csv"; sed -n '3s/,ok,$/,error,boom/p' "$work/results.csv"; } >"$work/differ.csv"
+expect_bad "lines 3 and 4 are both seed 1 of cell softmax:beta=16 | assoc_recall:" aggregate "$work/differ.csv" --out "$o"
+expect_bad "but differ" aggregate "$work/differ.csv" --out "$o" --markdown "$work/out.csv.md"
+"$memcap" aggregate "$work/results.csv" --out "$work/once_summary.csv" --markdown "$work/once.md"
+{ cat "$work/results.csv"; tail -n +2 "$work/results.csv"; } >"$work/twice.csv"
+# joined: without the second header (tail -n +2), with it (cat a b), through standard input
+for joined in "twice.csv 4" "cat.csv 5" "stdin 5"; do  # the first repeated row's line
+    read -r name first <<<"$joined"
+    case $name in
+        twice.csv) args=("$work/twice.csv") ;;
+        cat.csv) cat "$work/results.csv" "$work/results.csv" >"$work/cat.csv"; args=("$work/cat.csv") ;;
+        stdin) args=(-) ;;
+    esac
+    rm -f "$work/joined_summary.csv" "$work/joined.md"
+    cat "$work/results.csv" "$work/results.csv" | "$memcap" aggregate "${args[@]}" --out "$work/joined_summary.csv" \
+        --markdown "$work/joined.md" >"$work/stdout" 2>"$work/stderr"
+    status=$?
+    cases=$((cases + 1))
+    if [[ $status -ne 0 ]]; then echo "FAIL (aggregate $name): exit $status: $(cat "$work/stderr")"; failures=$((failures + 1))
+    elif [[ $(wc -l <"$work/stderr") -ne 1 ]] ||
+         ! grep -qF "2 rows repeat an earlier row exactly, counted once (line $first repeats line 2, seed 0" "$work/stderr"; then
+        echo "FAIL (aggregate $name): expected a one-line note, got: $(cat "$work/stderr")"; failures=$((failures + 1))
+    elif ! cmp -s "$work/joined_summary.csv" "$work/once_summary.csv" || ! cmp -s "$work/joined.md" "$work/once.md"; then
+        echo "FAIL (aggregate $name): the summary differs from the one without the repeated rows"
+        diff "$work/once_summary.csv" "$work/joined_summary.csv"; failures=$((failures + 1))
+    else echo "ok   (aggregate $name) -> $(cat "$work/stderr")"; fi
+done
 
 # theory: missing or foreign summary, a per-seed CSV instead of the summary, a bad --max-budget
 expect_bad "input '$work/missing.csv': cannot open" theory "$work/missing.csv" --out "$o"

@@ -158,6 +158,24 @@ int cmd_list(const std::vector<std::string>& args) {
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (path.empty() && !ec && fs::exists(exe.parent_path() / "python" / "memcap" / "__main__.py", ec))
         path = (exe.parent_path() / "python").string();  // the build tree's module
+    // A memcap package without its compiled half (only the `memcap` target built: CMake copies
+    // the .py files when it configures) fails in Python with a confusing circular-import error:
+    // named here instead, with what to build or set.
+    for (std::size_t start = 0; !path.empty() && start <= path.size();) {  // PYTHONPATH's order
+        std::size_t end = path.find(':', start);
+        if (end == std::string::npos) end = path.size();
+        const fs::path package = fs::path(path.substr(start, end - start)) / "memcap";
+        start = end + 1;
+        if (!fs::exists(package / "__init__.py", ec)) continue;
+        bool built = false;
+        for (const auto& f : fs::directory_iterator(package, ec))
+            built = built || f.path().filename().string().rfind("_memcap", 0) == 0;
+        if (built) break;
+        throw UsageError("run --python-backend: the Python module in '" + package.string() +
+                         "' is not built (no _memcap extension): build the target memcap_python (cmake --build build "
+                         "--target memcap_python), or set MEMCAP_PYTHONPATH to the directory holding a built memcap "
+                         "package and MEMCAP_PYTHON to its interpreter (docs/python.md)");
+    }
     std::vector<std::string> words = {"run"};
     words.insert(words.end(), args.begin(), args.end());
     exec_python(path, "memcap", words, "run --python-backend");
@@ -334,7 +352,8 @@ int cmd_aggregate(const std::vector<std::string>& args) {
     if (vm.count("help")) return std::cout << desc, 0;
     if (!vm.count("input")) throw UsageError("aggregate: give the results CSV to summarise (- reads standard input)");
     const std::string input = vm["input"].as<std::string>() == "-" ? "/dev/stdin" : vm["input"].as<std::string>();
-    const auto groups = summarise_csv(input);
+    std::string note;  // rows that repeated an earlier row exactly, counted once
+    const auto groups = summarise_csv(input, &note);
     std::optional<AtomicFile> out, md;
     if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
     if (vm.count("markdown")) md.emplace(vm["markdown"].as<std::string>());
@@ -344,6 +363,7 @@ int cmd_aggregate(const std::vector<std::string>& args) {
     if (md) md->write(summary_markdown(groups));
     if (out) out->commit();
     if (md) md->commit();
+    if (!note.empty()) std::cerr << "memcap: note: " << note << "\n";
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace memcap {
 namespace {
@@ -23,7 +24,34 @@ struct Acc {
     double dist_sum = 0, cos_sum = 0;
     std::int64_t dist_count = 0, cos_count = 0;  // seeds with a distance, a cosine (the probe on slot tasks has none)
     std::vector<double> threshold, false_accept, present_accept, balanced, auc;  // seeds that have them
+    /// Per seed of the group: the line that gave it and a hash of its fields (a second row of a
+    /// seed is merged when it repeats the first exactly, refused when it differs).
+    struct Seen {
+        std::size_t line;
+        std::uint64_t hash;
+    };
+    std::unordered_map<std::string, Seen> seen;
 };
+
+/// FNV-1a over the fields, each ended by a unit separator: equal rows hash equal, and two rows
+/// that differ collide with probability 2^-64.
+std::uint64_t row_hash(const std::vector<std::string>& fields) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const auto& f : fields) {
+        for (const unsigned char c : f) h = (h ^ c) * 1099511628211ull;
+        h = (h ^ 0x1fu) * 1099511628211ull;
+    }
+    return h;
+}
+
+/// "softmax:beta=16 | assoc_recall | native | budget 1024 | d 64 | n 16" (and slot, tuned when set).
+std::string describe_cell(const GroupSummary& g) {
+    std::string out = g.memory_spec + " | " + g.task_spec + " | " + g.readout + " | budget " +
+                      (g.budget_floats.empty() ? "natural" : g.budget_floats) + " | d " + g.d + " | n " + g.n;
+    if (!g.slot.empty()) out += " | slot " + g.slot;
+    if (!g.tuned.empty()) out += " | tuned " + g.tuned;
+    return out;
+}
 
 GroupSummary::Optional summarise_optional(const std::vector<double>& x) {
     GroupSummary::Optional o;
@@ -35,7 +63,7 @@ GroupSummary::Optional summarise_optional(const std::vector<double>& x) {
 
 }  // namespace
 
-std::vector<GroupSummary> summarise_csv(const std::string& path) {
+std::vector<GroupSummary> summarise_csv(const std::string& path, std::string* note) {
     std::ifstream in(path);
     if (!in) throw UsageError("input '" + path + "': cannot open for reading");
     std::string line;
@@ -59,12 +87,16 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
                          present_accept = optional_column("present_accept_frac"),
                          balanced = optional_column("balanced_accuracy_frac"), auc = optional_column("auc_frac"),
                          params = optional_column("param_floats"), bits = optional_column("state_bits");
+    const std::string header = line;
+    const std::size_t seed = col["seed"];
     std::map<std::string, std::size_t> index;
     std::vector<Acc> groups;
-    std::size_t lineno = 1;
+    std::size_t lineno = 1, repeated = 0;
+    std::string first_repeat;  // the first row merged, for the note
     while (std::getline(in, line)) {
         ++lineno;
         if (line.empty()) continue;
+        if (line == header) continue;  // the header again: files joined with `cat a.csv b.csv`
         const auto f = split_csv_line(line);
         if (f.size() != col.count())
             throw UsageError("input '" + path + "': line " + std::to_string(lineno) + " has " +
@@ -80,6 +112,21 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
             groups.push_back(a);
         }
         Acc& a = groups[it->second];
+        // One row per (cell, seed): a second row of a seed would count it twice (files joined
+        // that overlap). memcap's rows are a function of cell and seed, so an exact repeat is
+        // the same measurement again and is counted once; a row that differs is refused.
+        const std::uint64_t hash = row_hash(f);
+        const auto [seen, fresh] = a.seen.emplace(f[seed], Acc::Seen{lineno, hash});
+        if (!fresh) {
+            if (seen->second.hash != hash)
+                throw UsageError("input '" + path + "': lines " + std::to_string(seen->second.line) + " and " +
+                                 std::to_string(lineno) + " are both seed " + f[seed] + " of cell " + describe_cell(a.g) +
+                                 " but differ (results of different runs or versions?); keep one of them");
+            if (repeated++ == 0)
+                first_repeat = "line " + std::to_string(lineno) + " repeats line " + std::to_string(seen->second.line) +
+                               ", seed " + f[seed] + " of cell " + describe_cell(a.g);
+            continue;
+        }
         a.g.seeds += 1;
         if (f[status] != "ok") {
             a.g.errors += 1;
@@ -106,6 +153,9 @@ std::vector<GroupSummary> summarise_csv(const std::string& path) {
         take(balanced, "balanced_accuracy_frac", a.balanced);
         take(auc, "auc_frac", a.auc);
     }
+    if (note && repeated)
+        *note = "input '" + path + "': " + std::to_string(repeated) + (repeated == 1 ? " row repeats" : " rows repeat") +
+                " an earlier row exactly, counted once (" + first_repeat + ")";
     std::vector<GroupSummary> out;
     for (auto& a : groups) {
         if (!a.acc.empty()) {

@@ -35,7 +35,12 @@ struct GroupSummary {
 };
 
 /// Reads a results CSV; UsageError when it is missing, unreadable or not memcap output.
-std::vector<GroupSummary> summarise_csv(const std::string& path);
+/// Each (cell, seed) counts once: a row that repeats an earlier row of its cell and seed
+/// exactly (files that overlap, joined) is skipped, and `note`, when given, receives one line
+/// saying how many were; a row that shares a cell and seed with an earlier one but differs
+/// is a UsageError naming both lines, the cell and the seed. A line equal to the header is
+/// skipped (files joined with `cat`).
+std::vector<GroupSummary> summarise_csv(const std::string& path, std::string* note = nullptr);
 std::string summary_csv(const std::vector<GroupSummary>& groups);
 /// A Markdown table of mean accuracy (%) with one row per memory, readout, d and
 /// budget and one column per n, for each task; tasks with slots show the mean of

@@ -25,6 +25,7 @@ import numbers
 import os
 import sys
 import tempfile
+import warnings
 
 try:
     import numpy  # noqa: F401
@@ -34,7 +35,18 @@ except ImportError as e:  # the usual cause: another interpreter than the one th
                       "Debian's /usr/bin/python3 with python3-numpy and python3-pandas; run that one "
                       "(see docs/python.md)" % (sys.executable, e)) from e
 
-from . import _memcap
+try:
+    from . import _memcap
+except ImportError:
+    _here = os.path.dirname(os.path.abspath(__file__))
+    if any(f.startswith("_memcap") for f in os.listdir(_here)):  # there, but not loadable: say why
+        raise
+    # the .py files without the compiled module (only the `memcap` target built), which Python
+    # reports as a circular import
+    raise ImportError("memcap's compiled module _memcap is not built in %s: build the target memcap_python "
+                      "(cmake --build build --target memcap_python), or put a built memcap package first on "
+                      "PYTHONPATH (`memcap run --python-backend`: MEMCAP_PYTHONPATH, and MEMCAP_PYTHON for its "
+                      "interpreter; see docs/python.md)" % _here) from None
 from ._memcap import FeatureMap, Memory, UsageError
 
 __all__ = [
@@ -229,7 +241,10 @@ def aggregate(results):
     """Mean accuracy over seeds with its sd, standard error and 95% interval, per (memory, task, readout, budget, d, n, slot).
 
     ``results``: a DataFrame as ``run`` returns it, or the path of a results CSV. The
-    summary is ``memcap aggregate``'s (harness/results/stats.hpp), as a DataFrame.
+    summary is ``memcap aggregate``'s (harness/results/stats.hpp), as a DataFrame. Each
+    (cell, seed) counts once: rows repeated exactly (results joined that overlap) are counted
+    once with a ``UserWarning`` saying how many; rows of one cell and seed that differ are a
+    ``UsageError``.
     """
     if isinstance(results, (str, os.PathLike)):
         return _parse(io.StringIO(_memcap.aggregate_csv(os.fspath(results))), SUMMARY_DTYPES)
@@ -242,10 +257,17 @@ def aggregate(results):
     with tempfile.TemporaryDirectory(prefix="memcap-") as tmp:
         path = os.path.join(tmp, "results.csv")
         results[[*CELL_DTYPES]].to_csv(path, index=False)
+        def named(text):  # the DataFrame, not the temporary file it went through
+            return text.replace("input '%s'" % path, "the DataFrame").replace(path, "the DataFrame")
         try:
-            return _parse(io.StringIO(_memcap.aggregate_csv(path)), SUMMARY_DTYPES)
-        except UsageError as e:  # name the DataFrame, not the temporary file it went through
-            raise UsageError(str(e).replace("input '%s'" % path, "the DataFrame").replace(path, "the DataFrame")) from None
+            with warnings.catch_warnings(record=True) as notes:
+                warnings.simplefilter("always")
+                csv = _memcap.aggregate_csv(path)
+        except UsageError as e:
+            raise UsageError(named(str(e))) from None
+        for n in notes:  # rows repeated exactly, counted once
+            warnings.warn(named(str(n.message)), n.category, stacklevel=2)
+        return _parse(io.StringIO(csv), SUMMARY_DTYPES)
 
 
 def register_memory(name, cls, params=None, state_floats=None, min_budget=None, param_floats=0,

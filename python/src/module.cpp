@@ -251,7 +251,7 @@ struct PyFeatureMap {
         return FeatureMap(kind, d_in, max_dim, nu, rng);
     }
     PyFeatureMap(const std::string& kind, int d_in_, std::int64_t max_dim, int nu, std::uint64_t seed)
-        : map(make(kind, d_in_, max_dim, nu, seed)), d_in(d_in_) {}
+        : map(make(kind, d_in_, max_dim, nu, seed)), d_in(d_in_), dims(FeatureMap::size(kind, d_in_, max_dim, nu)) {}
 
     /// phi(x) for the rows of x (n x d_in float32): an n x dim float32 array.
     py::array_t<float> apply(const py::object& x) const {
@@ -266,6 +266,7 @@ struct PyFeatureMap {
 
     FeatureMap map;
     int d_in;
+    FeatureMap::Dims dims;  // what FeatureMap.size gives for its arguments
 };
 
 class PyMemoryHandle {
@@ -734,10 +735,12 @@ PYBIND11_MODULE(_memcap, m) {
           py::arg("force"), py::arg("dry_run"), py::arg("progress"), py::arg("command"));
     m.def("aggregate_csv", [](const std::string& path) {
         std::vector<GroupSummary> groups;
+        std::string note;  // rows that repeated an earlier row exactly, counted once: a UserWarning
         {
             py::gil_scoped_release release;
-            groups = summarise_csv(path);
+            groups = summarise_csv(path, &note);
         }
+        if (!note.empty() && PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 1) != 0) throw py::error_already_set();
         return summary_csv(groups);
     });
     m.def("register_memory", &register_python_memory, py::arg("name"), py::arg("cls"), py::arg("params"),
@@ -749,19 +752,29 @@ PYBIND11_MODULE(_memcap, m) {
 
     // memcap.FeatureMap: the built-in grids' fixed feature maps (memories/grid/feature_map.hpp), for a
     // Python backend that fits a d_value x d_phi state below d_value x d_key (a budget below d^2).
-    py::class_<PyFeatureMap>(m, "FeatureMap")
+    // One shape: FeatureMap.size(...) gives a FeatureMap.Size with the attributes an instance has
+    // (dim, param_floats, identity), without drawing the map.
+    py::class_<PyFeatureMap> feature_map(m, "FeatureMap");
+    py::class_<FeatureMap::Dims>(feature_map, "Size")
+        .def_readonly("dim", &FeatureMap::Dims::dim)
+        .def_readonly("param_floats", &FeatureMap::Dims::param_floats)
+        .def_readonly("identity", &FeatureMap::Dims::identity)
+        .def("__eq__", [](const FeatureMap::Dims& a, const FeatureMap::Dims& b) {
+            return a.dim == b.dim && a.param_floats == b.param_floats && a.identity == b.identity;
+        }, py::is_operator())
+        .def("__repr__", [](const FeatureMap::Dims& s) {
+            return "memcap.FeatureMap.Size(dim=" + std::to_string(s.dim) + ", param_floats=" +
+                   std::to_string(s.param_floats) + ", identity=" + (s.identity ? "True" : "False") + ")";
+        });
+    feature_map
         .def(py::init<const std::string&, int, std::int64_t, int, std::uint64_t>(), py::arg("kind"), py::arg("d_in"),
              py::arg("max_dim"), py::arg("nu") = 1, py::arg("seed") = 0)
         .def_property_readonly("dim", [](const PyFeatureMap& f) { return f.map.dim(); })
         .def_property_readonly("param_floats", [](const PyFeatureMap& f) { return f.map.param_floats(); })
+        .def_property_readonly("identity", [](const PyFeatureMap& f) { return f.dims.identity; })
         .def_static("size", [](const std::string& kind, int d_in, std::int64_t max_dim, int nu) {
                 PyFeatureMap::check(kind, d_in, max_dim, nu);
-                const FeatureMap::Dims dims = FeatureMap::size(kind, d_in, max_dim, nu);
-                py::dict out;
-                out["dim"] = dims.dim;
-                out["param_floats"] = dims.param_floats;
-                out["identity"] = dims.identity;
-                return out;
+                return FeatureMap::size(kind, d_in, max_dim, nu);
             }, py::arg("kind"), py::arg("d_in"), py::arg("max_dim"), py::arg("nu") = 1)
         .def("apply", &PyFeatureMap::apply, py::arg("x"));
 

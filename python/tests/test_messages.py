@@ -2,6 +2,7 @@
 a sweep's refusal names memcap.sweep's arguments (not the command line's flags), and the
 columns a researcher groups by (memory, tuned, param_floats) are in the rows and the summary."""
 import os
+import re
 import tempfile
 import unittest
 
@@ -29,6 +30,32 @@ class AllErrorGroups(unittest.TestCase):
             df.to_csv(path, index=False)
             cli("aggregate", path, "--out", os.path.join(tmp, "s.csv"))
             self.assertEqual(memcap.read_summary_csv(os.path.join(tmp, "s.csv")).errors.tolist(), s.errors.tolist())
+
+
+class JoinedResults(unittest.TestCase):
+    def test_a_cell_and_seed_counts_once(self):
+        # frames joined that overlap: rows repeated exactly are counted once, with a warning;
+        # rows of one cell and seed that differ are refused, naming the seed and the cell
+        df = memcap.run("softmax", "assoc_recall", n=[4, 8], seeds=2, progress=False)
+        once = memcap.aggregate(df)
+        with self.assertWarnsRegex(UserWarning, r"the DataFrame: 4 rows repeat an earlier row exactly, counted once") \
+                as caught:
+            twice = memcap.aggregate(pd.concat([df, df], ignore_index=True))
+        self.assertNotIn(tempfile.gettempdir(), str(caught.warning))
+        pd.testing.assert_frame_equal(twice, once)
+        self.assertEqual(twice.seeds.tolist(), [2, 2])
+        changed = df.iloc[[1]].copy()
+        changed["correct"] += 1
+        with self.assertRaisesRegex(memcap.UsageError, r"lines 3 and 6 are both seed 1 of cell softmax:beta=16 \| "
+                                                       r"assoc_recall:.* but differ") as refused:
+            memcap.aggregate(pd.concat([df, changed], ignore_index=True))
+        self.assertNotIn(tempfile.gettempdir(), str(refused.exception))
+        # a file holds the same: the warning names it
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "joined.csv")
+            pd.concat([df, df.iloc[:1]]).to_csv(path, index=False)
+            with self.assertWarnsRegex(UserWarning, re.escape("input '%s': 1 row repeats an earlier row exactly" % path)):
+                self.assertEqual(memcap.aggregate(path).seeds.tolist(), [2, 2])
 
 
 class FiniteInput(unittest.TestCase):

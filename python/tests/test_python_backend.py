@@ -174,11 +174,11 @@ class ProjectedGrid:
 
 
 def projected_size(d_key, d_value, budget):
-    return d_value * memcap.FeatureMap.size("proj", d_key, max(1, (budget or d_key * d_value) // d_value))["dim"]
+    return d_value * memcap.FeatureMap.size("proj", d_key, max(1, (budget or d_key * d_value) // d_value)).dim
 
 
 def projected_params(d_key, d_value, budget):
-    return memcap.FeatureMap.size("proj", d_key, max(1, (budget or d_key * d_value) // d_value))["param_floats"]
+    return memcap.FeatureMap.size("proj", d_key, max(1, (budget or d_key * d_value) // d_value)).param_floats
 
 
 memcap.register_memory("projected_numpy", ProjectedGrid, state_floats=projected_size, param_floats=projected_params,
@@ -205,6 +205,21 @@ class EqualTerms(unittest.TestCase):
             memcap.register_memory("decay_bad", Decay, params={"rho": 0.5}, candidates={"beta": [1.0]},
                                    state_floats=1)
 
+    def test_feature_map_size_has_the_shape_of_a_feature_map(self):
+        # FeatureMap.size gives, without drawing the map, what an instance's attributes give
+        for kind, d_in, max_dim, nu in [("proj", 64, 16, 1), ("proj", 16, 64, 1), ("proj", 32, 32, 1),
+                                        ("dpfp", 16, 12, 2), ("taylor", 8, 30, 1)]:
+            size = memcap.FeatureMap.size(kind, d_in, max_dim, nu=nu)
+            f = memcap.FeatureMap(kind, d_in, max_dim, nu=nu, seed=1)
+            self.assertNotIsInstance(size, dict)
+            self.assertEqual((size.dim, size.param_floats, size.identity), (f.dim, f.param_floats, f.identity))
+            self.assertEqual(f.apply(np.ones((1, d_in), np.float32)).shape, (1, size.dim))
+            self.assertEqual(size, memcap.FeatureMap.size(kind, d_in, max_dim, nu))
+        self.assertEqual(memcap.FeatureMap.size("proj", 32, 32).identity, True)
+        self.assertEqual(memcap.FeatureMap.size("proj", 64, 16).identity, False)
+        self.assertEqual(repr(memcap.FeatureMap.size("proj", 64, 16)),
+                         "memcap.FeatureMap.Size(dim=16, param_floats=1024, identity=False)")
+
     def test_feature_map_fits_a_budget_below_d_squared(self):
         f = memcap.FeatureMap("proj", 64, 16, seed=3)
         self.assertEqual((f.dim, f.param_floats), (16, 1024))
@@ -217,6 +232,8 @@ class EqualTerms(unittest.TestCase):
         np.testing.assert_allclose(wide.apply(y) @ wide.apply(y).T, y @ y.T, rtol=1e-4, atol=1e-3)
         with self.assertRaisesRegex(memcap.UsageError, "kind 'rope' is not proj, dpfp or taylor"):
             memcap.FeatureMap("rope", 8, 8)
+        with self.assertRaisesRegex(memcap.UsageError, "kind 'rope' is not proj, dpfp or taylor"):
+            memcap.FeatureMap.size("rope", 8, 8)
         df = memcap.run(memories=["projected_numpy", "linear:phi=proj"], tasks="assoc_recall", n=[4, 16], d=64,
                         budgets=256, seeds=4, progress=False)
         self.assertTrue((df.status == "ok").all(), df.message.tolist())
