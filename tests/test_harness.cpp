@@ -367,11 +367,15 @@ TEST_CASE("a tuned cell runs through its chosen candidate's resolution", "[harne
     g.set_widths("best:8..32*2", "d");
     g.readouts = {parse_readout_spec("auto")};
     auto cells = g.cells();
-    ResolvedCells resolved = check_cells(cells);
-    for (const auto& r : resolved) CHECK(!r);  // choices still to make: candidates checked, nothing resolved
+    Races races;
+    ResolvedCells resolved = check_cells(cells, &races);
+    for (const auto& r : resolved) CHECK(!r);  // choices still to make: races built, nothing resolved
+    CHECK(races.size() == 2);  // one race per group (memory), its seeds share it
     auto plain = cells;
-    resolve_tuning(cells, &resolved, 1, false);
-    resolve_tuning(plain, 1, false);
+    resolve_tuning(cells, races, resolved, 1, false);
+    Races plain_races;
+    ResolvedCells plain_resolved = check_cells(plain, &plain_races);
+    resolve_tuning(plain, plain_races, plain_resolved, 2, false);
     std::string handed = cell_header();
     run_cells(cells, resolved, 1, false, [&](std::size_t, const std::string& rows) { handed += rows; });
     for (std::size_t i = 0; i < cells.size(); ++i) {

@@ -228,8 +228,9 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     const int threads = threads_option(vm);
 
     auto cells = grid.cells();  // counts (and refuses) the grid before expanding it
-    ResolvedCells resolved = check_cells(cells);  // each cell's lookups, handed along to the run
-    resolve_tuning(cells, &resolved, threads, !vm.count("quiet"));
+    Races races;
+    ResolvedCells resolved = check_cells(cells, &races);  // each cell's lookups, handed along to the run
+    resolve_tuning(cells, races, resolved, threads, !vm.count("quiet"));
 
     // From here the first Ctrl-C or SIGTERM stops the run cleanly: no new cell starts,
     // cells in flight finish, the temporary file is removed and the exit status is

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <new>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -31,10 +32,22 @@ std::string group_label(const CellSpec& c) {
            " d=" + (c.needs_tuning() && c.d == 0 ? std::string("best") : std::to_string(c.d)) + " n=" + std::to_string(c.n);
 }
 
+namespace {
+
+/// The fields of a cell's group but its specs (compared by their canonical form): every field but the seed.
+auto group_fields(const CellSpec& c) { return std::tie(c.n, c.d, c.budget_floats, c.tuning_seeds, c.d_candidates, c.tuned); }
+
+}  // namespace
+
 bool same_but_seed(const CellSpec& a, const CellSpec& b) {
-    return a.n == b.n && a.d == b.d && a.budget_floats == b.budget_floats && a.tuning_seeds == b.tuning_seeds &&
-           a.memory == b.memory && a.task == b.task && a.readout == b.readout && a.d_candidates == b.d_candidates &&
-           a.tuned == b.tuned;
+    return group_fields(a) == group_fields(b) && a.memory == b.memory && a.task == b.task && a.readout == b.readout;
+}
+
+bool SameGroupOrder::operator()(const CellSpec& a, const CellSpec& b) const {
+    if (group_fields(a) != group_fields(b)) return group_fields(a) < group_fields(b);
+    for (const auto spec : {&CellSpec::memory, &CellSpec::task, &CellSpec::readout})
+        if (!((a.*spec) == (b.*spec))) return (a.*spec).canonical() < (b.*spec).canonical();
+    return false;
 }
 
 std::string cell_label(const CellSpec& c) { return group_label(c) + " seed=" + std::to_string(c.seed); }
@@ -117,20 +130,6 @@ std::shared_ptr<const ResolvedCell> resolve_cell(const CellSpec& c, bool checks)
         throw UsageError("task '" + c.task.canonical() + "' needs the native readout (the probe reads the whole state " +
                          "and cannot hide a pair); got readout '" + c.readout.canonical() + "'");
     return r;
-}
-
-ResolvedCells resolve_cells(const std::vector<CellSpec>& cells) {
-    ResolvedCells out(cells.size());
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (cells[i].needs_tuning()) continue;
-        if (i > 0 && out[i - 1] && same_but_seed(cells[i], cells[i - 1])) {  // a block's seeds follow each other
-            out[i] = out[i - 1];
-            continue;
-        }
-        out[i] = resolve_cell(cells[i]);
-        check_fits(*out[i]);
-    }
-    return out;
 }
 
 void check_fits(const ResolvedCell& r) {

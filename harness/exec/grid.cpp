@@ -325,24 +325,26 @@ std::vector<CellSpec> GridBlock::cells() const {
     return out;
 }
 
-ResolvedCells check_cells(const std::vector<CellSpec>& cells) {
-    // Each distinct cell resolved (and checked) once; the seeds of a block follow each other
-    // and share it. A cell that still needs tuning has its candidates checked instead.
+ResolvedCells check_cells(const std::vector<CellSpec>& cells, Races* races) {
+    // Each group resolved (and checked) once; the seeds of a block follow each other and
+    // share it. A cell that still needs tuning has its group's race built instead.
+    Races own;
+    Races& raced = races ? *races : own;
     ResolvedCells out(cells.size());
-    std::map<std::string, std::shared_ptr<const ResolvedCell>> seen;
-    std::set<std::string> candidates_checked;
+    std::map<CellSpec, std::shared_ptr<const ResolvedCell>, SameGroupOrder> seen;  // by group: seed 0
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const CellSpec& c = cells[i];
-        if (i > 0 && same_but_seed(c, cells[i - 1])) {  // no label to build
+        if (i > 0 && same_but_seed(c, cells[i - 1])) {  // the group of the cell before
             out[i] = out[i - 1];
             continue;
         }
-        const std::string label = group_label(c);
         if (c.needs_tuning()) {
-            if (candidates_checked.insert(label).second) check_candidates(c);
+            raced.add(c);
             continue;
         }
-        auto& r = seen[label];
+        CellSpec group = c;
+        group.seed = 0;
+        auto& r = seen[group];
         if (!r) {
             r = resolve_cell(c);
             check_fits(*r);

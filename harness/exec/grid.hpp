@@ -119,10 +119,14 @@ std::int64_t checked_grid_size(const std::vector<std::int64_t>& sizes, const std
 /// each value must lie in [1, max].
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what, std::int64_t max);
 
-/// Throws UsageError (check_cell's) for the first cell that cannot run; each distinct
-/// (memory, task, readout, budget, d, n) is resolved and checked once, before any work is
-/// done. Returns each cell's resolution (shared by its seeds; null for a cell whose choices
-/// are still to make, whose candidates are checked instead), to hand along to the run.
-ResolvedCells check_cells(const std::vector<CellSpec>& cells);
+class Races;
+
+/// Throws UsageError (check_cell's) for the first cell that cannot run; each group (a cell
+/// without its seed) is resolved and checked once, before any work is done. Returns each
+/// cell's resolution (shared by its seeds; null for a cell whose choices are still to make),
+/// to hand along to the run. A cell whose choices are still to make has its group's race
+/// built instead (tuning.hpp: its candidates resolved, UsageError when none can run), into
+/// `races` when given, to hand along to resolve_tuning.
+ResolvedCells check_cells(const std::vector<CellSpec>& cells, Races* races = nullptr);
 
 }  // namespace memcap

@@ -42,6 +42,7 @@ struct SweepPlan {
     SweepConfig config;
     std::vector<CellSpec> cells;
     ResolvedCells resolved;  // each cell's lookups (check_cells; resolve_tuning for tuned cells)
+    Races races;             // the tuned groups' races (check_cells), run by resolve_tuning
     fs::path dir;
     std::string csv_path, manifest_path, journal_path, tuning_path;  // tuning_path: the tuning cells' journal
     nlohmann::ordered_json manifest;
@@ -163,7 +164,7 @@ SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
     p.config = load_sweep_config(o.config_path);
     p.cells = p.config.cells();
     try {
-        p.resolved = check_cells(p.cells);
+        p.resolved = check_cells(p.cells, &p.races);
     } catch (const UsageError& e) {
         throw UsageError("config '" + o.config_path + "': " + e.what());
     }
@@ -195,28 +196,24 @@ void print_dry_run(const SweepPlan& p, int threads) {
     std::vector<CellSpec> timed = p.cells;
     std::size_t tuning_cells = 0, finalist_cells = 0, max_tuning_cells = 0, raced = 0;
     std::vector<CellSpec> first_round;       // every candidate of every group, on the first tuning seed
-    std::map<std::string, CellSpec> first;  // per group: its first candidate
+    std::vector<bool> seen(p.races.size(), false);
     for (auto& c : timed) {
         if (!c.needs_tuning()) continue;
-        const std::string group = group_label(c);
-        if (!first.count(group)) {
-            auto candidates = tuning_candidates(c);
-            first.emplace(group, candidates.front());
-            if (candidates.size() < 2) {  // one candidate: chosen without a race, nothing to time
-                const std::uint64_t seed = c.seed;
-                c = first.at(group);
-                c.seed = seed;
-                continue;
-            }
+        const Race& race = p.races[p.races.group_of(c)];
+        if (!seen[p.races.group_of(c)] && race.size() >= 2) {  // one candidate: chosen without a race, nothing to time
             ++raced;
-            tuning_cells += tuning_cell_min(candidates.size(), c.tuning_seeds);
+            tuning_cells += tuning_cell_min(race.size(), c.tuning_seeds);
             // the race's later rounds, counted as about three candidates going on to the tuning seeds
-            finalist_cells += std::min<std::size_t>(candidates.size(), 3) * static_cast<std::size_t>(c.tuning_seeds - 1);
-            max_tuning_cells += tuning_cell_max(candidates.size(), c.tuning_seeds);
-            for (auto& t : candidates) t.seed = kTuningSeedBase, first_round.push_back(std::move(t));
+            finalist_cells += std::min<std::size_t>(race.size(), 3) * static_cast<std::size_t>(c.tuning_seeds - 1);
+            max_tuning_cells += tuning_cell_max(race.size(), c.tuning_seeds);
+            for (std::size_t k = 0; k < race.size(); ++k) {
+                first_round.push_back(race.candidate(k));
+                first_round.back().seed = kTuningSeedBase;
+            }
         }
+        seen[p.races.group_of(c)] = true;
         const std::uint64_t seed = c.seed;
-        c = first.at(group);
+        c = race.candidate(0);  // timed at its group's first candidate
         c.seed = seed;
     }
     std::error_code ec;
@@ -440,7 +437,7 @@ int run_sweep(const SweepOptions& o) {
     TuningJournal keeper;
     try {
         if (root) {
-            const std::size_t count = tuning_index_count(plan.cells);
+            const std::size_t count = plan.races.index_count();
             std::error_code ec;
             if (count > 0) {
                 std::string header = plan.journal_header.substr(plan.journal_header.find("config="));
@@ -463,7 +460,7 @@ int run_sweep(const SweepOptions& o) {
                 };
             }
         }
-        resolve_tuning(plan.cells, &plan.resolved, threads, o.progress && root, 0, share, keeper);
+        resolve_tuning(plan.cells, plan.races, plan.resolved, threads, o.progress && root, 0, share, keeper);
         if (tuning_journal) tuning_journal->sync();
     } catch (const std::exception& e) {
         if (root && out.fresh) {  // nothing computed yet: leave no files behind

@@ -171,8 +171,9 @@ std::string run_csv(const py::object& memories, const py::object& tasks, const p
     std::atomic<std::int64_t> done_cells{0};
     const bool bar = progress && callback.is_none();
     auto work = [&] {
-        ResolvedCells resolved = check_cells(cells);  // each cell's lookups, handed along to the run
-        resolve_tuning(cells, &resolved, threads, bar);
+        Races races;
+        ResolvedCells resolved = check_cells(cells, &races);  // each cell's lookups, handed along to the run
+        resolve_tuning(cells, races, resolved, threads, bar);
         std::vector<double> weight(cells.size());
         double total = 0;
         for (std::size_t i = 0; i < cells.size(); ++i) total += weight[i] = bar ? cell_work(*resolved[i], cells[i].seed) : 1.0;
