@@ -22,6 +22,7 @@
 #include "harness/cli/options.hpp"
 #include "harness/eval/readout.hpp"
 #include "harness/exec/grid.hpp"
+#include "harness/exec/pipeline.hpp"
 #include "harness/exec/placement.hpp"
 #include "harness/exec/plugins.hpp"
 #include "harness/exec/runner.hpp"
@@ -227,10 +228,9 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     const GridBlock grid = build_grid(request, kRunKeys);
     const int threads = threads_option(vm);
 
-    auto cells = grid.cells();  // counts (and refuses) the grid before expanding it
-    Races races;
-    ResolvedCells resolved = check_cells(cells, &races);  // each cell's lookups, handed along to the run
-    resolve_tuning(cells, races, resolved, threads, !vm.count("quiet"));
+    Pipeline pipeline(grid.cells());  // grid.cells() counts (and refuses) the grid before expanding it
+    pipeline.tune(threads, !vm.count("quiet"));
+    const std::vector<CellSpec>& cells = pipeline.cells();
 
     // From here the first Ctrl-C or SIGTERM stops the run cleanly: no new cell starts,
     // cells in flight finish, the temporary file is removed and the exit status is
@@ -245,8 +245,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     };
     sink(cell_header());
     std::size_t emitted = 0;
-    run_cells(cells, resolved, threads, !vm.count("quiet"), [&](std::size_t, const std::string& rows) { sink(rows), ++emitted; },
-              &stop_requested());
+    pipeline.run_in_order(threads, !vm.count("quiet"), [&](std::size_t, const std::string& rows) { sink(rows), ++emitted; },
+                          &stop_requested());
     if (const int sig = stop_signal(); sig != 0 && emitted < cells.size()) {
         std::fflush(stdout);
         std::cerr << "memcap: " << (sig == SIGTERM ? "terminated" : "interrupted") << " after " << emitted << " of "

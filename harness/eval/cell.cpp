@@ -141,8 +141,6 @@ void check_fits(const ResolvedCell& r) {
     }
 }
 
-double cell_work(const CellSpec& c) { return cell_work(*resolve_cell(c), c.seed); }
-
 double cell_work(const ResolvedCell& r, std::uint64_t seed) {
     const CellSpec& c = r.cell;
     const Task& task = *r.task;
@@ -180,14 +178,6 @@ double cell_work(const ResolvedCell& r, std::uint64_t seed) {
         work += 3.0 * writes * state * static_cast<double>(training->steps);
     if (c.readout.name() == "probe") work += writes * state * static_cast<double>(c.readout.integer("train"));
     return std::max(work, 1.0);
-}
-
-std::string shared_episode_key(const CellSpec& c) {
-    if (!find_readout(c.readout.name()).uses_native_read) return {};
-    const auto task = make_task(c.task);
-    if (task->test_episodes(TaskCell{c.n, c.d, c.seed}) != 1) return {};
-    if (task->key_training()) return {};  // its episodes depend on the keys trained through the memory
-    return c.task.canonical() + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " seed=" + std::to_string(c.seed);
 }
 
 bool shares_episode(const ResolvedCell& r, std::uint64_t seed) {

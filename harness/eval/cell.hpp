@@ -108,7 +108,6 @@ void check_fits(const ResolvedCell& cell);
 /// readout parameters, read the same episode, and the native readout reuses the last
 /// one a thread filled (readout.cpp). Empty for a cell with more test episodes or
 /// another readout: nothing to share (run_cells_unordered keeps it a work item of its own).
-std::string shared_episode_key(const CellSpec& c);
 std::string shared_episode_key(const ResolvedCell& r, std::uint64_t seed);
 /// Whether shared_episode_key(r, seed) is non-empty: the key's conditions without its text.
 bool shares_episode(const ResolvedCell& r, std::uint64_t seed);
@@ -117,7 +116,6 @@ bool shares_episode(const ResolvedCell& r, std::uint64_t seed);
 /// cost model declares for an episode's write and read, plus the native read's cleanup,
 /// times the scored episodes (without a cost model: n × state size × scored episodes), plus
 /// n × state × training rows for the probe. Never affects results.
-double cell_work(const CellSpec& cell);
 double cell_work(const ResolvedCell& r, std::uint64_t seed);
 
 /// Throws UsageError when the cell cannot run (see above); builds nothing: sizes and estimates only.

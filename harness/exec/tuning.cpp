@@ -201,9 +201,8 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     for (std::size_t j = static_cast<std::size_t>(share.rank); j < jobs.size(); j += static_cast<std::size_t>(share.size))
         mine.push_back(j);
     std::vector<double> score(kScoreWidth * jobs.size(), 0.0), work(jobs.size(), 0.0);
-    double all_work = 0;
     // the cost model's work of every job, with or without a progress bar: it orders the items below
-    for (const std::size_t j : mine) all_work += work[j] = cell_work(*jobs[j].resolved, jobs[j].cell.seed);
+    for (const std::size_t j : mine) work[j] = cell_work(*jobs[j].resolved, jobs[j].cell.seed);
     // Jobs that read the same single test episode natively (the same task, n, d and tuning
     // seed: candidates that differ only in a memory setting such as softmax's beta) are one
     // work item, run one after another on one thread, so the episode is drawn once (as in
@@ -226,10 +225,9 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     for (const std::size_t i : by_work) items.push_back(grouped.cells[i]), peak.push_back(grouped.peak[i]);
     MemoryGate gate;
     std::exception_ptr failure;
-    Progress bar(static_cast<std::int64_t>(mine.size()), label, progress, all_work);
-    if (progress)  // the ETA calibrated per memory on its own cells' seconds (progress.hpp)
-        for (const std::size_t j : mine) bar.expect(progress_class(jobs[j].cell), work[j]);
-    bar.set_threads(threads);
+    CellProgress bar(
+        mine, [&](std::size_t j) -> const CellSpec& { return jobs[j].cell; },
+        [&](std::size_t j) -> const ResolvedCell& { return *jobs[j].resolved; }, label, progress, threads);
     SpinLock journal_lock;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(items.size()); ++i) {
@@ -244,8 +242,7 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
 #pragma omp critical(memcap_tuning_failure)
                 if (!failure) failure = std::current_exception();
             }
-            bar.tick(progress_class(jobs[j].cell), work[j],
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+            bar.tick(j, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         }
     }
     bar.finish();
