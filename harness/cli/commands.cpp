@@ -264,15 +264,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     auto csv_synced = std::async(std::launch::async, [&file] { file->sync(); });
     std::this_thread::yield();  // a new thread waits on its creator's core (exec/placement.hpp): let it start its wait
     using J = nlohmann::ordered_json;
-    J config = {{"memories", J::array()}, {"tasks", J::array()}, {"budgets_floats", J::array()}, {"n", grid.ns},
-                {"seeds", grid.seeds}, {"d", grid.d_best ? J(grid.widths_text()) : grid.ds.size() == 1 ? J(grid.ds[0]) : J(grid.ds)},
-                {"readout", grid.readouts[0].canonical()}};
-    if (grid.d_best || cells.empty() || !cells[0].tuned.empty()) config["tuning_seeds"] = grid.tuning_seeds;
-    if (grid.first_seed != 0) config["first_seed"] = grid.first_seed;
-    for (const auto& m : grid.memories) config["memories"].push_back(m.canonical());
-    for (const auto& t : grid.tasks) config["tasks"].push_back(t.canonical());
-    for (const auto& b : grid.budgets) config["budgets_floats"].push_back(b ? J(*b) : J());
-    if (grid.budgets_in_bits) config["budgets_in_bits"] = true;  // given as --budget-bits (32 x budgets_floats)
+    J config = grid.manifest(false);
     if (vm.count("plugin")) config["plugins"] = many(vm, "plugin");
     std::optional<AtomicFile> manifest;
     try {

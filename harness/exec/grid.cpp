@@ -298,6 +298,33 @@ std::int64_t GridBlock::size(const std::string& what) const {
                              what);
 }
 
+nlohmann::ordered_json GridBlock::manifest(bool sweep) const {
+    using J = nlohmann::ordered_json;
+    J j;
+    if (sweep) j["name"] = name;
+    j["memories"] = J::array(), j["tasks"] = J::array(), j["budgets_floats"] = J::array();
+    for (const auto& m : memories) j["memories"].push_back(m.canonical());
+    for (const auto& t : tasks) j["tasks"].push_back(t.canonical());
+    for (const auto& b : budgets) j["budgets_floats"].push_back(b ? J(*b) : J());
+    if (sweep && budgets_in_bits) j["budgets_in_bits"] = true;
+    j["n"] = ns;
+    j["seeds"] = seeds;
+    j["d"] = d_best ? J(widths_text()) : ds.size() == 1 && !sweep ? J(ds[0]) : J(ds);
+    bool tuned = d_best;
+    for (const auto& m : memories) tuned = tuned || !m.best_keys().empty();
+    if (sweep) {
+        if (tuned) j["tuning_seeds"] = tuning_seeds;
+        j["readout"] = J::array();
+        for (const auto& r : readouts) j["readout"].push_back(r.canonical());
+        return j;
+    }
+    j["readout"] = readouts[0].canonical();
+    if (tuned) j["tuning_seeds"] = tuning_seeds;
+    if (first_seed != 0) j["first_seed"] = first_seed;
+    if (budgets_in_bits) j["budgets_in_bits"] = true;
+    return j;
+}
+
 CellSpec GridBlock::tuned_cell(CellSpec c) const {
     if (d_best) c.d_candidates = d_candidates;
     if (d_best || !c.memory.best_keys().empty()) c.tuning_seeds = static_cast<int>(tuning_seeds);

@@ -23,6 +23,8 @@
 #include "core/spec.hpp"
 #include "harness/eval/cell.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,6 +54,14 @@ struct GridBlock {
     void set_widths(const std::string& text, const std::string& what);
     /// The widths as the manifest records them: a list, or "best" / "best:8,16,...".
     std::string widths_text() const;
+
+    /// The block as a manifest records it (its specs canonical, its ranges expanded): the one
+    /// serialisation of a grid, in one of two forms. A sweep block's (`sweep`: its name, and
+    /// lists for d and readout, as SweepConfig::canonical and --resume compare them) or
+    /// `memcap run`'s (one readout, and d a number when one width is given); `tuning_seeds`
+    /// when a choice is made, `budgets_in_bits` when the budgets were given in bits
+    /// (32 x budgets_floats), `first_seed` (run) when the seeds do not start at 0.
+    nlohmann::ordered_json manifest(bool sweep) const;
 
     /// Cells in the block, counted without expanding; UsageError naming `what` beyond kMaxCells.
     std::int64_t size(const std::string& what) const;
