@@ -164,9 +164,8 @@ int cmd_list(const std::vector<std::string>& args) {
     exec_python(path, "memcap", words, "run --python-backend");
 }
 
-int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
-    for (const auto& a : args)
-        if (a == "--python-backend" || a.rfind("--python-backend=", 0) == 0) run_with_python_backends(args);
+/// `memcap run`'s options.
+po::options_description run_options() {
     po::options_description desc(
         "memcap run: every combination of the given memories, tasks, budgets, n and seeds;\n"
         "tidy CSV (one row per cell and seed, per slot where the task has slots)");
@@ -203,6 +202,13 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
          "FILE.py:NAME: a backend written in Python (FILE's register(NAME) registers it); the run goes "
          "through `python3 -m memcap run` with these options");
     add_plugin_option(desc);
+    return desc;
+}
+
+int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
+    for (const auto& a : args)
+        if (a == "--python-backend" || a.rfind("--python-backend=", 0) == 0) run_with_python_backends(args);
+    const po::options_description desc = run_options();
     const auto vm = parse(desc, args);
     if (vm.count("help")) return std::cout << desc, 0;
     load_plugins(many(vm, "plugin"));
