@@ -103,8 +103,8 @@ std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::st
             }
             try {
                 if (s.find("..") != std::string::npos)  // a range: 256..16384*4
-                    for (const auto b : parse_int_list(s, key, 4000000000LL)) out.push_back(b);
-                else out.push_back(parse_positive(s, key, 4000000000LL));
+                    for (const auto b : parse_int_list(s, key, kMaxBudgetFloats)) out.push_back(b);
+                else out.push_back(parse_positive(s, key, kMaxBudgetFloats));
             } catch (const UsageError& e) {
                 throw UsageError(std::string(e.what()) + " (a number of floats, or 'natural' for the backend's natural size)");
             }
@@ -119,16 +119,18 @@ std::vector<std::optional<std::int64_t>> parse_budget_bits(const std::vector<std
         for (const auto& s : split_words(text).empty() ? std::vector<std::string>{text} : split_words(text)) {
             std::vector<std::int64_t> bits;
             try {
-                if (s.find("..") != std::string::npos) bits = parse_int_list(s, key, 32 * 4000000000LL);
-                else bits = {parse_positive(s, key, 32 * 4000000000LL)};
+                if (s.find("..") != std::string::npos) bits = parse_int_list(s, key, budget_bits(kMaxBudgetFloats));
+                else bits = {parse_positive(s, key, budget_bits(kMaxBudgetFloats))};
             } catch (const UsageError& e) {
-                throw UsageError(std::string(e.what()) + " (a number of bits, a multiple of 32)");
+                throw UsageError(std::string(e.what()) + " (a number of bits, a multiple of " + std::to_string(kBitsPerFloat) + ")");
             }
             for (const auto b : bits) {
-                if (b % 32 != 0)
-                    throw UsageError(key + ": " + std::to_string(b) + " bits is not a multiple of 32 (a float's bits; " +
-                                     "give " + std::to_string(b / 32 * 32) + " or " + std::to_string(b / 32 * 32 + 32) + ")");
-                out.push_back(b / 32);
+                const std::int64_t floats = budget_of_bits(b);
+                if (budget_bits(floats) != b)
+                    throw UsageError(key + ": " + std::to_string(b) + " bits is not a multiple of " + std::to_string(kBitsPerFloat) +
+                                     " (a float's bits; give " + std::to_string(budget_bits(floats)) + " or " +
+                                     std::to_string(budget_bits(floats + 1)) + ")");
+                out.push_back(floats);
             }
         }
     return out;

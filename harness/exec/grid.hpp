@@ -40,7 +40,7 @@ struct GridBlock {
     std::string name;  // the sweep block's name ("" for `memcap run`)
     std::vector<Spec> memories, tasks;
     std::vector<std::optional<std::int64_t>> budgets{std::nullopt};  // empty optional: natural size
-    bool budgets_in_bits = false;  // given in bits (GridRequest::budget_bits); `budgets` holds them / 32
+    bool budgets_in_bits = false;  // given in bits (GridRequest::budget_bits); `budgets` holds the floats they buy
     std::vector<std::int64_t> ns;
     std::int64_t seeds = 10;
     std::vector<int> ds{64};
@@ -114,7 +114,7 @@ std::vector<std::int64_t> parse_sizes(const std::vector<std::string>& words, con
 /// Budgets from words: floats (values and ranges), or `natural` (the backend's natural size).
 std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::string>& words, const std::string& key);
 /// Budgets in bits from words (values and ranges), each a positive multiple of 32, as floats
-/// (bits / 32): UsageError naming `key` and the value otherwise.
+/// (budget_of_bits): UsageError naming `key` and the value otherwise.
 std::vector<std::optional<std::int64_t>> parse_budget_bits(const std::vector<std::string>& words, const std::string& key);
 /// One count in [1, max] (seeds, tuning seeds): not a list.
 std::int64_t parse_count(const std::string& text, const std::string& key, std::int64_t max);

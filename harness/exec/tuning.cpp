@@ -631,8 +631,7 @@ void print_choices(const Races& races, const std::vector<std::size_t>& winner) {
         const CellSpec& c = races.asked(g);
         const ResolvedCell& w = *races[g].resolution(winner[g]);
         std::cerr << "memcap: " << c.memory.name() << " on " << (tasks.size() > 1 ? c.task.canonical() : c.task.name())
-                  << " at " << (c.budget_floats ? std::to_string(*c.budget_floats) + " floats" : std::string("natural size"))
-                  << (c.budget_floats && c.memory.has(kPrecisionKey) ? " (" + std::to_string(*c.budget_floats * 32) + " bits)" : "")
+                  << " at " << (c.budget_floats ? describe_budget(*c.budget_floats, c.memory.has(kPrecisionKey)) : std::string("natural size"))
                   << ", n=" << c.n << ": chose " << tuned_label(c, races[g].candidate(winner[g])) << " ("
                   << describe_size(w.size);
         const Precision p = spec_precision(w.cell.memory);

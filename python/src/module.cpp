@@ -274,7 +274,7 @@ public:
         if (shape_.d_value < 1) throw UsageError("d_value: '" + std::to_string(shape_.d_value) + "' must be at least 1");
         shape_.positional_keys = positional_keys;
         const std::string b = py::str(budget).cast<std::string>();
-        if (!budget.is_none() && b != "natural") shape_.budget_floats = cli::positive(b, "budget", 4000000000LL);
+        if (!budget.is_none() && b != "natural") shape_.budget_floats = cli::positive(b, "budget", kMaxBudgetFloats);
         // Refused up front, as the command line refuses a cell that cannot fit: the memory's
         // state, parameters and a batch's temporaries against 80% of this machine's memory
         // (or of the address-space limit, when one is set).
