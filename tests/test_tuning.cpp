@@ -48,9 +48,6 @@ Races tune(std::vector<CellSpec>& cells, int threads = 2, std::uint64_t tuning_o
     return races;
 }
 
-/// The race of the group of `cell` (a cell that needs tuning), before it starts.
-Race race_of(const CellSpec& cell) { return Race(cell); }
-
 int chosen_width(GridBlock g, std::uint64_t tuning_offset = 0) {
     auto cells = g.cells();
     tune(cells, 2, tuning_offset);
@@ -91,7 +88,7 @@ TEST_CASE("the race adds tuning seeds until candidates are told apart, then take
     REQUIRE(tuning_seed_levels(1) == std::vector<int>{1, 2, 4, 8});
     const auto grid = best_width_grid("softmax", 512, 16, 1, 2);
     const auto cells = grid.cells();
-    Race race = race_of(cells.front());
+    Race race(cells.front());
     // powers of two from 4 that a 512-float cache can hold a pair of: 4 .. 256
     REQUIRE(race.size() == 7);
     REQUIRE(race.levels() == tuning_seed_levels(2));
@@ -130,7 +127,7 @@ TEST_CASE("the race adds tuning seeds until candidates are told apart, then take
 
 TEST_CASE("the race's rules on given scores: told apart, failed, dominated, settled, the cheapest wins", "[tuning]") {
     const auto cells = best_width_grid("softmax", 512, 16, 1, 2).cells();
-    Race race = race_of(cells.front());  // widths 4 .. 256
+    Race race(cells.front());  // widths 4 .. 256
     REQUIRE(race.size() == 7);
     REQUIRE(race.cost(0) < race.cost(1));  // d = 4, 8, 16: costlier with the width
     REQUIRE(race.cost(1) < race.cost(2));
@@ -173,7 +170,7 @@ TEST_CASE("the race's rules on given scores: told apart, failed, dominated, sett
     REQUIRE(failed[5]);
     REQUIRE(failed[6]);
     REQUIRE_FALSE(race.surely_failed());
-    Race next = race_of(cells.front());
+    Race next(cells.front());
     next.start(&race);
     for (std::size_t k = 0; k < 5; ++k) REQUIRE(next.in(k));
     REQUIRE(next.dropped(5));
@@ -185,7 +182,7 @@ TEST_CASE("the cost that breaks ties: HRR without maps at d = D is cheaper than 
     // At D = 16384 and n = 2048: d = D costs about three FFTs per pair; d ≥ 1024 maps the
     // pairs through D × d maps (or, factored, a bins × d × d product): 16 times more and up.
     // (Narrow codes are cheaper still, factored, but read near chance: the race drops them.)
-    const Race race = race_of(best_width_grid("hrr", 16384, 2048, 1, 3).cells().front());
+    const Race race(best_width_grid("hrr", 16384, 2048, 1, 3).cells().front());
     const std::size_t last = race.size() - 1;
     REQUIRE(race.candidate(last).d == 16384);
     for (std::size_t k = 0; k < last; ++k)
@@ -298,7 +295,7 @@ TEST_CASE("the race ends once each candidate still in surely passes or surely fa
 
 TEST_CASE("past capacity a race keeps those left at the smaller n and their neighbours", "[tuning]") {
     const auto cells = best_width_grid("delta:beta=best", 256, 64, 1, 3).cells();
-    const Race race = race_of(cells.front());
+    const Race race(cells.front());
     std::vector<CellSpec> here;
     for (std::size_t k = 0; k < race.size(); ++k) here.push_back(race.candidate(k));
     REQUIRE(here.size() > 8);
@@ -326,7 +323,7 @@ TEST_CASE("past capacity a race keeps those left at the smaller n and their neig
 
 TEST_CASE("below capacity a race drops the candidates that failed at the smaller n", "[tuning]") {
     const auto cells = best_width_grid("delta:beta=best", 256, 64, 1, 3).cells();
-    const Race race = race_of(cells.front());
+    const Race race(cells.front());
     std::vector<CellSpec> here;
     for (std::size_t k = 0; k < race.size(); ++k) here.push_back(race.candidate(k));
     REQUIRE(here.size() > 8);
