@@ -43,6 +43,24 @@
 
 namespace memcap {
 
+/// The unit of a state budget: a float of 32 bits. A budget is a number of floats
+/// (MemoryShape::budget_floats, the CSV's budget_floats); its bits are budget_bits of it
+/// (a memory held at a lower precision spends them on more numbers, memories/precision.hpp),
+/// and budgets given in bits are whole floats (budget_of_bits).
+inline constexpr std::int64_t kBitsPerFloat = 32;
+/// The largest budget a front door takes, in floats.
+inline constexpr std::int64_t kMaxBudgetFloats = 4000000000LL;
+/// The bits of a budget of `floats`.
+inline std::int64_t budget_bits(std::int64_t floats) { return floats * kBitsPerFloat; }
+/// The budget `bits` buy (a whole number of floats: bits / kBitsPerFloat, rounded down).
+inline std::int64_t budget_of_bits(std::int64_t bits) { return bits / kBitsPerFloat; }
+/// The smallest budget whose bits hold `bits` (rounded up).
+inline std::int64_t budget_holding(std::int64_t bits) { return (bits + kBitsPerFloat - 1) / kBitsPerFloat; }
+/// A budget in words: "1024 floats", and with `in_bits` "1024 floats (32768 bits)".
+inline std::string describe_budget(std::int64_t floats, bool in_bits) {
+    return std::to_string(floats) + " floats" + (in_bits ? " (" + std::to_string(budget_bits(floats)) + " bits)" : "");
+}
+
 /// What a backend is built for: the task's input description (dimensions, positional
 /// keys, salience feature; core/inputs.hpp) and the budget.
 struct MemoryShape : InputDescription {

@@ -70,12 +70,12 @@ bool grows_by_rows(const MemorySize& s, const MemoryShape& shape) {
     return s.floats_per_write > 0 && s.floats_per_write == std::int64_t{shape.d_key} + shape.d_value;
 }
 
-/// `shape` with its budget (floats, 32 bits each) turned into the numbers of state it buys at
+/// `shape` with its budget (floats, kBitsPerFloat each) turned into the numbers of state it buys at
 /// `p`: whole rows for a growing memory, flat_elements otherwise. `at32` is the size at fp32.
 MemoryShape stored_shape(const MemorySize& at32, const MemoryShape& shape, Precision p) {
     MemoryShape out = shape;
     if (!shape.budget_floats) return out;
-    const std::int64_t bits = *shape.budget_floats * 32;
+    const std::int64_t bits = budget_bits(*shape.budget_floats);
     if (grows_by_rows(at32, shape))
         out.budget_floats = bits / row_bits(p, shape.d_key, shape.d_value) * at32.floats_per_write;
     else
@@ -107,11 +107,11 @@ void add_precision(MemoryEntry& e) {
         if (p == Precision::fp32) return size(spec, shape);
         const MemoryShape stored = at(spec, shape, p);
         MemorySize s = size(spec, stored);
-        // The smallest budget in floats (32 bits each) whose bits hold the minimum's numbers.
+        // The smallest budget whose bits hold the minimum's numbers.
         const std::int64_t min_bits = grows_by_rows(s, shape)
                                           ? s.min_budget / s.floats_per_write * row_bits(p, shape.d_key, shape.d_value)
                                           : flat_bits(p, s.min_budget);
-        s.min_budget = (min_bits + 31) / 32;
+        s.min_budget = budget_holding(min_bits);
         return s;
     };
     auto make = e.make;
@@ -227,11 +227,9 @@ MemorySize memory_size(const MemoryEntry& entry, const Spec& spec, const MemoryS
     MemorySize size = entry.size(spec, shape);
     if (shape.budget_floats && *shape.budget_floats < size.min_budget)
     {
-        // With a precision the budget is bits (32 a float), and so is the minimum.
+        // With a precision the budget is bits, and so is the minimum.
         const bool bits = spec.has(kPrecisionKey);
-        const auto amount = [bits](std::int64_t floats) {
-            return std::to_string(floats) + " floats" + (bits ? " (" + std::to_string(floats * 32) + " bits)" : "");
-        };
+        const auto amount = [bits](std::int64_t floats) { return describe_budget(floats, bits); };
         throw UsageError("memory '" + spec.canonical() + "': budget " + amount(*shape.budget_floats) +
                          " is below its minimum of " + amount(size.min_budget) + " at d_k=" +
                          std::to_string(shape.d_key) + ", d_v=" + std::to_string(shape.d_value));

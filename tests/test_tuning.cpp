@@ -39,9 +39,18 @@ GridBlock best_width_grid(const std::string& memory, std::int64_t budget, std::i
     return g;
 }
 
+/// The cells' choices made as the front doors make them: the cells checked (each group's race
+/// built), then the races run on `threads` threads. Returns the races as they ended.
+Races tune(std::vector<CellSpec>& cells, int threads = 2, std::uint64_t tuning_offset = 0) {
+    Races races;
+    ResolvedCells resolved = check_cells(cells, &races);
+    resolve_tuning(cells, races, resolved, threads, false, tuning_offset);
+    return races;
+}
+
 int chosen_width(GridBlock g, std::uint64_t tuning_offset = 0) {
     auto cells = g.cells();
-    resolve_tuning(cells, 2, false, tuning_offset);
+    tune(cells, 2, tuning_offset);
     std::set<int> widths;
     for (const auto& c : cells) widths.insert(c.d);
     REQUIRE(widths.size() == 1);  // one choice per group, shared by every scored seed
@@ -59,7 +68,7 @@ TEST_CASE("the width is chosen on tuning seeds only: the scored seeds do not mov
     // Other scored seeds altogether (other episodes, other memory parameters): the same choice.
     auto cells = best_width_grid("softmax", 1024, 64, 2, 2).cells();
     for (auto& c : cells) c.seed += 777;
-    resolve_tuning(cells, 2, false);
+    tune(cells);
     for (const auto& c : cells) REQUIRE(c.d == a);
     // Tuning seeds lie above every scored seed.
     for (const auto& c : best_width_grid("softmax", 1024, 64, 2, 2).cells()) REQUIRE(c.seed < kTuningSeedBase);
@@ -79,90 +88,105 @@ TEST_CASE("the race adds tuning seeds until candidates are told apart, then take
     REQUIRE(tuning_seed_levels(1) == std::vector<int>{1, 2, 4, 8});
     const auto grid = best_width_grid("softmax", 512, 16, 1, 2);
     const auto cells = grid.cells();
-    const auto candidates = tuning_candidates(cells.front());
+    Race race(cells.front());
     // powers of two from 4 that a 512-float cache can hold a pair of: 4 .. 256
-    REQUIRE(candidates.size() == 7);
-    // The race by hand, from its description in tuning.hpp (a second implementation).
-    struct Tally {
-        int seeds = 0;
-        double sum = 0, sum_sq = 0, reads = 0, correct = 0;
-        double mean() const { return sum / seeds; }
-        double var() const {  // sd at least one seed's binomial sd, p clamped to [1/q, 1 - 1/q]; over seeds
-            const double q = reads / seeds, p = std::min(std::max(mean(), 1 / q), 1 - 1 / q);
-            const double between = seeds >= 2 ? std::max(0.0, (sum_sq - seeds * mean() * mean()) / (seeds - 1)) : 0.0;
-            return std::max(between, p * (1 - p) / q) / seeds;
-        }
-    };
-    std::vector<Tally> t(candidates.size());
-    std::vector<bool> in(candidates.size(), true);
-    int from = 0;
-    for (const int to : tuning_seed_levels(2)) {
-        for (std::size_t k = 0; k < candidates.size(); ++k)
-            for (int s = from; s < to && in[k]; ++s) {
-                CellSpec c = candidates[k];
+    REQUIRE(race.size() == 7);
+    REQUIRE(race.levels() == tuning_seed_levels(2));
+    // The race driven by hand, one tuning cell at a time on one thread (no journal, no MPI):
+    // the choice resolve_tuning makes on two threads is the object's.
+    race.start(nullptr);
+    int levels = 0;
+    while (race.running()) {
+        const auto [from, to] = race.next_seeds();
+        for (std::size_t k = 0; k < race.size(); ++k)
+            for (int s = from; s < to && race.in(k); ++s) {
+                CellSpec c = race.candidate(k);
                 c.seed = kTuningSeedBase + static_cast<std::uint64_t>(s);
                 const auto r = run_cell(c);
                 REQUIRE(r.ok);
-                const double a = static_cast<double>(r.slots[0].correct) / static_cast<double>(r.slots[0].queries);
-                ++t[k].seeds, t[k].sum += a, t[k].sum_sq += a * a;
-                t[k].reads += static_cast<double>(r.slots[0].queries), t[k].correct += static_cast<double>(r.slots[0].correct);
+                race.add(k, static_cast<double>(r.slots[0].correct) / static_cast<double>(r.slots[0].queries),
+                         static_cast<double>(r.slots[0].queries));
             }
-        from = to;
-        std::size_t lead = 0;
-        while (!in[lead]) ++lead;
-        for (std::size_t k = 0; k < candidates.size(); ++k)
-            if (in[k] && t[k].mean() > t[lead].mean()) lead = k;
-        for (std::size_t k = 0; k < candidates.size(); ++k)
-            if (in[k] && t[lead].mean() - t[k].mean() > kTuningSeparation * std::sqrt(t[lead].var() + t[k].var())) in[k] = false;
-        // Dominated (judged from the second level of seeds on): costlier than one still in that
-        // reads at least as well and is at least as likely to reach the capacity threshold.
-        const auto chance = [&](std::size_t k) {
-            return 0.5 * std::erfc(-(t[k].mean() - kCapacityThreshold) / std::sqrt(2.0 * t[k].var()));
-        };
-        const int judged = tuning_seed_levels(2)[1];
-        std::vector<bool> dominated(candidates.size(), false);
-        for (std::size_t k = 0; k < candidates.size(); ++k)
-            for (std::size_t c = 0; c < candidates.size(); ++c)
-                if (in[k] && in[c] && t[k].mean() < t[lead].mean() && candidate_cost(candidates[c]) < candidate_cost(candidates[k]) &&
-                    t[c].mean() >= t[k].mean() && t[c].seeds >= judged && t[k].seeds >= judged && chance(c) >= chance(k))
-                    dominated[k] = true;
-        for (std::size_t k = 0; k < candidates.size(); ++k)
-            if (dominated[k]) in[k] = false;
-        if (std::count(in.begin(), in.end(), true) == 1) break;
-        // Settled (from the second level on): each one still in surely passes or surely fails.
-        bool settled = to >= judged;
-        for (std::size_t k = 0; k < candidates.size(); ++k)
-            if (in[k] && chance(k) > kSettledPassChance && chance(k) < 1 - kSettledPassChance) settled = false;
-        if (settled) break;
+        race.end_level();
+        ++levels;
     }
-    // The winner: of those still in, the ones whose chance of reaching the capacity
-    // threshold, Φ((mean − 0.9)/se), is within the slack of the likeliest's; the cheapest of them.
-    const auto chance = [&](std::size_t k) { return pass_chance(t[k].mean(), std::sqrt(t[k].var())); };
-    double likeliest = 0;
-    for (std::size_t k = 0; k < candidates.size(); ++k)
-        if (in[k]) likeliest = std::max(likeliest, chance(k));
-    int expected = 0;
-    double cheapest = 0;
-    for (std::size_t k = 0; k < candidates.size(); ++k)
-        if (in[k] && chance(k) >= likeliest - kPassChanceSlack && (expected == 0 || candidate_cost(candidates[k]) < cheapest))
-            expected = candidates[k].d, cheapest = candidate_cost(candidates[k]);
+    REQUIRE(race.decided());
+    REQUIRE(levels >= 2);  // never decided on the first seed alone when several read 100%
+    const std::size_t winner = race.winner();
+    REQUIRE(race.in(winner));
     // At n = 16 several widths read 100%: the cheapest still in is chosen (the cache's reads
     // cost 2(d_k + d_v) per stored pair, so the narrowest that is not told apart from them).
-    REQUIRE(chosen_width(grid) == expected);
+    for (std::size_t k = 0; k < race.size(); ++k)
+        if (race.in(k)) REQUIRE(race.cost(winner) <= race.cost(k));
+    REQUIRE(chosen_width(grid) == race.candidate(winner).d);
     // The same choice at one thread as at two.
     auto one = grid.cells();
-    resolve_tuning(one, 1, false);
-    REQUIRE(one.front().d == expected);
+    tune(one, 1);
+    REQUIRE(one.front().d == race.candidate(winner).d);
+}
+
+TEST_CASE("the race's rules on given scores: told apart, failed, dominated, settled, the cheapest wins", "[tuning]") {
+    const auto cells = best_width_grid("softmax", 512, 16, 1, 2).cells();
+    Race race(cells.front());  // widths 4 .. 256
+    REQUIRE(race.size() == 7);
+    REQUIRE(race.cost(0) < race.cost(1));  // d = 4, 8, 16: costlier with the width
+    REQUIRE(race.cost(1) < race.cost(2));
+    REQUIRE_FALSE(race.decided());
+    REQUIRE_FALSE(race.running());  // not started
+    race.start(nullptr);
+    REQUIRE(race.next_seeds() == std::make_pair(0, 1));
+    // Level 1 (one seed of 32 reads): d = 128 far behind, d = 256 failed, the others at 100%.
+    for (std::size_t k = 0; k < 5; ++k) race.add(k, 1.0, 32);
+    race.add(5, 0.25, 32);
+    race.add(6, 0.0, -1);
+    race.end_level();
+    for (std::size_t k = 0; k < 5; ++k) REQUIRE(race.in(k));
+    REQUIRE_FALSE(race.in(5));  // told apart from the leader
+    REQUIRE_FALSE(race.in(6));  // its cell failed
+    REQUIRE(race.running());
+    // Level 2 (seed 2 of 2): d = 16 reads 0.94 (a mean of 0.97, within the band of the leaders)
+    // and is dominated by the cheaper d = 8 at 100%, judged now that both have run on
+    // tuning_seeds seeds; those that tie at the top are never dominated.
+    REQUIRE(race.next_seeds() == std::make_pair(1, 2));
+    for (std::size_t k = 0; k < 5; ++k) race.add(k, k == 2 ? 0.94 : 1.0, 32);
+    race.end_level();
+    REQUIRE(race.in(0));
+    REQUIRE(race.in(1));
+    REQUIRE_FALSE(race.in(2));
+    REQUIRE(race.in(3));
+    REQUIRE(race.in(4));
+    // Every one still in surely passes (100% on 64 reads, 4.6 standard errors above 0.9): settled.
+    REQUIRE(race_settled(race.standing()));
+    REQUIRE(race.decided());
+    REQUIRE(race.winner() == 0);  // the cheapest of those still in
+    REQUIRE(race.mean(2) == Approx(0.97));
+    REQUIRE(race.seeds(0) == 2);
+    REQUIRE(race.seeds(5) == 1);
+    REQUIRE(race.seeds(6) == 0);
+    // The ladder: the next n drops the candidates that failed here (d = 256 failed; d = 128 read
+    // 0.25 on one seed of 32 reads at n = 16, more than 4.75 standard errors below the threshold).
+    const std::vector<bool> failed = race.failed();
+    for (std::size_t k = 0; k < 5; ++k) REQUIRE_FALSE(failed[k]);
+    REQUIRE(failed[5]);
+    REQUIRE(failed[6]);
+    REQUIRE_FALSE(race.surely_failed());
+    Race next(cells.front());
+    next.start(&race);
+    for (std::size_t k = 0; k < 5; ++k) REQUIRE(next.in(k));
+    REQUIRE(next.dropped(5));
+    REQUIRE(next.dropped(6));
+    REQUIRE_FALSE(next.in(5));
 }
 
 TEST_CASE("the cost that breaks ties: HRR without maps at d = D is cheaper than through wide maps", "[tuning]") {
     // At D = 16384 and n = 2048: d = D costs about three FFTs per pair; d ≥ 1024 maps the
     // pairs through D × d maps (or, factored, a bins × d × d product): 16 times more and up.
     // (Narrow codes are cheaper still, factored, but read near chance: the race drops them.)
-    const auto candidates = tuning_candidates(best_width_grid("hrr", 16384, 2048, 1, 3).cells().front());
-    REQUIRE(candidates.back().d == 16384);
-    for (std::size_t k = 0; k + 1 < candidates.size(); ++k)
-        if (candidates[k].d >= 1024) REQUIRE(10 * candidate_cost(candidates.back()) < candidate_cost(candidates[k]));
+    const Race race(best_width_grid("hrr", 16384, 2048, 1, 3).cells().front());
+    const std::size_t last = race.size() - 1;
+    REQUIRE(race.candidate(last).d == 16384);
+    for (std::size_t k = 0; k < last; ++k)
+        if (race.candidate(k).d >= 1024) REQUIRE(10 * race.cost(last) < race.cost(k));
 }
 
 namespace {
@@ -203,7 +227,7 @@ TEST_CASE("the chosen width reads within sampling error of the best candidate, w
     for (const auto& c : cases) {
         CAPTURE(c.memory, c.budget, c.n, c.best);
         auto cells = best_width_grid(c.memory, c.budget, c.n, 1, 3).cells();
-        resolve_tuning(cells, 2, false);
+        tune(cells);
         CAPTURE(cells.front().d);
         const auto [acc, reads] = scored(cells.front(), 40);
         double mean = 0, sq = 0;
@@ -271,7 +295,9 @@ TEST_CASE("the race ends once each candidate still in surely passes or surely fa
 
 TEST_CASE("past capacity a race keeps those left at the smaller n and their neighbours", "[tuning]") {
     const auto cells = best_width_grid("delta:beta=best", 256, 64, 1, 3).cells();
-    const auto here = tuning_candidates(cells.front());
+    const Race race(cells.front());
+    std::vector<CellSpec> here;
+    for (std::size_t k = 0; k < race.size(); ++k) here.push_back(race.candidate(k));
     REQUIRE(here.size() > 8);
     const auto at = [&](int d, const std::string& beta) {
         for (std::size_t k = 0; k < here.size(); ++k)
@@ -297,7 +323,9 @@ TEST_CASE("past capacity a race keeps those left at the smaller n and their neig
 
 TEST_CASE("below capacity a race drops the candidates that failed at the smaller n", "[tuning]") {
     const auto cells = best_width_grid("delta:beta=best", 256, 64, 1, 3).cells();
-    const auto here = tuning_candidates(cells.front());
+    const Race race(cells.front());
+    std::vector<CellSpec> here;
+    for (std::size_t k = 0; k < race.size(); ++k) here.push_back(race.candidate(k));
     REQUIRE(here.size() > 8);
     std::vector<bool> failed(here.size(), false);
     failed[0] = failed[3] = true;
@@ -339,38 +367,22 @@ TEST_CASE("a ladder of n drops the candidates that failed below and past capacit
     GridBlock g = best_width_grid("delta:beta=best", 256, 8, 1, 3);
     g.ns = {8, 16, 64, 128};
     auto cells = g.cells();
-    const auto candidates = tuning_candidates(cells.front());  // the same at every n here
-    std::ostringstream trace;
-    std::streambuf* const old = std::cerr.rdbuf(trace.rdbuf());
-    setenv("MEMCAP_RACE_TRACE", "1", 1);
-    resolve_tuning(cells, 2, false);
-    unsetenv("MEMCAP_RACE_TRACE");
-    std::cerr.rdbuf(old);
-    // Each group's candidates from the trace: ran (seeds > 0), still in at the end, and the
-    // group's pass chances.
+    const Races races = tune(cells);
+    // Each group's candidates as its race ended: ran (seeds > 0), still in at the end, dropped.
     struct Row {
-        int d, seeds;
-        std::string memory;
+        int seeds;
         double mean, se;
         bool in, dropped;
     };
     std::map<std::int64_t, std::vector<Row>> race;
-    std::istringstream lines(trace.str());
-    std::int64_t n = -1;
-    for (std::string line; std::getline(lines, line);) {
-        if (line.rfind("memcap: race (", 0) == 0) {
-            n = std::stoll(line.substr(line.rfind(" n=") + 3));
-            continue;
+    std::vector<CellSpec> candidates;  // the same at every n here
+    for (std::size_t i = 0; i < races.size(); ++i) {
+        const Race& r = races[i];
+        candidates.clear();
+        for (std::size_t k = 0; k < r.size(); ++k) {
+            race[races.asked(i).n].push_back(Row{r.seeds(k), r.mean(k), r.se(k), r.in(k), r.dropped(k)});
+            candidates.push_back(r.candidate(k));
         }
-        if (line.rfind("  d=", 0) != 0) continue;
-        std::istringstream f(line.substr(4));
-        Row r{};
-        std::string seeds, mean, se;
-        f >> r.d >> r.memory >> seeds >> mean >> se;
-        r.seeds = std::stoi(seeds.substr(6)), r.mean = std::stod(mean.substr(5)), r.se = std::stod(se.substr(3));
-        r.in = line.find(" in") != std::string::npos;
-        r.dropped = line.find(" dropped") != std::string::npos;
-        race[n].push_back(r);
     }
     REQUIRE(race.size() == 4);
     const auto surely_failed = [&](std::int64_t at) {
@@ -423,7 +435,7 @@ TEST_CASE("the noisy cache at 256 floats keeps the width that holds 8 pairs", "[
     GridBlock g = best_width_grid("softmax:beta=best", 256, 8, 1, 3);
     g.tasks = {parse_task_spec("assoc_recall:cosine=0.72")};
     auto cells = g.cells();
-    resolve_tuning(cells, 2, false);
+    tune(cells);
     CAPTURE(cells.front().memory.canonical());
     REQUIRE(cells.front().d == 16);
 }
@@ -454,7 +466,7 @@ TEST_CASE("a family member at its best setting is never below its own special ca
         GridBlock g = best_width_grid(c.family, c.budget, c.n, 1, 3);
         g.set_widths(std::to_string(c.d), "d");
         auto cells = g.cells();
-        resolve_tuning(cells, 2, false);
+        tune(cells);
         CAPTURE(cells.front().memory.canonical());
         GridBlock s = g;
         s.memories = {parse_memory_spec(c.special)};
@@ -474,7 +486,7 @@ TEST_CASE("a family member at its best setting is never below its own special ca
 TEST_CASE("a race over listed candidates chooses among them, and its own list listed races as best does", "[tuning]") {
     const auto choice = [](const std::string& memory) {
         auto cells = best_width_grid(memory, 1024, 64, 1, 2).cells();
-        resolve_tuning(cells, 2, false);
+        tune(cells);
         return std::make_pair(cells.front().d, cells.front().memory.canonical());
     };
     const auto own = choice("delta:beta=best");

@@ -22,6 +22,7 @@
 #include "harness/cli/options.hpp"
 #include "harness/eval/readout.hpp"
 #include "harness/exec/grid.hpp"
+#include "harness/exec/pipeline.hpp"
 #include "harness/exec/placement.hpp"
 #include "harness/exec/plugins.hpp"
 #include "harness/exec/runner.hpp"
@@ -181,9 +182,8 @@ int cmd_list(const std::vector<std::string>& args) {
     exec_python(path, "memcap", words, "run --python-backend");
 }
 
-int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
-    for (const auto& a : args)
-        if (a == "--python-backend" || a.rfind("--python-backend=", 0) == 0) run_with_python_backends(args);
+/// `memcap run`'s options.
+po::options_description run_options() {
     po::options_description desc(
         "memcap run: every combination of the given memories, tasks, budgets, n and seeds;\n"
         "tidy CSV (one row per cell and seed, per slot where the task has slots)");
@@ -220,6 +220,13 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
          "FILE.py:NAME: a backend written in Python (FILE's register(NAME) registers it); the run goes "
          "through `python3 -m memcap run` with these options");
     add_plugin_option(desc);
+    return desc;
+}
+
+int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
+    for (const auto& a : args)
+        if (a == "--python-backend" || a.rfind("--python-backend=", 0) == 0) run_with_python_backends(args);
+    const po::options_description desc = run_options();
     const auto vm = parse(desc, args);
     if (vm.count("help")) return std::cout << desc, 0;
     load_plugins(many(vm, "plugin"));
@@ -245,9 +252,9 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     const GridBlock grid = build_grid(request, kRunKeys);
     const int threads = threads_option(vm);
 
-    auto cells = grid.cells();  // counts (and refuses) the grid before expanding it
-    ResolvedCells resolved = check_cells(cells);  // each cell's lookups, handed along to the run
-    resolve_tuning(cells, &resolved, threads, !vm.count("quiet"));
+    Pipeline pipeline(grid.cells());  // grid.cells() counts (and refuses) the grid before expanding it
+    pipeline.tune(threads, !vm.count("quiet"));
+    const std::vector<CellSpec>& cells = pipeline.cells();
 
     // From here the first Ctrl-C or SIGTERM stops the run cleanly: no new cell starts,
     // cells in flight finish, the temporary file is removed and the exit status is
@@ -262,8 +269,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     };
     sink(cell_header());
     std::size_t emitted = 0;
-    run_cells(cells, resolved, threads, !vm.count("quiet"), [&](std::size_t, const std::string& rows) { sink(rows), ++emitted; },
-              &stop_requested());
+    pipeline.run_in_order(threads, !vm.count("quiet"), [&](std::size_t, const std::string& rows) { sink(rows), ++emitted; },
+                          &stop_requested());
     if (const int sig = stop_signal(); sig != 0 && emitted < cells.size()) {
         std::fflush(stdout);
         std::cerr << "memcap: " << (sig == SIGTERM ? "terminated" : "interrupted") << " after " << emitted << " of "
@@ -281,15 +288,7 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
     auto csv_synced = std::async(std::launch::async, [&file] { file->sync(); });
     std::this_thread::yield();  // a new thread waits on its creator's core (exec/placement.hpp): let it start its wait
     using J = nlohmann::ordered_json;
-    J config = {{"memories", J::array()}, {"tasks", J::array()}, {"budgets_floats", J::array()}, {"n", grid.ns},
-                {"seeds", grid.seeds}, {"d", grid.d_best ? J(grid.widths_text()) : grid.ds.size() == 1 ? J(grid.ds[0]) : J(grid.ds)},
-                {"readout", grid.readouts[0].canonical()}};
-    if (grid.d_best || cells.empty() || !cells[0].tuned.empty()) config["tuning_seeds"] = grid.tuning_seeds;
-    if (grid.first_seed != 0) config["first_seed"] = grid.first_seed;
-    for (const auto& m : grid.memories) config["memories"].push_back(m.canonical());
-    for (const auto& t : grid.tasks) config["tasks"].push_back(t.canonical());
-    for (const auto& b : grid.budgets) config["budgets_floats"].push_back(b ? J(*b) : J());
-    if (grid.budgets_in_bits) config["budgets_in_bits"] = true;  // given as --budget-bits (32 x budgets_floats)
+    J config = grid.manifest(false);
     if (vm.count("plugin")) config["plugins"] = many(vm, "plugin");
     std::optional<AtomicFile> manifest;
     try {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <new>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -31,10 +32,22 @@ std::string group_label(const CellSpec& c) {
            " d=" + (c.needs_tuning() && c.d == 0 ? std::string("best") : std::to_string(c.d)) + " n=" + std::to_string(c.n);
 }
 
+namespace {
+
+/// The fields of a cell's group but its specs (compared by their canonical form): every field but the seed.
+auto group_fields(const CellSpec& c) { return std::tie(c.n, c.d, c.budget_floats, c.tuning_seeds, c.d_candidates, c.tuned); }
+
+}  // namespace
+
 bool same_but_seed(const CellSpec& a, const CellSpec& b) {
-    return a.n == b.n && a.d == b.d && a.budget_floats == b.budget_floats && a.tuning_seeds == b.tuning_seeds &&
-           a.memory == b.memory && a.task == b.task && a.readout == b.readout && a.d_candidates == b.d_candidates &&
-           a.tuned == b.tuned;
+    return group_fields(a) == group_fields(b) && a.memory == b.memory && a.task == b.task && a.readout == b.readout;
+}
+
+bool SameGroupOrder::operator()(const CellSpec& a, const CellSpec& b) const {
+    if (group_fields(a) != group_fields(b)) return group_fields(a) < group_fields(b);
+    for (const auto spec : {&CellSpec::memory, &CellSpec::task, &CellSpec::readout})
+        if (!((a.*spec) == (b.*spec))) return (a.*spec).canonical() < (b.*spec).canonical();
+    return false;
 }
 
 std::string cell_label(const CellSpec& c) { return group_label(c) + " seed=" + std::to_string(c.seed); }
@@ -119,20 +132,6 @@ std::shared_ptr<const ResolvedCell> resolve_cell(const CellSpec& c, bool checks)
     return r;
 }
 
-ResolvedCells resolve_cells(const std::vector<CellSpec>& cells) {
-    ResolvedCells out(cells.size());
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (cells[i].needs_tuning()) continue;
-        if (i > 0 && out[i - 1] && same_but_seed(cells[i], cells[i - 1])) {  // a block's seeds follow each other
-            out[i] = out[i - 1];
-            continue;
-        }
-        out[i] = resolve_cell(cells[i]);
-        check_fits(*out[i]);
-    }
-    return out;
-}
-
 void check_fits(const ResolvedCell& r) {
     const double have = physical_bytes(), need = r.peak_bytes;
     if (have > 0 && need > 0.8 * have) {
@@ -141,8 +140,6 @@ void check_fits(const ResolvedCell& r) {
         throw UsageError("cell (" + cell_label(r.cell) + ") needs about " + buf + "; lower n, d or the budget");
     }
 }
-
-double cell_work(const CellSpec& c) { return cell_work(*resolve_cell(c), c.seed); }
 
 double cell_work(const ResolvedCell& r, std::uint64_t seed) {
     const CellSpec& c = r.cell;
@@ -181,14 +178,6 @@ double cell_work(const ResolvedCell& r, std::uint64_t seed) {
         work += 3.0 * writes * state * static_cast<double>(training->steps);
     if (c.readout.name() == "probe") work += writes * state * static_cast<double>(c.readout.integer("train"));
     return std::max(work, 1.0);
-}
-
-std::string shared_episode_key(const CellSpec& c) {
-    if (!find_readout(c.readout.name()).uses_native_read) return {};
-    const auto task = make_task(c.task);
-    if (task->test_episodes(TaskCell{c.n, c.d, c.seed}) != 1) return {};
-    if (task->key_training()) return {};  // its episodes depend on the keys trained through the memory
-    return c.task.canonical() + " n=" + std::to_string(c.n) + " d=" + std::to_string(c.d) + " seed=" + std::to_string(c.seed);
 }
 
 bool shares_episode(const ResolvedCell& r, std::uint64_t seed) {

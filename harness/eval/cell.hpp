@@ -56,11 +56,16 @@ CellSpec make_cell(const Spec& memory, const Spec& task, const Spec& readout, st
 
 /// The cell in words, for messages: "softmax:beta=16 assoc_recall:... readout=native budget=natural d=64 n=8 seed=0".
 std::string cell_label(const CellSpec& cell);
-/// The cell's group: its label without the seed (cells that share a tuning choice).
-std::string group_label(const CellSpec& cell);
-/// True when the two cells differ in the seed only (equal group_label), without building
-/// the labels: what the checks and estimates that hold for every seed of a group reuse.
+/// A cell's group is the cell without its seed: the cells of a group share one resolution
+/// and one tuning choice (harness/exec/tuning.hpp), and the groups that differ in n only
+/// form a ladder. same_but_seed is that identity (every field but the seed equal);
+/// SameGroupOrder orders cells by it (a map keyed by group); group_label names a group in words.
 bool same_but_seed(const CellSpec& a, const CellSpec& b);
+struct SameGroupOrder {
+    bool operator()(const CellSpec& a, const CellSpec& b) const;
+};
+/// The cell's group in words, for messages: its label without the seed.
+std::string group_label(const CellSpec& cell);
 
 /// Builds the cell's memory for its task (shape from the task, budget from the cell).
 std::unique_ptr<Memory> build_memory(const CellSpec& cell, const Task& task);
@@ -95,9 +100,6 @@ using ResolvedCells = std::vector<std::shared_ptr<const ResolvedCell>>;
 /// or readout cannot do. Builds nothing; does not look at this machine's memory (check_fits).
 /// `checks` false: only what the sizing function refuses (run_cell on a cell as given).
 std::shared_ptr<const ResolvedCell> resolve_cell(const CellSpec& cell, bool checks = true);
-/// resolve_cell for each cell (not for those that still need tuning), once per run of
-/// cells that differ in the seed only; throws as resolve_cell, then check_fits, does.
-ResolvedCells resolve_cells(const std::vector<CellSpec>& cells);
 /// UsageError when the cell's estimated peak exceeds 80% of this machine's memory.
 void check_fits(const ResolvedCell& cell);
 
@@ -106,7 +108,6 @@ void check_fits(const ResolvedCell& cell);
 /// readout parameters, read the same episode, and the native readout reuses the last
 /// one a thread filled (readout.cpp). Empty for a cell with more test episodes or
 /// another readout: nothing to share (run_cells_unordered keeps it a work item of its own).
-std::string shared_episode_key(const CellSpec& c);
 std::string shared_episode_key(const ResolvedCell& r, std::uint64_t seed);
 /// Whether shared_episode_key(r, seed) is non-empty: the key's conditions without its text.
 bool shares_episode(const ResolvedCell& r, std::uint64_t seed);
@@ -115,7 +116,6 @@ bool shares_episode(const ResolvedCell& r, std::uint64_t seed);
 /// cost model declares for an episode's write and read, plus the native read's cleanup,
 /// times the scored episodes (without a cost model: n × state size × scored episodes), plus
 /// n × state × training rows for the probe. Never affects results.
-double cell_work(const CellSpec& cell);
 double cell_work(const ResolvedCell& r, std::uint64_t seed);
 
 /// Throws UsageError when the cell cannot run (see above); builds nothing: sizes and estimates only.

@@ -103,8 +103,8 @@ std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::st
             }
             try {
                 if (s.find("..") != std::string::npos)  // a range: 256..16384*4
-                    for (const auto b : parse_int_list(s, key, 4000000000LL)) out.push_back(b);
-                else out.push_back(parse_positive(s, key, 4000000000LL));
+                    for (const auto b : parse_int_list(s, key, kMaxBudgetFloats)) out.push_back(b);
+                else out.push_back(parse_positive(s, key, kMaxBudgetFloats));
             } catch (const UsageError& e) {
                 throw UsageError(std::string(e.what()) + " (a number of floats, or 'natural' for the backend's natural size)");
             }
@@ -119,16 +119,18 @@ std::vector<std::optional<std::int64_t>> parse_budget_bits(const std::vector<std
         for (const auto& s : split_words(text).empty() ? std::vector<std::string>{text} : split_words(text)) {
             std::vector<std::int64_t> bits;
             try {
-                if (s.find("..") != std::string::npos) bits = parse_int_list(s, key, 32 * 4000000000LL);
-                else bits = {parse_positive(s, key, 32 * 4000000000LL)};
+                if (s.find("..") != std::string::npos) bits = parse_int_list(s, key, budget_bits(kMaxBudgetFloats));
+                else bits = {parse_positive(s, key, budget_bits(kMaxBudgetFloats))};
             } catch (const UsageError& e) {
-                throw UsageError(std::string(e.what()) + " (a number of bits, a multiple of 32)");
+                throw UsageError(std::string(e.what()) + " (a number of bits, a multiple of " + std::to_string(kBitsPerFloat) + ")");
             }
             for (const auto b : bits) {
-                if (b % 32 != 0)
-                    throw UsageError(key + ": " + std::to_string(b) + " bits is not a multiple of 32 (a float's bits; " +
-                                     "give " + std::to_string(b / 32 * 32) + " or " + std::to_string(b / 32 * 32 + 32) + ")");
-                out.push_back(b / 32);
+                const std::int64_t floats = budget_of_bits(b);
+                if (budget_bits(floats) != b)
+                    throw UsageError(key + ": " + std::to_string(b) + " bits is not a multiple of " + std::to_string(kBitsPerFloat) +
+                                     " (a float's bits; give " + std::to_string(budget_bits(floats)) + " or " +
+                                     std::to_string(budget_bits(floats + 1)) + ")");
+                out.push_back(floats);
             }
         }
     return out;
@@ -298,6 +300,33 @@ std::int64_t GridBlock::size(const std::string& what) const {
                              what);
 }
 
+nlohmann::ordered_json GridBlock::manifest(bool sweep) const {
+    using J = nlohmann::ordered_json;
+    J j;
+    if (sweep) j["name"] = name;
+    j["memories"] = J::array(), j["tasks"] = J::array(), j["budgets_floats"] = J::array();
+    for (const auto& m : memories) j["memories"].push_back(m.canonical());
+    for (const auto& t : tasks) j["tasks"].push_back(t.canonical());
+    for (const auto& b : budgets) j["budgets_floats"].push_back(b ? J(*b) : J());
+    if (sweep && budgets_in_bits) j["budgets_in_bits"] = true;
+    j["n"] = ns;
+    j["seeds"] = seeds;
+    j["d"] = d_best ? J(widths_text()) : ds.size() == 1 && !sweep ? J(ds[0]) : J(ds);
+    bool tuned = d_best;
+    for (const auto& m : memories) tuned = tuned || !m.best_keys().empty();
+    if (sweep) {
+        if (tuned) j["tuning_seeds"] = tuning_seeds;
+        j["readout"] = J::array();
+        for (const auto& r : readouts) j["readout"].push_back(r.canonical());
+        return j;
+    }
+    j["readout"] = readouts[0].canonical();
+    if (tuned) j["tuning_seeds"] = tuning_seeds;
+    if (first_seed != 0) j["first_seed"] = first_seed;
+    if (budgets_in_bits) j["budgets_in_bits"] = true;
+    return j;
+}
+
 CellSpec GridBlock::tuned_cell(CellSpec c) const {
     if (d_best) c.d_candidates = d_candidates;
     if (d_best || !c.memory.best_keys().empty()) c.tuning_seeds = static_cast<int>(tuning_seeds);
@@ -325,24 +354,26 @@ std::vector<CellSpec> GridBlock::cells() const {
     return out;
 }
 
-ResolvedCells check_cells(const std::vector<CellSpec>& cells) {
-    // Each distinct cell resolved (and checked) once; the seeds of a block follow each other
-    // and share it. A cell that still needs tuning has its candidates checked instead.
+ResolvedCells check_cells(const std::vector<CellSpec>& cells, Races* races) {
+    // Each group resolved (and checked) once; the seeds of a block follow each other and
+    // share it. A cell that still needs tuning has its group's race built instead.
+    Races own;
+    Races& raced = races ? *races : own;
     ResolvedCells out(cells.size());
-    std::map<std::string, std::shared_ptr<const ResolvedCell>> seen;
-    std::set<std::string> candidates_checked;
+    std::map<CellSpec, std::shared_ptr<const ResolvedCell>, SameGroupOrder> seen;  // by group: seed 0
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const CellSpec& c = cells[i];
-        if (i > 0 && same_but_seed(c, cells[i - 1])) {  // no label to build
+        if (i > 0 && same_but_seed(c, cells[i - 1])) {  // the group of the cell before
             out[i] = out[i - 1];
             continue;
         }
-        const std::string label = group_label(c);
         if (c.needs_tuning()) {
-            if (candidates_checked.insert(label).second) check_candidates(c);
+            raced.add(c);
             continue;
         }
-        auto& r = seen[label];
+        CellSpec group = c;
+        group.seed = 0;
+        auto& r = seen[group];
         if (!r) {
             r = resolve_cell(c);
             check_fits(*r);

@@ -23,6 +23,8 @@
 #include "core/spec.hpp"
 #include "harness/eval/cell.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,7 +40,7 @@ struct GridBlock {
     std::string name;  // the sweep block's name ("" for `memcap run`)
     std::vector<Spec> memories, tasks;
     std::vector<std::optional<std::int64_t>> budgets{std::nullopt};  // empty optional: natural size
-    bool budgets_in_bits = false;  // given in bits (GridRequest::budget_bits); `budgets` holds them / 32
+    bool budgets_in_bits = false;  // given in bits (GridRequest::budget_bits); `budgets` holds the floats they buy
     std::vector<std::int64_t> ns;
     std::int64_t seeds = 10;
     std::vector<int> ds{64};
@@ -52,6 +54,14 @@ struct GridBlock {
     void set_widths(const std::string& text, const std::string& what);
     /// The widths as the manifest records them: a list, or "best" / "best:8,16,...".
     std::string widths_text() const;
+
+    /// The block as a manifest records it (its specs canonical, its ranges expanded): the one
+    /// serialisation of a grid, in one of two forms. A sweep block's (`sweep`: its name, and
+    /// lists for d and readout, as SweepConfig::canonical and --resume compare them) or
+    /// `memcap run`'s (one readout, and d a number when one width is given); `tuning_seeds`
+    /// when a choice is made, `budgets_in_bits` when the budgets were given in bits
+    /// (32 x budgets_floats), `first_seed` (run) when the seeds do not start at 0.
+    nlohmann::ordered_json manifest(bool sweep) const;
 
     /// Cells in the block, counted without expanding; UsageError naming `what` beyond kMaxCells.
     std::int64_t size(const std::string& what) const;
@@ -104,7 +114,7 @@ std::vector<std::int64_t> parse_sizes(const std::vector<std::string>& words, con
 /// Budgets from words: floats (values and ranges), or `natural` (the backend's natural size).
 std::vector<std::optional<std::int64_t>> parse_budgets(const std::vector<std::string>& words, const std::string& key);
 /// Budgets in bits from words (values and ranges), each a positive multiple of 32, as floats
-/// (bits / 32): UsageError naming `key` and the value otherwise.
+/// (budget_of_bits): UsageError naming `key` and the value otherwise.
 std::vector<std::optional<std::int64_t>> parse_budget_bits(const std::vector<std::string>& words, const std::string& key);
 /// One count in [1, max] (seeds, tuning seeds): not a list.
 std::int64_t parse_count(const std::string& text, const std::string& key, std::int64_t max);
@@ -119,10 +129,14 @@ std::int64_t checked_grid_size(const std::vector<std::int64_t>& sizes, const std
 /// each value must lie in [1, max].
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what, std::int64_t max);
 
-/// Throws UsageError (check_cell's) for the first cell that cannot run; each distinct
-/// (memory, task, readout, budget, d, n) is resolved and checked once, before any work is
-/// done. Returns each cell's resolution (shared by its seeds; null for a cell whose choices
-/// are still to make, whose candidates are checked instead), to hand along to the run.
-ResolvedCells check_cells(const std::vector<CellSpec>& cells);
+class Races;
+
+/// Throws UsageError (check_cell's) for the first cell that cannot run; each group (a cell
+/// without its seed) is resolved and checked once, before any work is done. Returns each
+/// cell's resolution (shared by its seeds; null for a cell whose choices are still to make),
+/// to hand along to the run. A cell whose choices are still to make has its group's race
+/// built instead (tuning.hpp: its candidates resolved, UsageError when none can run), into
+/// `races` when given, to hand along to resolve_tuning.
+ResolvedCells check_cells(const std::vector<CellSpec>& cells, Races* races = nullptr);
 
 }  // namespace memcap

@@ -36,14 +36,6 @@ std::string cell_text(const ResolvedCell& resolved, const CellSpec& cell) {
     }
 }
 
-double estimated_peak(const CellSpec& cell) {
-    try {
-        return check_cell_structure(cell);
-    } catch (const std::exception&) {
-        return 0.0;  // checked before any work: a cell that cannot be estimated is refused there
-    }
-}
-
 std::string progress_class(const CellSpec& cell) { return cell.memory.name() + " " + cell.readout.name(); }
 
 WorkItems group_by_shared_episode(const std::vector<std::size_t>& indices,
@@ -93,29 +85,39 @@ WorkItems group_by_shared_episode(const std::vector<std::size_t>& indices,
     return items;
 }
 
-ResolvedCells resolve_for_run(const std::vector<CellSpec>& cells) {
-    ResolvedCells out(cells.size());
-    for (std::size_t i = 0; i < cells.size(); ++i)
-        out[i] = i > 0 && same_but_seed(cells[i], cells[i - 1]) ? out[i - 1] : resolve_cell(cells[i], false);
-    return out;
+CellProgress::CellProgress(const std::vector<std::size_t>& indices,
+                           const std::function<const CellSpec&(std::size_t)>& cell_of,
+                           const std::function<const ResolvedCell&(std::size_t)>& resolved_of, std::string label,
+                           bool enabled, int threads, bool calibrated)
+    : cell_of_(cell_of), calibrated_(calibrated) {
+    double total = 0;
+    if (enabled) {
+        std::size_t size = 0;
+        for (const std::size_t i : indices) size = std::max(size, i + 1);
+        work_.assign(size, 0.0);
+        for (const std::size_t i : indices) total += work_[i] = cell_work(resolved_of(i), cell_of(i).seed);
+    }
+    bar_ = std::make_unique<Progress>(static_cast<std::int64_t>(indices.size()), std::move(label), enabled, total);
+    if (enabled && calibrated)  // the ETA calibrated per memory on its own cells' seconds
+        for (const std::size_t i : indices) bar_->expect(progress_class(cell_of(i)), work_[i]);
+    bar_->set_threads(threads);
 }
 
-void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
-               const std::function<void(std::size_t, const std::string&)>& emit, const std::atomic<bool>* stop) {
-    run_cells(cells, resolve_for_run(cells), threads, progress, emit, stop);
+void CellProgress::tick(std::size_t i, double seconds) {
+    if (work_.empty()) bar_->tick(1, 1.0);
+    else if (calibrated_ && seconds >= 0) bar_->tick(progress_class(cell_of_(i)), work_[i], seconds);
+    else bar_->tick(1, work_[i]);
 }
 
 void run_cells(const std::vector<CellSpec>& cells, const ResolvedCells& resolved, int threads, bool progress,
                const std::function<void(std::size_t, const std::string&)>& emit, const std::atomic<bool>* stop) {
     std::vector<std::string> rows(cells.size());
     std::vector<char> done(cells.size(), 0);
-    std::vector<double> work(progress ? cells.size() : 0);
-    for (std::size_t i = 0; i < work.size(); ++i) work[i] = cell_work(*resolved[i], cells[i].seed);
-    double total = 0;
-    for (double w : work) total += w;
-    Progress bar(static_cast<std::int64_t>(cells.size()), "memcap", progress, total);
-    for (std::size_t i = 0; i < work.size(); ++i) bar.expect(progress_class(cells[i]), work[i]);
-    bar.set_threads(threads);
+    std::vector<std::size_t> order(cells.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    CellProgress bar(
+        order, [&](std::size_t i) -> const CellSpec& { return cells[i]; },
+        [&](std::size_t i) -> const ResolvedCell& { return *resolved[i]; }, "memcap", progress, threads);
     std::size_t next_emit = 0;
     auto flush_ready = [&] {
         while (next_emit < cells.size() && done[next_emit]) {
@@ -125,16 +127,13 @@ void run_cells(const std::vector<CellSpec>& cells, const ResolvedCells& resolved
             ++next_emit;
         }
     };
-    std::vector<std::size_t> order(cells.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     const std::atomic<bool> never{false};
     // emitting happens on the calling thread only: completed cells are parked until it is their turn
     run_cells_unordered(cells, resolved, order, threads, stop ? *stop : never, [&](std::size_t idx, const std::string& text, double seconds) {
         rows[idx] = text;
         done[idx] = 1;
         if (omp_get_thread_num() == 0) flush_ready();
-        if (work.empty()) bar.tick(1, 1.0);
-        else bar.tick(progress_class(cells[idx]), work[idx], seconds);
+        bar.tick(idx, seconds);
     });
     flush_ready();
     bar.finish();

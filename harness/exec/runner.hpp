@@ -11,27 +11,47 @@
 #pragma once
 
 #include "harness/eval/cell.hpp"
+#include "harness/exec/progress.hpp"
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace memcap {
 
-/// Computes every cell with `threads` threads and calls `emit(i, rows)` for
-/// i = 0, 1, 2, ... in order (on the calling thread, as soon as cell i and all
-/// before it are done). Shows progress on stderr when `progress` is true. Once
-/// `*stop` (when given) becomes true no further cell starts; the cells in flight
-/// finish, and `emit` is called for the done prefix only.
-void run_cells(const std::vector<CellSpec>& cells, int threads, bool progress,
-               const std::function<void(std::size_t, const std::string&)>& emit,
-               const std::atomic<bool>* stop = nullptr);
-/// run_cells with each cell's resolution handed along (check_cells', or resolve_tuning's for a
-/// tuned cell): no table is looked up again. The overload above resolves the cells itself.
+/// Computes every cell with `threads` threads, each through its resolution (check_cells', or
+/// resolve_tuning's for a tuned cell: no table is looked up again), and calls `emit(i, rows)`
+/// for i = 0, 1, 2, ... in order (on the calling thread, as soon as cell i and all before it
+/// are done). Shows progress on stderr when `progress` is true (CellProgress). Once `*stop`
+/// (when given) becomes true no further cell starts; the cells in flight finish, and `emit`
+/// is called for the done prefix only.
 void run_cells(const std::vector<CellSpec>& cells, const ResolvedCells& resolved, int threads, bool progress,
                const std::function<void(std::size_t, const std::string&)>& emit,
                const std::atomic<bool>* stop = nullptr);
+
+/// The progress bar of a run of cells (progress.hpp), the one way every run weighs its cells:
+/// each cell `i` of `indices` weighs its work by the cost model (cell_work through
+/// `resolved_of(i)`), and with `calibrated` (the cells' seconds are measured here, not on
+/// other MPI ranks) it is declared in its class (progress_class of `cell_of(i)`), so the ETA
+/// is calibrated per class on the cells' own seconds. Weighs nothing when not `enabled`: the
+/// weights never affect a result.
+class CellProgress {
+public:
+    CellProgress(const std::vector<std::size_t>& indices, const std::function<const CellSpec&(std::size_t)>& cell_of,
+                 const std::function<const ResolvedCell&(std::size_t)>& resolved_of, std::string label, bool enabled,
+                 int threads, bool calibrated = true);
+    /// Cell `i` done; it took `seconds` on its thread (< 0: not known, e.g. on another rank).
+    void tick(std::size_t i, double seconds);
+    void finish() { bar_->finish(); }
+
+private:
+    std::function<const CellSpec&(std::size_t)> cell_of_;
+    std::vector<double> work_;  // by index; empty when not enabled
+    bool calibrated_;
+    std::unique_ptr<Progress> bar_;
+};
 
 /// Computes cells[order[0]], cells[order[1]], ... with `threads` threads
 /// (dynamic schedule) and calls `done(i, rows, seconds)` as each cell i finishes (the
@@ -49,17 +69,9 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells
                          const std::vector<std::size_t>& order, int threads, const std::atomic<bool>& stop,
                          const std::function<void(std::size_t, const std::string&, double seconds)>& done);
 
-/// Each cell resolved as run_cell would resolve it (no checks: they were made), once per run
-/// of cells that differ in the seed only.
-ResolvedCells resolve_for_run(const std::vector<CellSpec>& cells);
-
 /// The class a cell's progress is calibrated in (progress.hpp): its memory and readout, whose
 /// cost model is wrong by one factor.
 std::string progress_class(const CellSpec& cell);
-
-/// The cell's estimated peak bytes (check_cell_structure), what it holds of the budget of
-/// cells in flight (memory_gate.hpp); 0 when it cannot be estimated.
-double estimated_peak(const CellSpec& cell);
 
 /// Work items of a run: `indices` grouped so that cells with the same non-empty
 /// shared_episode_key (eval/cell.hpp) form one item, run one after another on one thread

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "harness/exec/journal.hpp"
 #include "harness/exec/mpi.hpp"
+#include "harness/exec/pipeline.hpp"
 #include "harness/exec/progress.hpp"
 #include "harness/exec/runner.hpp"
 #include "harness/exec/signals.hpp"
@@ -40,8 +41,8 @@ namespace fs = std::filesystem;
 /// What a sweep computes and where it goes: the same on every rank.
 struct SweepPlan {
     SweepConfig config;
-    std::vector<CellSpec> cells;
-    ResolvedCells resolved;  // each cell's lookups (check_cells; resolve_tuning for tuned cells)
+    Pipeline pipeline;  // the config's cells, checked (each resolved, or its race built), then tuned
+    const std::vector<CellSpec>& cells() const { return pipeline.cells(); }
     fs::path dir;
     std::string csv_path, manifest_path, journal_path, tuning_path;  // tuning_path: the tuning cells' journal
     nlohmann::ordered_json manifest;
@@ -161,9 +162,8 @@ void check_manifest(const std::string& path, const nlohmann::ordered_json& expec
 SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
     SweepPlan p;
     p.config = load_sweep_config(o.config_path);
-    p.cells = p.config.cells();
     try {
-        p.resolved = check_cells(p.cells);
+        p.pipeline = Pipeline(p.config.cells());
     } catch (const UsageError& e) {
         throw UsageError("config '" + o.config_path + "': " + e.what());
     }
@@ -174,13 +174,13 @@ SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
     p.manifest_path = p.csv_path + ".manifest.json";
     p.journal_path = p.csv_path + ".journal";
     p.tuning_path = p.csv_path + ".tuning";
-    p.manifest = make_manifest(o.command, p.config.canonical(), p.cells.size(),
+    p.manifest = make_manifest(o.command, p.config.canonical(), p.cells().size(),
                                ManifestRun{o.threads.value_or(omp_get_max_threads()), mpi_ranks},
                                {{"config_file", p.config.path}});
     const std::string config = p.manifest["config"].dump();
     const std::string& header = cell_header();
     p.journal_header = "memcap-journal 1 config=" + hex16(fnv1a(config.data(), config.size(), fnv1a(header.data(), header.size()))) +
-                       " cells=" + std::to_string(p.cells.size()) + "\n";
+                       " cells=" + std::to_string(p.cells().size()) + "\n";
     return p;
 }
 
@@ -190,37 +190,34 @@ SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
 /// rounds are counted as about three candidates per group on the other tuning seeds, at the
 /// first round's mean cost (the race decides how many really go on).
 void print_dry_run(const SweepPlan& p, int threads) {
-    std::vector<std::size_t> todo(p.cells.size());
-    for (std::size_t i = 0; i < p.cells.size(); ++i) todo[i] = i;
-    std::vector<CellSpec> timed = p.cells;
+    const std::vector<std::size_t> todo = every_cell(p.cells().size());
+    std::vector<CellSpec> timed = p.cells();
     std::size_t tuning_cells = 0, finalist_cells = 0, max_tuning_cells = 0, raced = 0;
     std::vector<CellSpec> first_round;       // every candidate of every group, on the first tuning seed
-    std::map<std::string, CellSpec> first;  // per group: its first candidate
+    const Races& races = p.pipeline.races();
+    std::vector<bool> seen(races.size(), false);
     for (auto& c : timed) {
         if (!c.needs_tuning()) continue;
-        const std::string group = group_label(c);
-        if (!first.count(group)) {
-            auto candidates = tuning_candidates(c);
-            first.emplace(group, candidates.front());
-            if (candidates.size() < 2) {  // one candidate: chosen without a race, nothing to time
-                const std::uint64_t seed = c.seed;
-                c = first.at(group);
-                c.seed = seed;
-                continue;
-            }
+        const std::size_t g = races.group_of(c);
+        const Race& race = races[g];
+        if (!seen[g] && race.size() >= 2) {  // one candidate: chosen without a race, nothing to time
             ++raced;
-            tuning_cells += tuning_cell_min(candidates.size(), c.tuning_seeds);
+            tuning_cells += tuning_cell_min(race.size(), c.tuning_seeds);
             // the race's later rounds, counted as about three candidates going on to the tuning seeds
-            finalist_cells += std::min<std::size_t>(candidates.size(), 3) * static_cast<std::size_t>(c.tuning_seeds - 1);
-            max_tuning_cells += tuning_cell_max(candidates.size(), c.tuning_seeds);
-            for (auto& t : candidates) t.seed = kTuningSeedBase, first_round.push_back(std::move(t));
+            finalist_cells += std::min<std::size_t>(race.size(), 3) * static_cast<std::size_t>(c.tuning_seeds - 1);
+            max_tuning_cells += tuning_cell_max(race.size(), c.tuning_seeds);
+            for (std::size_t k = 0; k < race.size(); ++k) {
+                first_round.push_back(race.candidate(k));
+                first_round.back().seed = kTuningSeedBase;
+            }
         }
+        seen[g] = true;
         const std::uint64_t seed = c.seed;
-        c = first.at(group);
+        c = race.candidate(0);  // timed at its group's first candidate
         c.seed = seed;
     }
     std::error_code ec;
-    std::cout << "sweep " << p.config.name << " (" << p.config.path << "): " << p.cells.size() << " cells in "
+    std::cout << "sweep " << p.config.name << " (" << p.config.path << "): " << p.cells().size() << " cells in "
               << p.config.blocks.size() << (p.config.blocks.size() == 1 ? " block\n" : " blocks\n");
     for (const auto& b : p.config.blocks) std::cout << "  " << describe_block(b) << "\n";
     std::cout << "  output: " << p.csv_path;
@@ -230,9 +227,7 @@ void print_dry_run(const SweepPlan& p, int threads) {
     const double cpu = estimate_seconds(timed, todo, sampled);
     double tuning_cpu = 0;
     if (!first_round.empty()) {
-        std::vector<std::size_t> all(first_round.size());
-        for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-        tuning_cpu = estimate_seconds(first_round, all, sampled_tuning);
+        tuning_cpu = estimate_seconds(first_round, every_cell(first_round.size()), sampled_tuning);
         tuning_cpu += tuning_cpu / static_cast<double>(first_round.size()) * static_cast<double>(finalist_cells);
         std::cout << "\n  tuning: " << raced << " groups choose on " << tuning_cells
                   << " tuning cells first, then on more while candidates cannot be told apart (at most "
@@ -289,22 +284,22 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
         if (o.resume && !o.force && (have_csv || have_journal)) {
             check_manifest(p.manifest_path, p.manifest, p.config.path);
             if (have_csv) out.complete = true;
-            else out.journal = std::make_unique<Journal>(p.journal_path, p.journal_header, p.cells.size(), note);
+            else out.journal = std::make_unique<Journal>(p.journal_path, p.journal_header, p.cells().size(), note);
         } else {
             fresh = out.fresh = true;
             write_manifest(p.manifest_path, p.manifest);
-            out.journal = std::make_unique<Journal>(p.journal_path, p.journal_header, p.cells.size());
+            out.journal = std::make_unique<Journal>(p.journal_path, p.journal_header, p.cells().size());
         }
         if (!note.empty()) std::cerr << "memcap: " << note << "\n";
         if (out.journal) {
-            for (std::size_t i = 0; i < p.cells.size(); ++i)
+            for (std::size_t i = 0; i < p.cells().size(); ++i)
                 if (!out.journal->done(i)) out.todo.push_back(i);
             // bigger n first: the long cells start early, so the end of the sweep is not one straggler
             std::stable_sort(out.todo.begin(), out.todo.end(),
-                             [&](std::size_t a, std::size_t b) { return p.cells[a].n > p.cells[b].n; });
+                             [&](std::size_t a, std::size_t b) { return p.cells()[a].n > p.cells()[b].n; });
             if (o.resume && have_journal && o.progress)
                 std::cerr << "memcap: resuming " << p.csv_path << ": " << out.journal->done_count() << " of "
-                          << p.cells.size() << " cells already done\n";
+                          << p.cells().size() << " cells already done\n";
         }
     } catch (const UsageError&) {
         std::error_code ec;
@@ -320,30 +315,23 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
 std::vector<std::size_t> compute(const SweepOptions& o, const SweepPlan& p, SweepOutputs& out, const MpiSession& mpi,
                                  int threads) {
     std::vector<std::size_t> per_rank(static_cast<std::size_t>(mpi.size()), 0);
-    std::vector<double> work(o.progress ? p.cells.size() : 0);
-    double total = 0;
-    for (const std::size_t i : out.todo)
-        if (o.progress) total += work[i] = cell_work(*p.resolved[i], p.cells[i].seed);
-    Progress bar(static_cast<std::int64_t>(out.todo.size()), "sweep " + p.config.name, o.progress, total);
-    if (o.progress && mpi.size() == 1)  // the ETA calibrated per memory on its own cells' seconds
-        for (const std::size_t i : out.todo) bar.expect(progress_class(p.cells[i]), work[i]);
-    bar.set_threads(threads);
+    // The ETA calibrated per memory on its own cells' seconds in one process; over MPI ranks
+    // the seconds are the other ranks'.
+    CellProgress bar = p.pipeline.progress(out.todo, "sweep " + p.config.name, o.progress, threads, mpi.size() == 1);
     std::mutex journal_mutex;
     auto record = [&](std::size_t idx, const std::string& rows, int rank, double seconds) {
         std::lock_guard<std::mutex> lock(journal_mutex);
         out.journal->append(idx, rows);
         ++per_rank[static_cast<std::size_t>(rank)];
-        if (work.empty()) bar.tick(1, 1.0);
-        else if (seconds >= 0 && mpi.size() == 1) bar.tick(progress_class(p.cells[idx]), work[idx], seconds);
-        else bar.tick(1, work[idx]);
+        bar.tick(idx, seconds);
     };
     std::exception_ptr failure;
     try {
         if (mpi.size() == 1)
-            run_cells_unordered(p.cells, p.resolved, out.todo, threads, stop_requested(),
-                                [&](std::size_t idx, const std::string& rows, double seconds) { record(idx, rows, 0, seconds); });
+            p.pipeline.run(out.todo, threads, stop_requested(),
+                           [&](std::size_t idx, const std::string& rows, double seconds) { record(idx, rows, 0, seconds); });
         else
-            mpi_serve(mpi, p.cells, out.todo, threads,
+            mpi_serve(mpi, p.cells(), out.todo, threads,
                       [&](std::size_t idx, const std::string& rows, int rank) { record(idx, rows, rank, -1.0); });
     } catch (...) {
         failure = std::current_exception();
@@ -362,16 +350,16 @@ int assemble(const SweepOptions& o, const SweepPlan& p, SweepOutputs& out, const
         for (std::size_t r = 0; r < per_rank.size(); ++r) line += " " + std::to_string(r) + ":" + std::to_string(per_rank[r]);
         std::cerr << line << "\n";
     }
-    if (out.journal->done_count() < p.cells.size()) {
+    if (out.journal->done_count() < p.cells().size()) {
         const int sig = stop_signal() ? stop_signal() : SIGINT;
         std::cerr << "memcap: " << (sig == SIGTERM ? "terminated" : "interrupted") << " with " << out.journal->done_count()
-                  << " of " << p.cells.size() << " cells done (kept in " << out.journal->path()
+                  << " of " << p.cells().size() << " cells done (kept in " << out.journal->path()
                   << "); run again with --resume to finish\n";
         return 128 + sig;
     }
     AtomicFile csv(p.csv_path);
     csv.write(cell_header());
-    for (std::size_t i = 0; i < p.cells.size(); ++i) csv.write(out.journal->rows(i));
+    for (std::size_t i = 0; i < p.cells().size(); ++i) csv.write(out.journal->rows(i));
     csv.commit();
     out.journal.reset();
     std::error_code ec;
@@ -440,7 +428,7 @@ int run_sweep(const SweepOptions& o) {
     TuningJournal keeper;
     try {
         if (root) {
-            const std::size_t count = tuning_index_count(plan.cells);
+            const std::size_t count = plan.pipeline.races().index_count();
             std::error_code ec;
             if (count > 0) {
                 std::string header = plan.journal_header.substr(plan.journal_header.find("config="));
@@ -463,7 +451,7 @@ int run_sweep(const SweepOptions& o) {
                 };
             }
         }
-        resolve_tuning(plan.cells, &plan.resolved, threads, o.progress && root, 0, share, keeper);
+        plan.pipeline.tune(threads, o.progress && root, share, keeper);
         if (tuning_journal) tuning_journal->sync();
     } catch (const std::exception& e) {
         if (root && out.fresh) {  // nothing computed yet: leave no files behind
@@ -479,7 +467,7 @@ int run_sweep(const SweepOptions& o) {
 
     StopSignals signals;
     if (!root) {
-        mpi_work(mpi, plan.cells, threads);
+        mpi_work(mpi, plan.cells(), threads);
         return stop_signal() ? 128 + stop_signal() : 0;
     }
     const auto per_rank = compute(o, plan, out, mpi, threads);

@@ -151,29 +151,7 @@ std::vector<CellSpec> SweepConfig::cells() const {
 nlohmann::ordered_json SweepConfig::canonical() const {
     using J = nlohmann::ordered_json;
     J blocks_json = J::array();
-    for (const auto& b : blocks) {
-        J j;
-        j["name"] = b.name;
-        j["memories"] = J::array();
-        for (const auto& m : b.memories) j["memories"].push_back(m.canonical());
-        j["tasks"] = J::array();
-        for (const auto& t : b.tasks) j["tasks"].push_back(t.canonical());
-        j["budgets_floats"] = J::array();
-        for (const auto& x : b.budgets) j["budgets_floats"].push_back(x ? J(*x) : J());
-        if (b.budgets_in_bits) j["budgets_in_bits"] = true;  // given as budget_bits (32 x budgets_floats)
-        j["n"] = b.ns;
-        j["seeds"] = b.seeds;
-        if (b.d_best) j["d"] = b.widths_text(), j["tuning_seeds"] = b.tuning_seeds;
-        else j["d"] = b.ds;
-        if (!b.d_best) {
-            bool any = false;
-            for (const auto& m : b.memories) any = any || !m.best_keys().empty();
-            if (any) j["tuning_seeds"] = b.tuning_seeds;
-        }
-        j["readout"] = J::array();
-        for (const auto& r : b.readouts) j["readout"].push_back(r.canonical());
-        blocks_json.push_back(j);
-    }
+    for (const auto& b : blocks) blocks_json.push_back(b.manifest(true));
     if (plugins.empty()) return J{{"blocks", blocks_json}};
     return J{{"plugins", plugins}, {"blocks", blocks_json}};
 }

@@ -133,16 +133,6 @@ std::vector<Candidate> resolved_candidates(const CellSpec& cell) {
 
 }  // namespace
 
-std::vector<CellSpec> tuning_candidates(const CellSpec& cell) {
-    std::vector<CellSpec> out;
-    for (auto& c : resolved_candidates(cell)) out.push_back(std::move(c.cell));
-    return out;
-}
-
-void check_candidates(const CellSpec& cell) { resolved_candidates(cell); }
-
-double candidate_cost(const CellSpec& c) { return candidate_cost(*resolve_cell(c, false)); }
-
 double candidate_cost(const ResolvedCell& r) {
     const CellSpec& c = r.cell;
     const MemoryEntry& entry = *r.memory;
@@ -174,7 +164,7 @@ namespace {
 struct Job {
     std::size_t group, candidate;
     CellSpec cell;
-    const ResolvedCell* resolved;  // the candidate's (Groups keeps it)
+    const ResolvedCell* resolved;  // the candidate's (its Race keeps it)
 };
 
 /// One tuning cell's score: its accuracy (the mean over slots; with absent queries the
@@ -211,9 +201,8 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     for (std::size_t j = static_cast<std::size_t>(share.rank); j < jobs.size(); j += static_cast<std::size_t>(share.size))
         mine.push_back(j);
     std::vector<double> score(kScoreWidth * jobs.size(), 0.0), work(jobs.size(), 0.0);
-    double all_work = 0;
     // the cost model's work of every job, with or without a progress bar: it orders the items below
-    for (const std::size_t j : mine) all_work += work[j] = cell_work(*jobs[j].resolved, jobs[j].cell.seed);
+    for (const std::size_t j : mine) work[j] = cell_work(*jobs[j].resolved, jobs[j].cell.seed);
     // Jobs that read the same single test episode natively (the same task, n, d and tuning
     // seed: candidates that differ only in a memory setting such as softmax's beta) are one
     // work item, run one after another on one thread, so the episode is drawn once (as in
@@ -236,10 +225,9 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     for (const std::size_t i : by_work) items.push_back(grouped.cells[i]), peak.push_back(grouped.peak[i]);
     MemoryGate gate;
     std::exception_ptr failure;
-    Progress bar(static_cast<std::int64_t>(mine.size()), label, progress, all_work);
-    if (progress)  // the ETA calibrated per memory on its own cells' seconds (progress.hpp)
-        for (const std::size_t j : mine) bar.expect(progress_class(jobs[j].cell), work[j]);
-    bar.set_threads(threads);
+    CellProgress bar(
+        mine, [&](std::size_t j) -> const CellSpec& { return jobs[j].cell; },
+        [&](std::size_t j) -> const ResolvedCell& { return *jobs[j].resolved; }, label, progress, threads);
     SpinLock journal_lock;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(items.size()); ++i) {
@@ -254,8 +242,7 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
 #pragma omp critical(memcap_tuning_failure)
                 if (!failure) failure = std::current_exception();
             }
-            bar.tick(progress_class(jobs[j].cell), work[j],
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+            bar.tick(j, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
         }
     }
     bar.finish();
@@ -270,83 +257,19 @@ std::vector<double> run_jobs(const std::vector<Job>& jobs, int threads, bool pro
     return score;
 }
 
-/// One candidate's tuning so far: seeds run, the sums of its accuracies and of their
-/// squares (in seed order), its reads and correct reads, and whether a cell failed.
-struct Tally {
-    int seeds = 0;
-    double sum = 0, sum_sq = 0, reads = 0, correct = 0;
-    bool failed = false;
-
-    void add(const double* score) {
-        if (score[1] < 0) {
-            failed = true;
-            return;
-        }
-        ++seeds;
-        sum += score[0], sum_sq += score[0] * score[0];
-        reads += score[1], correct += score[0] * score[1];
-    }
-    double mean() const { return seeds > 0 ? sum / seeds : 0.0; }
-    double sd() const {
-        const double m = mean();
-        return seeds >= 2 ? std::sqrt(std::max(0.0, (sum_sq - seeds * m * m) / (seeds - 1))) : 0.0;
-    }
-    /// Variance of the mean: the square of the suite's one standard error (stats.hpp), the
-    /// spread between seeds with one seed's binomial sd as its floor.
-    double var_mean() const {
-        if (seeds == 0 || reads <= 0) return 0.25;
-        const double se = accuracy_standard_error(mean(), sd(), seeds, reads / seeds);
-        return se * se;
-    }
-};
-
 }  // namespace
 
-namespace {
+double Race::Tally::sd() const {
+    const double m = mean();
+    return seeds >= 2 ? std::sqrt(std::max(0.0, (sum_sq - seeds * m * m) / (seeds - 1))) : 0.0;
+}
 
-/// Every group's candidates and seed levels, in order of first appearance.
-struct Groups {
-    std::map<std::string, std::size_t> of;
-    std::vector<std::vector<CellSpec>> candidates;
-    std::vector<std::vector<std::shared_ptr<const ResolvedCell>>> resolved;  // each candidate's
-    std::vector<std::vector<int>> levels;
-    std::size_t max_candidates = 0;
-    int max_seeds = 0;
+double Race::Tally::var_mean() const {
+    if (seeds == 0 || reads <= 0) return 0.25;
+    const double se = accuracy_standard_error(mean(), sd(), seeds, reads / seeds);
+    return se * se;
+}
 
-    explicit Groups(const std::vector<CellSpec>& cells) {
-        for (const auto& c : cells)
-            if (c.needs_tuning() && of.emplace(group_label(c), candidates.size()).second) {
-                candidates.emplace_back(), resolved.emplace_back();
-                for (auto& k : resolved_candidates(c)) {
-                    candidates.back().push_back(std::move(k.cell));
-                    resolved.back().push_back(std::move(k.resolved));
-                }
-                levels.push_back(tuning_seed_levels(c.tuning_seeds));
-                max_candidates = std::max(max_candidates, candidates.back().size());
-                max_seeds = std::max(max_seeds, levels.back().back());
-            }
-    }
-    /// Each group's predecessor on its ladder: the group that differs only in a smaller n, the
-    /// largest such (groups.size() when there is none).
-    std::vector<std::size_t> predecessor() const {
-        std::map<std::string, std::vector<std::pair<std::int64_t, std::size_t>>> ladders;
-        for (const auto& [label, g] : of)  // the label ends in " n=<n>"
-            ladders[label.substr(0, label.rfind(" n="))].emplace_back(candidates[g].front().n, g);
-        std::vector<std::size_t> pred(candidates.size(), candidates.size());
-        for (auto& [label, rungs] : ladders) {
-            std::sort(rungs.begin(), rungs.end());
-            for (std::size_t i = 1; i < rungs.size(); ++i)
-                if (rungs[i].first > rungs[i - 1].first) pred[rungs[i].second] = rungs[i - 1].second;
-        }
-        return pred;
-    }
-    std::size_t index(std::size_t g, std::size_t k, int seed) const {
-        return (g * max_candidates + k) * static_cast<std::size_t>(max_seeds) + static_cast<std::size_t>(seed);
-    }
-    std::size_t index_count() const { return candidates.size() * max_candidates * static_cast<std::size_t>(max_seeds); }
-};
-
-}  // namespace
 
 double pass_chance(double mean, double se) {
     if (!(se > 0)) return mean >= kCapacityThreshold ? 1.0 : 0.0;
@@ -426,245 +349,323 @@ bool race_settled(const std::vector<RaceStanding>& standing) {
     return any;
 }
 
-std::size_t tuning_index_count(const std::vector<CellSpec>& cells) { return Groups(cells).index_count(); }
+// ---------------------------------------------------------------------------------------
+// Race: one group's race, its rules only.
 
-void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset,
-                    const TuningShare& share, const TuningJournal& journal) {
-    resolve_tuning(cells, nullptr, threads, progress, tuning_seed_offset, share, journal);
+Race::Race(const CellSpec& cell) {
+    for (auto& c : resolved_candidates(cell)) {
+        cost_.push_back(candidate_cost(*c.resolved));
+        candidates_.push_back(std::move(c.cell));
+        resolved_.push_back(std::move(c.resolved));
+    }
+    tally_.assign(candidates_.size(), Tally{});
+    in_.assign(candidates_.size(), true);
+    dropped_.assign(candidates_.size(), false);
+    levels_ = tuning_seed_levels(cell.tuning_seeds);
+    decided_ = candidates_.size() == 1;  // nothing to choose: no tuning cell
 }
 
-void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int threads, bool progress,
-                    std::uint64_t tuning_seed_offset, const TuningShare& share, const TuningJournal& journal) {
-    const Groups grouped(cells);
-    const auto& group_of = grouped.of;
-    const auto& candidates = grouped.candidates;
-    const auto& levels = grouped.levels;
-    if (candidates.empty()) return;
-    const std::size_t groups = candidates.size();
-    std::vector<std::vector<Tally>> tally(groups);
-    std::vector<std::vector<bool>> in(groups);  // still in the race
-    std::vector<std::vector<double>> cost(groups);
-    for (std::size_t g = 0; g < groups; ++g) {
-        tally[g].assign(candidates[g].size(), Tally{});
-        in[g].assign(candidates[g].size(), true);
-        for (const auto& r : grouped.resolved[g]) cost[g].push_back(candidate_cost(*r));
-    }
-    std::vector<std::size_t> level(groups, 0);  // index into levels[g] reached
-    std::vector<bool> decided(groups, false);
-    for (std::size_t g = 0; g < groups; ++g) decided[g] = candidates[g].size() == 1;  // nothing to choose: no tuning cell
+double Race::se(std::size_t k) const { return std::sqrt(tally_[k].var_mean()); }
 
+std::vector<RaceStanding> Race::standing() const {
+    std::vector<RaceStanding> out;
+    for (std::size_t k = 0; k < size(); ++k) out.push_back({in_[k], tally_[k].mean(), se(k), cost_[k]});
+    return out;
+}
+
+std::vector<bool> Race::failed() const {
+    std::vector<bool> out(size(), false);
+    for (std::size_t k = 0; k < size(); ++k) {
+        const Tally& t = tally_[k];
+        out[k] = dropped_[k] || t.failed ||
+                 (t.seeds > 0 && t.reads > 0 &&
+                  ladder_pass_chance(t.mean(), t.sd(), t.seeds, t.reads / t.seeds, candidates_[k].n) < kLadderFailChance);
+    }
+    return out;
+}
+
+bool Race::surely_failed() const {
+    if (inherited_) return true;
+    const auto now = standing();
+    return race_settled(now) && std::none_of(now.begin(), now.end(), [](const RaceStanding& c) {
+               return c.in && pass_chance(c.mean, c.se) >= kSettledPassChance;
+           });
+}
+
+void Race::start(const Race* previous) {
+    started_ = true;
+    if (!previous) return;
+    if (!previous->surely_failed()) {  // below capacity (so far): drop those that failed there
+        const std::vector<bool> kept = below_capacity_candidates(previous->candidates_, previous->failed(), candidates_);
+        for (std::size_t k = 0; k < size(); ++k)
+            if (!kept[k]) in_[k] = false, dropped_[k] = true;
+        if (std::count(in_.begin(), in_.end(), true) <= 1) decided_ = true;  // nothing left to choose
+        return;
+    }
+    // Those left out past capacity are not marked dropped: they never ran there, so should a
+    // later group on the ladder be below capacity again they race there.
+    const std::vector<bool> kept = past_capacity_candidates(previous->candidates_, previous->in_, candidates_);
+    for (std::size_t k = 0; k < size(); ++k) in_[k] = in_[k] && kept[k];
+    if (std::count(in_.begin(), in_.end(), true) <= 1) decided_ = inherited_ = true;  // nothing left to choose
+}
+
+std::pair<int, int> Race::next_seeds() const {
+    return {level_ == 0 ? 0 : levels_[level_ - 1], levels_[level_]};
+}
+
+void Race::add(std::size_t k, double accuracy, double reads) {
+    Tally& t = tally_[k];
+    if (reads < 0) {
+        t.failed = true;
+        return;
+    }
+    ++t.seeds;
+    t.sum += accuracy, t.sum_sq += accuracy * accuracy;
+    t.reads += reads, t.correct += accuracy * reads;
+}
+
+void Race::end_level() {
+    narrow();
+    ++level_;
+    const auto left = std::count(in_.begin(), in_.end(), true);
+    // Settled: from the second level of seeds on (as `judged` in narrow), every candidate still
+    // in surely reaches the capacity threshold or surely does not (race_settled); more seeds
+    // would tell some apart, but not change which of them pass, so the race ends there.
+    if (left <= 1 || level_ >= levels_.size() || (level_ >= 2 && race_settled(standing()))) decided_ = true;
+}
+
+void Race::narrow() {
     // The candidates still in the race: not failed, and within kTuningSeparation standard
     // errors of the leader (the highest mean; ties: the earlier).
-    const auto narrow = [&](std::size_t g) {
-        std::size_t lead = candidates[g].size();
-        for (std::size_t k = 0; k < candidates[g].size(); ++k) {
-            if (tally[g][k].failed) in[g][k] = false;
-            if (in[g][k] && (lead == candidates[g].size() || tally[g][k].mean() > tally[g][lead].mean())) lead = k;
-        }
-        if (lead == candidates[g].size()) return;  // every candidate failed
-        for (std::size_t k = 0; k < candidates[g].size(); ++k) {
-            if (!in[g][k] || k == lead) continue;
-            const double gap = tally[g][lead].mean() - tally[g][k].mean();
-            const double se = std::sqrt(tally[g][lead].var_mean() + tally[g][k].var_mean());
-            if (gap > kTuningSeparation * se) in[g][k] = false;
-        }
-        // Dominated: a candidate that costs more than one still in, reads no better and is no
-        // likelier to reach the capacity threshold, unless it shares the lead (a cheap candidate
-        // that ties the leader by luck must not end the race for the others) -- judged only once
-        // both have run on `tuning_seeds` seeds, never on the first seed alone (where a cheap
-        // candidate's lucky episode would end the race for a better, costlier one).
-        const double top = tally[g][lead].mean();
-        const int judged = levels[g].size() > 1 ? levels[g][1] : levels[g][0];
-        const auto chance = [&](std::size_t k) { return pass_chance(tally[g][k].mean(), std::sqrt(tally[g][k].var_mean())); };
-        std::vector<bool> dominated(candidates[g].size(), false);
-        for (std::size_t k = 0; k < candidates[g].size(); ++k)
-            for (std::size_t c = 0; c < candidates[g].size() && in[g][k] && tally[g][k].mean() < top; ++c)
-                if (c != k && in[g][c] && cost[g][c] < cost[g][k] && tally[g][c].mean() >= tally[g][k].mean() &&
-                    tally[g][c].seeds >= judged && tally[g][k].seeds >= judged && chance(c) >= chance(k))
-                    dominated[k] = true;
-        for (std::size_t k = 0; k < candidates[g].size(); ++k)
-            if (dominated[k]) in[g][k] = false;
-    };
+    const std::size_t none = size();
+    std::size_t lead = none;
+    for (std::size_t k = 0; k < size(); ++k) {
+        if (tally_[k].failed) in_[k] = false;
+        if (in_[k] && (lead == none || tally_[k].mean() > tally_[lead].mean())) lead = k;
+    }
+    if (lead == none) return;  // every candidate failed
+    for (std::size_t k = 0; k < size(); ++k) {
+        if (!in_[k] || k == lead) continue;
+        const double gap = tally_[lead].mean() - tally_[k].mean();
+        const double se = std::sqrt(tally_[lead].var_mean() + tally_[k].var_mean());
+        if (gap > kTuningSeparation * se) in_[k] = false;
+    }
+    // Dominated: a candidate that costs more than one still in, reads no better and is no
+    // likelier to reach the capacity threshold, unless it shares the lead (a cheap candidate
+    // that ties the leader by luck must not end the race for the others) -- judged only once
+    // both have run on `tuning_seeds` seeds, never on the first seed alone (where a cheap
+    // candidate's lucky episode would end the race for a better, costlier one).
+    const double top = tally_[lead].mean();
+    const int judged = levels_.size() > 1 ? levels_[1] : levels_[0];
+    const auto chance = [&](std::size_t k) { return pass_chance(tally_[k].mean(), se(k)); };
+    std::vector<bool> dominated(size(), false);
+    for (std::size_t k = 0; k < size(); ++k)
+        for (std::size_t c = 0; c < size() && in_[k] && tally_[k].mean() < top; ++c)
+            if (c != k && in_[c] && cost_[c] < cost_[k] && tally_[c].mean() >= tally_[k].mean() &&
+                tally_[c].seeds >= judged && tally_[k].seeds >= judged && chance(c) >= chance(k))
+                dominated[k] = true;
+    for (std::size_t k = 0; k < size(); ++k)
+        if (dominated[k]) in_[k] = false;
+}
 
-    // Settled: from the second level of seeds on (as `judged` above), every candidate still in
-    // surely reaches the capacity threshold or surely does not (race_settled); more seeds
-    // would tell some apart, but not change which of them pass, so the race ends there.
-    const auto standing = [&](std::size_t g) {  // where each candidate of group g stands now
-        std::vector<RaceStanding> out;
-        for (std::size_t k = 0; k < candidates[g].size(); ++k)
-            out.push_back({in[g][k], tally[g][k].mean(), std::sqrt(tally[g][k].var_mean()), cost[g][k]});
-        return out;
-    };
-    const auto settled = [&](std::size_t g) {
-        return level[g] >= 2 && race_settled(standing(g));  // level[g] counts the levels run: the second is `judged`
-    };
+// ---------------------------------------------------------------------------------------
+// Races: a grid's races, one per group.
 
-    std::size_t round = 0, computed = 0, kept = 0;
+void Races::add(const CellSpec& cell) {
+    CellSpec key = cell;
+    key.seed = 0;
+    if (of_.count(key)) return;
+    races_.emplace_back(cell);  // resolves the candidates: UsageError when none can run
+    of_.emplace(key, races_.size() - 1);
+    asked_.push_back(std::move(key));
+    max_candidates_ = std::max(max_candidates_, races_.back().size());
+    max_seeds_ = std::max(max_seeds_, static_cast<std::size_t>(races_.back().levels().back()));
+}
+
+std::size_t Races::group_of(const CellSpec& cell) const {
+    CellSpec key = cell;
+    key.seed = 0;
+    return of_.at(key);
+}
+
+std::vector<std::size_t> Races::predecessors() const {
+    std::map<CellSpec, std::vector<std::pair<std::int64_t, std::size_t>>, SameGroupOrder> ladders;
+    for (std::size_t g = 0; g < size(); ++g) {  // a ladder: the groups that differ in n only
+        CellSpec rung = asked_[g];
+        rung.n = 0;
+        ladders[rung].emplace_back(asked_[g].n, g);
+    }
+    std::vector<std::size_t> pred(size(), size());
+    for (auto& [ladder, rungs] : ladders) {
+        std::sort(rungs.begin(), rungs.end());
+        for (std::size_t i = 1; i < rungs.size(); ++i)
+            if (rungs[i].first > rungs[i - 1].first) pred[rungs[i].second] = rungs[i - 1].second;
+    }
+    return pred;
+}
+
+std::size_t Races::index(std::size_t g, std::size_t k, int seed) const {
+    return (g * max_candidates_ + k) * max_seeds_ + static_cast<std::size_t>(seed);
+}
+
+std::size_t Races::index_count() const { return races_.size() * max_candidates_ * max_seeds_; }
+
+// ---------------------------------------------------------------------------------------
+// resolve_tuning: the races run, their cells shared over threads and processes and kept in
+// the journal; the trace and the choices printed; the cells rewritten.
+
+namespace {
+
+/// The tuning cells of this round: every candidate still in of every running race, on the
+/// tuning seeds of its level; `index` gets each one's journal index.
+std::vector<Job> round_jobs(const Races& races, std::uint64_t tuning_seed_offset, std::vector<std::size_t>& index) {
+    std::vector<Job> jobs;
+    for (std::size_t g = 0; g < races.size(); ++g) {
+        const Race& race = races[g];
+        if (!race.running()) continue;
+        const auto [from, to] = race.next_seeds();
+        for (std::size_t k = 0; k < race.size(); ++k) {
+            if (!race.in(k)) continue;
+            for (int s = from; s < to; ++s) {
+                CellSpec c = race.candidate(k);
+                c.seed = kTuningSeedBase + tuning_seed_offset + static_cast<std::uint64_t>(s);
+                jobs.push_back(Job{g, k, std::move(c), race.resolution(k).get()});
+                index.push_back(races.index(g, k, s));
+            }
+        }
+    }
+    return jobs;
+}
+
+/// Each job's score (kScoreWidth numbers, in job order): those the journal keeps (rank 0
+/// looks; every rank learns) and the others computed (run_jobs), which rank 0 keeps.
+/// `computed` and `kept` count them.
+std::vector<double> score_jobs(const std::vector<Job>& jobs, const std::vector<std::size_t>& index, int threads,
+                               bool progress, const std::string& label, const TuningShare& share,
+                               const TuningJournal& journal, std::size_t& computed, std::size_t& kept) {
+    std::vector<double> known(3 * jobs.size(), 0.0);  // (found, accuracy, reads)
+    if (journal.find)
+        for (std::size_t j = 0; j < jobs.size(); ++j)
+            if (journal.find(index[j], known[3 * j + 1], known[3 * j + 2])) known[3 * j] = 1.0;
+    if (share.size > 1) share.combine(known);
+    std::vector<Job> todo;
+    std::vector<std::size_t> todo_job;
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        if (known[3 * j] == 0.0) todo.push_back(jobs[j]), todo_job.push_back(j);
+    const bool root = share.rank == 0;
+    const auto done = todo.empty() ? std::vector<double>{}
+                                   : run_jobs(todo, threads, progress, label, share, [&](std::size_t t, const double* sc) {
+                                         if (root && journal.keep) journal.keep(index[todo_job[t]], sc[0], sc[1]);
+                                     });
+    // Rank 0 keeps the other ranks' cells once their scores have arrived.
+    if (root && journal.keep && share.size > 1)
+        for (std::size_t t = 0; t < todo.size(); ++t)
+            if (t % static_cast<std::size_t>(share.size) != 0)
+                journal.keep(index[todo_job[t]], done[kScoreWidth * t], done[kScoreWidth * t + 1]);
+    std::vector<double> score(kScoreWidth * jobs.size(), 0.0);
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        score[kScoreWidth * j] = known[3 * j + 1], score[kScoreWidth * j + 1] = known[3 * j + 2];
+    for (std::size_t t = 0; t < todo.size(); ++t)
+        for (std::size_t w = 0; w < kScoreWidth; ++w) score[kScoreWidth * todo_job[t] + w] = done[kScoreWidth * t + w];
+    computed += todo.size(), kept += jobs.size() - todo.size();
+    return score;
+}
+
+/// Runs every race to its end, round by round: a race starts once its predecessor on its
+/// ladder has ended (past capacity it races only what was left there), and each round runs
+/// the next level of every race that is running.
+void run_races(Races& races, int threads, bool progress, std::uint64_t tuning_seed_offset, const TuningShare& share,
+               const TuningJournal& journal) {
+    const std::size_t groups = races.size();
     if (progress)
         std::cerr << "memcap: choosing widths and settings for " << groups << " group" << (groups == 1 ? "" : "s")
                   << " on tuning seeds: every candidate on the first, then those not yet told apart from the leader "
                      "on more (up to "
                   << kTuningSeedCap << " x tuning_seeds); at each n, none that surely failed at the next smaller n, "
                      "and past a memory's capacity only those left there\n";
-    // Past capacity: a group whose predecessor on its ladder (the same group at the next
-    // smaller n, Groups::predecessor) ended with every candidate still in surely failing
-    // races only those and the settings beside them (past_capacity_candidates); the others had
-    // been told apart at the smaller n. So a group waits for its predecessor to end.
-    const std::vector<std::size_t> pred = grouped.predecessor();
-    std::vector<bool> started(groups, false), inherited(groups, false);  // inherited: left one candidate, never run
-    // Below capacity: a group drops the candidates that failed at its predecessor
-    // (below_capacity_candidates); `dropped` marks them, and they count as failed up the ladder.
-    // Those left out past capacity (past_capacity_candidates) are not marked: they never ran
-    // there, so should a later group on the ladder be below capacity again they race there.
-    std::vector<std::vector<bool>> dropped(groups);
-    for (std::size_t g = 0; g < groups; ++g) dropped[g].assign(candidates[g].size(), false);
-    const auto failed_at = [&](std::size_t g) {  // the candidates of group g that failed, as the ladder judges
-        std::vector<bool> out(candidates[g].size(), false);
-        for (std::size_t k = 0; k < candidates[g].size(); ++k) {
-            const Tally& t = tally[g][k];
-            out[k] = dropped[g][k] || t.failed ||
-                     (t.seeds > 0 && t.reads > 0 &&
-                      ladder_pass_chance(t.mean(), t.sd(), t.seeds, t.reads / t.seeds, candidates[g][k].n) < kLadderFailChance);
-        }
-        return out;
-    };
-    const auto surely_failed = [&](std::size_t g) {
-        if (inherited[g]) return true;
-        const auto now = standing(g);
-        return race_settled(now) && std::none_of(now.begin(), now.end(), [](const RaceStanding& c) {
-                   return c.in && pass_chance(c.mean, c.se) >= kSettledPassChance;
-               });
-    };
-    const auto start = [&](std::size_t g) {
-        started[g] = true;
-        if (pred[g] == groups) return;
-        if (!surely_failed(pred[g])) {  // below capacity (so far): drop those that failed there
-            const std::vector<bool> kept = below_capacity_candidates(candidates[pred[g]], failed_at(pred[g]), candidates[g]);
-            for (std::size_t k = 0; k < candidates[g].size(); ++k)
-                if (!kept[k]) in[g][k] = false, dropped[g][k] = true;
-            if (std::count(in[g].begin(), in[g].end(), true) <= 1) decided[g] = true;  // nothing left to choose
-            return;
-        }
-        const std::vector<bool> kept = past_capacity_candidates(candidates[pred[g]], in[pred[g]], candidates[g]);
-        for (std::size_t k = 0; k < candidates[g].size(); ++k) in[g][k] = in[g][k] && kept[k];
-        if (std::count(in[g].begin(), in[g].end(), true) <= 1) decided[g] = inherited[g] = true;  // nothing left to choose
-    };
+    const std::vector<std::size_t> pred = races.predecessors();
+    std::size_t round = 0, computed = 0, kept = 0;
     for (;;) {
-        for (bool more = true; more;) {  // start every group whose predecessor has ended (in ladder order)
+        for (bool more = true; more;) {  // start every race whose predecessor has ended (in ladder order)
             more = false;
             for (std::size_t g = 0; g < groups; ++g)
-                if (!started[g] && !decided[g] && (pred[g] == groups || decided[pred[g]])) start(g), more = true;
+                if (!races[g].started() && !races[g].decided() && (pred[g] == groups || races[pred[g]].decided()))
+                    races[g].start(pred[g] == groups ? nullptr : &races[pred[g]]), more = true;
         }
-        std::vector<Job> jobs;
         std::vector<std::size_t> index;  // each job's index in the journal
-        for (std::size_t g = 0; g < groups; ++g) {
-            if (decided[g] || !started[g]) continue;
-            const int from = level[g] == 0 ? 0 : levels[g][level[g] - 1], to = levels[g][level[g]];
-            for (std::size_t k = 0; k < candidates[g].size(); ++k) {
-                if (!in[g][k]) continue;
-                for (int s = from; s < to; ++s) {
-                    CellSpec c = candidates[g][k];
-                    c.seed = kTuningSeedBase + tuning_seed_offset + static_cast<std::uint64_t>(s);
-                    jobs.push_back(Job{g, k, std::move(c), grouped.resolved[g][k].get()});
-                    index.push_back(grouped.index(g, k, s));
-                }
-            }
-        }
+        const std::vector<Job> jobs = round_jobs(races, tuning_seed_offset, index);
         if (jobs.empty()) break;
-        // The jobs the journal keeps (rank 0 looks; every rank learns): (found, accuracy, reads).
-        std::vector<double> known(3 * jobs.size(), 0.0);
-        if (journal.find)
-            for (std::size_t j = 0; j < jobs.size(); ++j)
-                if (journal.find(index[j], known[3 * j + 1], known[3 * j + 2])) known[3 * j] = 1.0;
-        if (share.size > 1) share.combine(known);
-        std::vector<Job> todo;
-        std::vector<std::size_t> todo_job;
+        const std::string label = round == 0 ? "tuning" : "tuning (round " + std::to_string(round + 1) + ")";
+        const auto score = score_jobs(jobs, index, threads, progress, label, share, journal, computed, kept);
         for (std::size_t j = 0; j < jobs.size(); ++j)
-            if (known[3 * j] == 0.0) todo.push_back(jobs[j]), todo_job.push_back(j);
-        const bool root = share.rank == 0;
-        const auto done = todo.empty() ? std::vector<double>{} : run_jobs(todo, threads, progress, round == 0 ? "tuning" : "tuning (round " + std::to_string(round + 1) + ")",
-                                   share, [&](std::size_t t, const double* sc) {
-                                       if (root && journal.keep) journal.keep(index[todo_job[t]], sc[0], sc[1]);
-                                   });
-        // Rank 0 keeps the other ranks' cells once their scores have arrived.
-        if (root && journal.keep && share.size > 1)
-            for (std::size_t t = 0; t < todo.size(); ++t)
-                if (t % static_cast<std::size_t>(share.size) != 0) journal.keep(index[todo_job[t]], done[kScoreWidth * t], done[kScoreWidth * t + 1]);
-        std::vector<double> score(kScoreWidth * jobs.size(), 0.0);
-        for (std::size_t j = 0; j < jobs.size(); ++j) score[kScoreWidth * j] = known[3 * j + 1], score[kScoreWidth * j + 1] = known[3 * j + 2];
-        for (std::size_t t = 0; t < todo.size(); ++t)
-            for (std::size_t w = 0; w < kScoreWidth; ++w) score[kScoreWidth * todo_job[t] + w] = done[kScoreWidth * t + w];
-        computed += todo.size(), kept += jobs.size() - todo.size();
-        for (std::size_t j = 0; j < jobs.size(); ++j) tally[jobs[j].group][jobs[j].candidate].add(&score[kScoreWidth * j]);
-        for (std::size_t g = 0; g < groups; ++g) {
-            if (decided[g] || !started[g]) continue;
-            narrow(g);
-            ++level[g];
-            const auto left = std::count(in[g].begin(), in[g].end(), true);
-            if (left <= 1 || level[g] >= levels[g].size() || settled(g)) decided[g] = true;
-        }
+            races[jobs[j].group].add(jobs[j].candidate, score[kScoreWidth * j], score[kScoreWidth * j + 1]);
+        for (std::size_t g = 0; g < groups; ++g)
+            if (races[g].running()) races[g].end_level();
         ++round;
     }
     if (progress)
         std::cerr << "memcap: " << computed << " tuning cells computed" << (kept ? " and " + std::to_string(kept) + " kept from before" : std::string())
                   << ", in " << round << " round" << (round == 1 ? "" : "s") << "\n";
+}
 
+/// MEMCAP_RACE_TRACE=1: how each race ended, on stderr (docs/frontier.md).
+void trace_races(const Races& races, const std::vector<std::size_t>& winner) {
+    const char* trace = std::getenv("MEMCAP_RACE_TRACE");
+    if (!trace || std::string(trace) == "0") return;
+    for (std::size_t g = 0; g < races.size(); ++g) {
+        const Race& race = races[g];
+        std::cerr << "memcap: race (" << group_label(races.asked(g)) << ")\n";
+        for (std::size_t k = 0; k < race.size(); ++k)
+            std::cerr << "  d=" << race.candidate(k).d << " " << race.candidate(k).memory.canonical() << " seeds="
+                      << race.seeds(k) << " mean=" << race.mean(k) << " se=" << race.se(k) << " cost=" << race.cost(k)
+                      << (race.in(k) ? " in" : "") << (race.dropped(k) ? " dropped" : "") << (k == winner[g] ? " WINNER" : "")
+                      << "\n";
+    }
+}
+
+/// A run of a few groups says what each chose and the shape it buys (a sweep's are in its CSV).
+void print_choices(const Races& races, const std::vector<std::size_t>& winner) {
+    std::set<std::string> tasks;
+    for (std::size_t g = 0; g < races.size(); ++g) tasks.insert(races.asked(g).task.canonical());
+    for (std::size_t g = 0; g < races.size(); ++g) {
+        const CellSpec& c = races.asked(g);
+        const ResolvedCell& w = *races[g].resolution(winner[g]);
+        std::cerr << "memcap: " << c.memory.name() << " on " << (tasks.size() > 1 ? c.task.canonical() : c.task.name())
+                  << " at " << (c.budget_floats ? describe_budget(*c.budget_floats, c.memory.has(kPrecisionKey)) : std::string("natural size"))
+                  << ", n=" << c.n << ": chose " << tuned_label(c, races[g].candidate(winner[g])) << " ("
+                  << describe_size(w.size);
+        const Precision p = spec_precision(w.cell.memory);
+        if (p != Precision::fp32 || c.memory.has(kPrecisionKey))
+            std::cerr << "; held at " << precision_name(p) << ": "
+                      << state_bits(p, w.size, w.shape, w.size.state_floats_after(w.task->writes_per_episode(w.at(0))))
+                      << " bits";
+        std::cerr << ")\n";
+    }
+}
+
+}  // namespace
+
+void resolve_tuning(std::vector<CellSpec>& cells, Races& races, ResolvedCells& resolved, int threads, bool progress,
+                    std::uint64_t tuning_seed_offset, const TuningShare& share, const TuningJournal& journal) {
+    if (races.empty()) return;
+    run_races(races, threads, progress, tuning_seed_offset, share, journal);
     // The winner (race_winner): the one left, or among those still in the cheapest of those
     // about as likely to reach the capacity threshold as the likeliest (every candidate if all
     // failed).
-    std::vector<std::size_t> winner(groups);
-    for (std::size_t g = 0; g < groups; ++g) {
-        winner[g] = race_winner(standing(g));
-    }
-    // MEMCAP_RACE_TRACE=1: how each race ended, on stderr (docs/frontier.md).
-    if (const char* trace = std::getenv("MEMCAP_RACE_TRACE"); trace && std::string(trace) != "0") {
-        std::vector<std::string> label(groups);
-        for (const auto& [text, g] : group_of) label[g] = text;
-        for (std::size_t g = 0; g < groups; ++g) {
-            std::cerr << "memcap: race (" << label[g] << ")\n";
-            for (std::size_t k = 0; k < candidates[g].size(); ++k)
-                std::cerr << "  d=" << candidates[g][k].d << " " << candidates[g][k].memory.canonical() << " seeds="
-                          << tally[g][k].seeds << " mean=" << tally[g][k].mean() << " se=" << std::sqrt(tally[g][k].var_mean())
-                          << " cost=" << cost[g][k] << (in[g][k] ? " in" : "") << (dropped[g][k] ? " dropped" : "")
-                          << (k == winner[g] ? " WINNER" : "") << "\n";
-        }
-    }
-    // A run of a few groups says what each chose and the shape it buys (a sweep's are in its CSV).
-    if (progress && groups <= kPrintedChoices) {
-        std::vector<const CellSpec*> asked(groups, nullptr);  // a cell of each group, as given
-        for (const auto& c : cells)
-            if (c.needs_tuning()) asked[group_of.at(group_label(c))] = &c;
-        std::set<std::string> tasks;
-        for (const CellSpec* c : asked)
-            if (c) tasks.insert(c->task.canonical());
-        for (std::size_t g = 0; g < groups; ++g) {
-            if (!asked[g]) continue;
-            const CellSpec& c = *asked[g];
-            std::cerr << "memcap: " << c.memory.name() << " on "
-                      << (tasks.size() > 1 ? c.task.canonical() : c.task.name()) << " at "
-                      << (c.budget_floats ? std::to_string(*c.budget_floats) + " floats" : std::string("natural size"))
-                      << (c.budget_floats && c.memory.has(kPrecisionKey) ? " (" + std::to_string(*c.budget_floats * 32) + " bits)" : "")
-                      << ", n=" << c.n << ": chose " << tuned_label(c, candidates[g][winner[g]]) << " ("
-                      << describe_size(grouped.resolved[g][winner[g]]->size);
-            const ResolvedCell& w = *grouped.resolved[g][winner[g]];
-            const Precision p = spec_precision(w.cell.memory);
-            if (p != Precision::fp32 || c.memory.has(kPrecisionKey))
-                std::cerr << "; held at " << precision_name(p) << ": "
-                          << state_bits(p, w.size, w.shape, w.size.state_floats_after(w.task->writes_per_episode(w.at(0))))
-                          << " bits";
-            std::cerr << ")\n";
-        }
-    }
-    if (resolved)  // each tuned cell runs through its winner's resolution
-        for (std::size_t i = 0; i < cells.size(); ++i)
-            if (cells[i].needs_tuning()) {
-                const std::size_t g = group_of.at(group_label(cells[i]));
-                (*resolved)[i] = grouped.resolved[g][winner[g]];
-            }
-    for (auto& c : cells) {
+    std::vector<std::size_t> winner(races.size());
+    for (std::size_t g = 0; g < races.size(); ++g) winner[g] = races[g].winner();
+    trace_races(races, winner);
+    if (progress && races.size() <= kPrintedChoices) print_choices(races, winner);
+    std::vector<std::size_t> group(cells.size(), races.size());  // each tuned cell's, before any is rewritten
+    for (std::size_t i = 0; i < cells.size(); ++i)
+        if (cells[i].needs_tuning())
+            group[i] = i > 0 && group[i - 1] < races.size() && same_but_seed(cells[i], cells[i - 1]) ? group[i - 1] : races.group_of(cells[i]);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        CellSpec& c = cells[i];
         if (!c.needs_tuning()) continue;
-        const std::size_t g = group_of.at(group_label(c));
-        const CellSpec& chosen = candidates[g][winner[g]];
+        const std::size_t g = group[i];
+        const CellSpec& chosen = races[g].candidate(winner[g]);
+        resolved[i] = races[g].resolution(winner[g]);  // each tuned cell runs through its winner's resolution
         c.tuned = tuned_label(c, chosen);
         c.d = chosen.d;
         c.memory = chosen.memory;

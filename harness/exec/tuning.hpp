@@ -59,6 +59,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
+#include <utility>
 #include <vector>
 
 namespace memcap {
@@ -150,18 +153,12 @@ std::vector<bool> below_capacity_candidates(const std::vector<CellSpec>& previou
 std::vector<bool> past_capacity_candidates(const std::vector<CellSpec>& previous, const std::vector<bool>& previous_in,
                                            const std::vector<CellSpec>& here);
 
-/// Every combination a cell that needs tuning tries, in tie order (smaller width first,
-/// then candidate order), as cells with seed 0 and nothing left to tune; only those
-/// check_cell accepts. UsageError naming the cell when none can run.
-std::vector<CellSpec> tuning_candidates(const CellSpec& cell);
-
 /// The machine-independent cost of a candidate cell that breaks ties in the race: the
 /// FLOPs its memory's batched write and read declare (the registry's cost model) per
 /// episode, times the episodes it writes (scored, plus the probe's training episodes),
 /// plus 10 FLOPs per float of fixed parameters and derived tables it draws or derives
 /// (a Gaussian entry, a spectrum's share of an FFT). A backend without a cost model: the
 /// cell's rough work (cell_work).
-double candidate_cost(const CellSpec& cell);
 double candidate_cost(const ResolvedCell& cell);
 
 /// The tuning seeds a group of `tuning_seeds` S runs a candidate on, in the order the
@@ -175,9 +172,6 @@ inline std::size_t tuning_cell_min(std::size_t candidates, int seeds) { return s
 inline std::size_t tuning_cell_max(std::size_t candidates, int seeds) {
     return seeds <= 0 || candidates < 2 ? 0 : candidates * static_cast<std::size_t>(kTuningSeedCap) * static_cast<std::size_t>(seeds);
 }
-
-/// Throws UsageError when no candidate of the cell can run (a cheap check: builds, no work).
-void check_candidates(const CellSpec& cell);
 
 /// How the tuning cells are shared between the processes of one sweep (MPI ranks):
 /// process `rank` of `size` computes every size-th tuning cell from its rank on, then
@@ -202,18 +196,123 @@ struct TuningJournal {
     std::function<void(std::size_t index, double accuracy, double reads)> keep;
 };
 
-/// How many indices the tuning cells of `cells` can take (every index is below it); 0 when
-/// nothing is left to choose.
-std::size_t tuning_index_count(const std::vector<CellSpec>& cells);
+/// One group's race (see above), built once from the group's candidates, each resolved once.
+/// It holds the race's rules and nothing else: whoever drives it runs the tuning cells it asks
+/// for (next_seeds) — on threads, over MPI ranks, from a journal — and hands it their scores
+/// (add), then closes the level (end_level) until it is decided; winner() is the choice.
+class Race {
+public:
+    /// The race of `cell`'s group (a cell that needs tuning): every combination it tries, in tie
+    /// order (smaller width first, then candidate order), as cells with seed 0 and nothing left
+    /// to tune, each resolved; only those resolve_cell accepts (and, for default widths, of
+    /// at most kTuningMaxCellBytes). UsageError naming the cell when none can run.
+    explicit Race(const CellSpec& cell);
 
-/// Makes every choice the cells ask for (see above), computing the tuning cells on
-/// `threads` threads, and rewrites the cells. `tuning_seed_offset` shifts the tuning
-/// seeds (tests use it to show that the choice depends on them); 0 otherwise.
-void resolve_tuning(std::vector<CellSpec>& cells, int threads, bool progress, std::uint64_t tuning_seed_offset = 0,
-                    const TuningShare& share = {}, const TuningJournal& journal = {});
-/// resolve_tuning that also hands each tuned cell its chosen candidate's resolution: sets
-/// (*resolved)[i] for every cell i it rewrites (`resolved` as check_cells returned it).
-void resolve_tuning(std::vector<CellSpec>& cells, ResolvedCells* resolved, int threads, bool progress,
+    std::size_t size() const { return candidates_.size(); }
+    const CellSpec& candidate(std::size_t k) const { return candidates_[k]; }
+    const std::shared_ptr<const ResolvedCell>& resolution(std::size_t k) const { return resolved_[k]; }
+    double cost(std::size_t k) const { return cost_[k]; }  // candidate_cost
+    /// Tuning seeds candidate k has run on, its mean accuracy and that mean's standard error.
+    int seeds(std::size_t k) const { return tally_[k].seeds; }
+    double mean(std::size_t k) const { return tally_[k].mean(); }
+    double se(std::size_t k) const;
+    bool in(std::size_t k) const { return in_[k]; }           // still in the race
+    bool dropped(std::size_t k) const { return dropped_[k]; }  // left out for failing at a smaller n
+    /// The seed levels (tuning_seed_levels of the group's tuning seeds).
+    const std::vector<int>& levels() const { return levels_; }
+
+    /// Starts the race once the same group at the next smaller n (`previous`, null when there
+    /// is none) has ended: below capacity it drops the candidates that surely failed there
+    /// (below_capacity_candidates), past capacity it keeps those left there and their
+    /// neighbours (past_capacity_candidates). A race of one candidate needs no start: it is
+    /// decided from the first.
+    void start(const Race* previous);
+    bool started() const { return started_; }
+    bool decided() const { return decided_; }
+    /// Started and not decided: its candidates still in run on next_seeds().
+    bool running() const { return started_ && !decided_; }
+    /// The tuning seeds (numbered from 0) the candidates still in run on in this level: [first, second).
+    std::pair<int, int> next_seeds() const;
+
+    /// One tuning cell's score for candidate k: its accuracy and its reads (reads < 0: the cell failed).
+    void add(std::size_t k, double accuracy, double reads);
+    /// Ends a level: the candidates told apart from the leader, dominated or failed are out; the
+    /// race is decided when one is left, at the cap, or when it is settled (race_settled, from
+    /// the second level on).
+    void end_level();
+
+    /// Where each candidate stands now.
+    std::vector<RaceStanding> standing() const;
+    /// The choice (race_winner of standing()).
+    std::size_t winner() const { return race_winner(standing()); }
+    /// The candidates that failed, as the ladder judges (kLadderFailChance): dropped, a failed
+    /// cell, or a chance of reaching the threshold below kLadderFailChance.
+    std::vector<bool> failed() const;
+    /// Whether the race ended with every candidate still in surely failing (or inherited one
+    /// candidate past capacity without running).
+    bool surely_failed() const;
+
+private:
+    /// One candidate's tuning so far: seeds run, the sums of its accuracies and of their
+    /// squares (in seed order), its reads and correct reads, and whether a cell failed.
+    struct Tally {
+        int seeds = 0;
+        double sum = 0, sum_sq = 0, reads = 0, correct = 0;
+        bool failed = false;
+        double mean() const { return seeds > 0 ? sum / seeds : 0.0; }
+        double sd() const;
+        /// Variance of the mean: the square of the suite's one standard error (stats.hpp), the
+        /// spread between seeds with one seed's binomial sd as its floor.
+        double var_mean() const;
+    };
+    void narrow();
+
+    std::vector<CellSpec> candidates_;
+    std::vector<std::shared_ptr<const ResolvedCell>> resolved_;
+    std::vector<double> cost_;
+    std::vector<Tally> tally_;
+    std::vector<bool> in_, dropped_;
+    std::vector<int> levels_;
+    std::size_t level_ = 0;  // levels closed
+    bool started_ = false, decided_ = false;
+    bool inherited_ = false;  // left with one candidate past capacity, never run
+};
+
+/// The races of a grid's tuned groups (one per group, in order of first appearance), each
+/// built once; check_cells builds them as it checks the cells, and resolve_tuning runs them.
+class Races {
+public:
+    /// Adds the race of `cell`'s group (a cell that needs tuning) unless it is there.
+    void add(const CellSpec& cell);
+    std::size_t size() const { return races_.size(); }
+    bool empty() const { return races_.empty(); }
+    Race& operator[](std::size_t g) { return races_[g]; }
+    const Race& operator[](std::size_t g) const { return races_[g]; }
+    /// The group of `cell` (a cell that needs tuning, whose race was added).
+    std::size_t group_of(const CellSpec& cell) const;
+    /// The cell a group was added with, seed 0.
+    const CellSpec& asked(std::size_t g) const { return asked_[g]; }
+    /// Each group's predecessor on its ladder: the same group at the next smaller n
+    /// (size() when there is none).
+    std::vector<std::size_t> predecessors() const;
+    /// The tuning journal's index of candidate k of group g on tuning seed s, and how many
+    /// indices there are (every index is below it; 0 when nothing is left to choose).
+    std::size_t index(std::size_t g, std::size_t k, int seed) const;
+    std::size_t index_count() const;
+
+private:
+    std::map<CellSpec, std::size_t, SameGroupOrder> of_;
+    std::vector<Race> races_;
+    std::vector<CellSpec> asked_;
+    std::size_t max_candidates_ = 0, max_seeds_ = 0;
+};
+
+/// Runs every race of `races` (see above), computing the tuning cells on `threads` threads
+/// (and over the processes of `share`, kept in `journal`), and rewrites the cells that need
+/// tuning with their group's choice; `resolved` (as check_cells returned it) gets each
+/// such cell's chosen resolution. `tuning_seed_offset` shifts the tuning seeds (tests use
+/// it to show that the choice depends on them); 0 otherwise.
+void resolve_tuning(std::vector<CellSpec>& cells, Races& races, ResolvedCells& resolved, int threads, bool progress,
                     std::uint64_t tuning_seed_offset = 0, const TuningShare& share = {}, const TuningJournal& journal = {});
 
 }  // namespace memcap

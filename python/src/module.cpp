@@ -29,6 +29,7 @@
 #include "harness/cli/options.hpp"
 #include "harness/eval/readout.hpp"
 #include "harness/exec/grid.hpp"
+#include "harness/exec/pipeline.hpp"
 #include "harness/exec/plugins.hpp"
 #include "harness/exec/progress.hpp"
 #include "harness/exec/runner.hpp"
@@ -166,25 +167,19 @@ std::string run_csv(const py::object& memories, const py::object& tasks, const p
                                                 : static_cast<int>(positive_of(threads_value, "threads", 4096));
 
     std::vector<CellSpec> cells = grid.cells();  // counts (and refuses) the grid before expanding it
-    std::vector<std::string> rows(cells.size());
+    const std::size_t count = cells.size();
+    std::vector<std::string> rows(count);
     std::atomic<bool> stop{false};
     std::atomic<std::int64_t> done_cells{0};
     const bool bar = progress && callback.is_none();
     auto work = [&] {
-        ResolvedCells resolved = check_cells(cells);  // each cell's lookups, handed along to the run
-        resolve_tuning(cells, &resolved, threads, bar);
-        std::vector<double> weight(cells.size());
-        double total = 0;
-        for (std::size_t i = 0; i < cells.size(); ++i) total += weight[i] = bar ? cell_work(*resolved[i], cells[i].seed) : 1.0;
-        Progress meter(static_cast<std::int64_t>(cells.size()), "memcap", bar, total);
-        if (bar)
-            for (std::size_t i = 0; i < cells.size(); ++i) meter.expect(progress_class(cells[i]), weight[i]);
-        meter.set_threads(threads);
-        std::vector<std::size_t> order(cells.size());
-        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        run_cells_unordered(cells, resolved, order, threads, stop, [&](std::size_t i, const std::string& text, double seconds) {
+        Pipeline pipeline(std::move(cells));
+        pipeline.tune(threads, bar);
+        const std::vector<std::size_t> order = every_cell(count);
+        CellProgress meter = pipeline.progress(order, "memcap", bar, threads);
+        pipeline.run(order, threads, stop, [&](std::size_t i, const std::string& text, double seconds) {
             rows[i] = text;
-            meter.tick(progress_class(cells[i]), weight[i], seconds);
+            meter.tick(i, seconds);
             ++done_cells;
         });
         meter.finish();
@@ -194,7 +189,7 @@ std::string run_csv(const py::object& memories, const py::object& tasks, const p
     if (!callback.is_none())
         tick = [&] {
             const std::int64_t now = done_cells.load();
-            if (now != reported) callback(now, static_cast<std::int64_t>(cells.size()));
+            if (now != reported) callback(now, static_cast<std::int64_t>(count));
             reported = now;
         };
     run_interruptible(work, &stop, tick);
@@ -280,7 +275,7 @@ public:
         if (shape_.d_value < 1) throw UsageError("d_value: '" + std::to_string(shape_.d_value) + "' must be at least 1");
         shape_.positional_keys = positional_keys;
         const std::string b = py::str(budget).cast<std::string>();
-        if (!budget.is_none() && b != "natural") shape_.budget_floats = cli::positive(b, "budget", 4000000000LL);
+        if (!budget.is_none() && b != "natural") shape_.budget_floats = cli::positive(b, "budget", kMaxBudgetFloats);
         // Refused up front, as the command line refuses a cell that cannot fit: the memory's
         // state, parameters and a batch's temporaries against 80% of this machine's memory
         // (or of the address-space limit, when one is set).
