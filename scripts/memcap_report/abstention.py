@@ -1,12 +1,12 @@
 """Nothing fits (abstention/abstention_summary.csv, from scripts/sweeps/abstention.ini): queries
 for keys never written, the read's score against a threshold; balanced accuracy and AUC per
 memory, and whether a null slot helps (figures/abstention.png)."""
-import json
 import os
 from collections import OrderedDict
 
-from .common import SUMMARY_COLUMNS, base, fnum, list_words, optional_csv, param, plt, spec_params, tuned_keys
-from .frontier import at_end
+from .common import (SUMMARY_COLUMNS, base, fnum, list_words, optional_csv, param, plt, read_manifest, spec_params,
+                     tuned_keys)
+from .race import at_end
 
 COLUMNS = SUMMARY_COLUMNS + ("auc_mean_frac", "auc_ci95_lo_frac", "auc_ci95_hi_frac", "balanced_accuracy_mean_frac",
                              "balanced_accuracy_ci95_lo_frac", "balanced_accuracy_ci95_hi_frac",
@@ -159,10 +159,6 @@ def figures_and_lines(rows, figures, manifest=None):
 
 def section(reports_dir, figures_dir):
     """The "Nothing fits" lines ([] when the study's summary is not there)."""
-    manifest_path = os.path.join(reports_dir, "abstention", "abstention.csv.manifest.json")
-    manifest = {}
-    if os.path.exists(manifest_path):
-        with open(manifest_path) as f:
-            manifest = json.load(f)
+    manifest = read_manifest(os.path.join(reports_dir, "abstention", "abstention.csv.manifest.json"))
     return figures_and_lines(optional_csv(os.path.join(reports_dir, "abstention", "abstention_summary.csv"), COLUMNS),
                              figures_dir, manifest)

@@ -34,10 +34,10 @@ from matplotlib.lines import Line2D
 
 from .capacity import capacity_rows
 from .common import (COLOURS, SUMMARY_COLUMNS, ReportError, base, fmt_cap, fnum, learn_memories, list_words,
-                     max_pairs_exact, noise_order, noise_words, optional_csv, plt, ratio_words, save, se,
+                     max_pairs_exact, measured, noise_order, noise_words, optional_csv, plt, ratio_words, read_manifest,
+                     save, se,
                      spec_params, state_bits_of, style)
-from .deep import read_manifest
-from .frontier import at_end, listed
+from .race import at_end, listed
 
 BITS_COLUMNS = SUMMARY_COLUMNS + ("state_bits",)
 # memcap's formats in its order of preference on a tie (memories/precision.hpp), and bits per number.
@@ -65,10 +65,6 @@ def memory_order(memories):
 
 
 # ------------------------------------------------------------------ reading
-
-def measured(rows):
-    return [r for r in rows if r["accuracy_mean_frac"] != "" and r["n"] != ""]
-
 
 # The sweeps the section reads, each optional but the first: (summary, manifest) under bits/.
 SWEEPS = (("bits_summary.csv", "bits.csv.manifest.json"),                 # scripts/sweeps/bits.ini

@@ -1,6 +1,7 @@
 """What every section shares: reading memcap's CSVs, the canonical spec strings, the one
 standard error (the summary's accuracy_se_frac), the capacity rule, colours and figure style."""
 import csv
+import json
 import math
 import os
 from collections import OrderedDict
@@ -76,6 +77,30 @@ def optional_csv(path, required=()):
     return read_csv(path, required) if os.path.exists(path) else []
 
 
+def read_manifest(path):
+    """A sweep's manifest (NAME.csv.manifest.json) as a dict: {} when the file is not there (its
+    readers then say that they could not state what it records); ReportError when it cannot be read
+    or is not a JSON object — the one way the report reads a manifest."""
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+    except OSError as e:
+        raise ReportError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+    except ValueError as e:
+        raise ReportError("%s: not JSON (%s)" % (path, e)) from None
+    if not isinstance(manifest, dict):
+        raise ReportError("%s: not a manifest (a JSON object)" % path)
+    return manifest
+
+
+def measured(rows):
+    """The summary rows that hold a measurement (an error row has no mean accuracy, a row of a
+    task without n no n)."""
+    return [r for r in rows if r["accuracy_mean_frac"] != "" and r["n"] != ""]
+
+
 def fnum(x):
     return float(x) if x not in ("", None) else float("nan")
 
@@ -97,6 +122,37 @@ def style(ax, xlabel, ylabel, logx=True):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
+
+
+def lag_panels(grid, path, title):
+    """Recall against lag (± 1 SE), a grid of panels: grid = [[(panel title, [(label, colour, curve)])]],
+    curve = [(lag, acc, se)]; the 0.9 line drawn. Used by this section and by `memcap report`."""
+    nrows, ncols = len(grid), max(len(g) for g in grid)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.9 * nrows), squeeze=False, sharey=True)
+    fig.subplots_adjust(hspace=0.45)
+    for i, panels in enumerate(grid):
+        for j in range(ncols):
+            ax = axes[i][j]
+            if j >= len(panels):
+                ax.axis("off")
+                continue
+            head, lines = panels[j]
+            for text, colour, curve in lines:
+                ax.errorbar([c[0] for c in curve], [c[1] for c in curve], yerr=[c[2] for c in curve], fmt="o-",
+                            ms=3, capsize=2, color=colour, label=text)
+            ax.axhline(THRESHOLD, color="#999999", lw=0.8)
+            style(ax, "lag (1 = the newest pair)", "mean accuracy", logx=False)
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_title(head, fontsize=10)
+        handles = OrderedDict()  # one legend per row of panels, right of its last panel
+        for ax in axes[i]:
+            for h, t in zip(*ax.get_legend_handles_labels()):
+                handles.setdefault(t, h)
+        if handles:
+            axes[i][-1].legend(list(handles.values()), list(handles), fontsize=7, loc="upper left",
+                               bbox_to_anchor=(1.02, 1.0))
+    fig.suptitle(title, fontsize=10)
+    save(fig, path)
 
 
 # ------------------------------------------------------------------ canonical spec strings
@@ -160,7 +216,11 @@ def has_noise(task_spec):
     return "noise" in p or "cosine" in p
 
 
-def noise_words(key):
+def noise_words(key, short=False):
+    """The noise in words: "noise 0", "query–key cosine 0.72", "query noise σ = 0.1 per entry";
+    short: "no noise", "cosine 0.72" (the learned-keys tables)."""
+    if short:
+        return "no noise" if key == "cosine=1" else "cosine " + key.split("=")[1]
     kind, value = key.split("=")
     if kind == "cosine":
         return "noise 0" if float(value) == 1 else "query–key cosine %s" % value
@@ -238,6 +298,13 @@ def capacity(points, axis="n"):
     the last x before the first miss, as the essays read them."""
     if axis == "n":
         return max((x for x, acc in points if acc >= THRESHOLD), default=None)
+    return first_miss(points)
+
+
+def first_miss(points):
+    """Scanning x upward, the last x before the first mean accuracy below THRESHOLD; None when the
+    first misses. capacity's rule along a lag or a copy length; along n where a study states it so
+    (learned keys: the two agree on every committed point, where accuracy falls with n)."""
     best = None
     for x, acc in sorted(points):
         if acc < THRESHOLD:
@@ -297,3 +364,32 @@ def state_bits_of(row):
 
 # The per-seed columns the reproduction's figures read.
 CELL_FIGURE_COLUMNS = ("memory_spec", "task_spec", "n", "slot", "accuracy_frac", "target_dist_mean", "status")
+
+
+# ------------------------------------------------------------------ published names
+
+# Published names, in the tables' order; a backend that is the same memory as another is named with it.
+NAMES = OrderedDict([
+    ("softmax", "softmax cache = sliding-window attention"),
+    ("linear", "linear attention (grid)"),
+    ("delta", "DeltaNet (`delta` = `deltanet`)"),
+    ("selective", "Mamba-2 (`selective` = `mamba2`)"),
+    ("retnet", "RetNet"),
+    ("gla", "GLA"),
+    ("gated_deltanet", "Gated DeltaNet"),
+    ("kda", "KDA"),
+    ("rwkv7", "RWKV-7"),
+    ("mesanet", "MesaNet"),
+    ("based", "Based"),
+])
+CACHES = ("softmax", "sliding_window")
+
+
+def label(memory):
+    """A memory's name in the tables: its published name, else its backend name in backticks."""
+    return NAMES.get(memory, "`%s`" % memory)
+
+
+def name_order(memories):
+    """NAMES' order (the cache first), then by name."""
+    return sorted(set(memories), key=lambda m: (list(NAMES).index(m) if m in NAMES else len(NAMES), m))

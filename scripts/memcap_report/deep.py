@@ -5,7 +5,7 @@ overwrite_recall from streams/streams_summary.csv — at the deep study's budget
 
   parts             assoc_recall (capacity along n), recent_recall (the largest window W whose mean over
                     its lag buckets is >= 0.9), overwrite_recall on rewritten keys (slot 1) and on
-                    untouched keys (slot 0), each slot on its own: streams.capacities cuts them.
+                    untouched keys (slot 0), each slot on its own: capacity.part_capacities cuts them.
   mini-batch/depth  the block `assoc_batch` races TTT's mini-batch size and Titans' depth (at one
                     budget): its rows, told apart by a `tuned` column naming batch= or depth=, are a
                     table of their own beside the main block's capacity at that budget.
@@ -16,16 +16,14 @@ What the section holds, every number read from the CSVs: a capacity table per pa
 depth table, per part a sentence setting the better deep MLP memory (TTT-MLP, Titans) against the best
 matrix memory (DeltaNet, Gated DeltaNet, MesaNet) and counting where TTT-Linear's capacity equals
 DeltaNet's, and an answer computed from them."""
-import json
 import os
 import statistics
 from collections import OrderedDict
 
-from .capacity import capacity_rows
-from .common import (SUMMARY_COLUMNS, ReportError, base, fnum, list_words, noise_key, noise_order, noise_words,
-                     optional_csv, ratio_words, spec_params, tuned_keys)
-from . import modern, streams
-from .frontier import is_raced
+from .capacity import cap_text, capacity_rows, part_capacities, task_words
+from .common import (CACHES, SUMMARY_COLUMNS, base, fnum, label as published, list_words, measured, noise_key,
+                     noise_order, noise_words, optional_csv, ratio_words, read_manifest, spec_params, tuned_keys)
+from .race import candidates, is_raced, settings
 
 DEEP = ("ttt_linear", "ttt_mlp", "titans")
 DEEP_MLP = ("ttt_mlp", "titans")  # the memories that are more than a matrix
@@ -34,7 +32,7 @@ CACHE = "softmax"
 COMPARE = MATRIX + (CACHE,)
 ORDER = DEEP + COMPARE
 NAMES = {"ttt_linear": "TTT-Linear", "ttt_mlp": "TTT-MLP", "titans": "Titans"}
-# The parts, in the tables' order (streams.part_of's keys), and how the section names them.
+# The parts, in the tables' order (capacity.part_of's keys), and how the section names them.
 PARTS = OrderedDict([
     (("assoc_recall", "passes=1"), "assoc_recall (stored pairs n)"),
     (("recent_recall", ""), "recent_recall (window W)"),
@@ -48,14 +46,14 @@ RANGE_ENDS = {"batch": 1.0, "steps": 1.0, "momentum": 0.0, "forget": 0.0, "depth
 
 
 def label(memory):
-    """The tables' name: the published one (modern.label for the matrix memories and the cache)."""
-    return NAMES.get(memory) or modern.label(memory)
+    """The tables' name: the published one (common.label for the matrix memories and the cache)."""
+    return NAMES.get(memory) or published(memory)
 
 
 def short(memory):
-    """The sentences' name: the published one without modern.label's asides ("DeltaNet", "softmax cache")."""
+    """The sentences' name: the published one without common.label's asides ("DeltaNet", "softmax cache")."""
     name = label(memory).split(" (")[0].split(" = ")[0]
-    return "the " + name if memory in modern.CACHES else name
+    return "the " + name if memory in CACHES else name
 
 
 def names(memories):
@@ -72,28 +70,9 @@ def memory_order(memories):
 
 # ------------------------------------------------------------------ reading
 
-def measured(rows):
-    """The rows that hold a measurement (error rows have no mean accuracy)."""
-    return [r for r in rows if r["accuracy_mean_frac"] != "" and r["n"] != ""]
-
-
 def is_apart(r):
     """A row of the block that races the mini-batch size or the depth."""
     return any(k in TUNED_APART for k in tuned_keys(r["tuned"]))
-
-
-def read_manifest(path):
-    if not os.path.exists(path):
-        return {}
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except ValueError as e:
-        raise ReportError("%s: not JSON (%s)" % (path, e)) from None
-
-
-def candidates(manifest):
-    return manifest.get("race_candidates", {}).get("memories", {})
 
 
 def merged(deep_manifest, other_manifest):
@@ -116,7 +95,8 @@ def load(reports_dir):
     budgets = {r["budget_floats"] for r in main}
     mod = measured(optional_csv(os.path.join(reports_dir, "modern", "modern_summary.csv"), SUMMARY_COLUMNS))
     mod_manifest = read_manifest(os.path.join(reports_dir, "modern", "modern.csv.manifest.json")) if mod else {}
-    st, st_manifest = streams.load(reports_dir)
+    st = measured(optional_csv(os.path.join(reports_dir, "streams", "streams_summary.csv"), SUMMARY_COLUMNS))
+    st_manifest = read_manifest(os.path.join(reports_dir, "streams", "streams.csv.manifest.json")) if st else {}
 
     def keep(r, tasks):
         return base(r["memory_spec"]) in COMPARE and r["budget_floats"] in budgets and base(r["task_spec"]) in tasks
@@ -153,8 +133,8 @@ def flops_at(r, task, specs, costs):
 
 
 def capacities(rows):
-    """{part: {(memory, noise, budget): capacity row}} for the parts of PARTS (streams.capacities)."""
-    caps = streams.capacities(rows)
+    """{part: {(memory, noise, budget): capacity row}} for the parts of PARTS (capacity.part_capacities)."""
+    caps = part_capacities(rows)
     return OrderedDict((p, caps[p]) for p in PARTS if p in caps)
 
 
@@ -187,9 +167,9 @@ def at_top(r):
 
 
 def cell_settings(r, manifest, edges):
-    """modern.settings, with a setting at the end of its range (RANGE_ENDS) left unflagged."""
+    """race.settings, with a setting at the end of its range (RANGE_ENDS) left unflagged."""
     local = OrderedDict()
-    s = modern.settings(r, manifest, local)
+    s = settings(r, manifest, local)
     for (m, k, v, end), bs in local.items():
         if end == "lowest" and k in RANGE_ENDS and fnum(v) == RANGE_ENDS[k]:
             s = s.replace("%s=%s†" % (k, v), "%s=%s" % (k, v))
@@ -203,12 +183,12 @@ def cell(r, flops, manifest, edges):
     if r is None:
         return "—"
     s = cell_settings(r, manifest, edges)
-    return (streams.cap_text(r) + (" (%s)" % s if s else "") +
+    return (cap_text(r) + (" (%s)" % s if s else "") +
             (" · %s FLOPs/write" % fmt_flops(flops) if flops is not None else ""))
 
 
 def edge_words(edges):
-    """modern.edge_words, with this section's names."""
+    """race.edge_words, with this section's names."""
     if not edges:
         return ""
     order = sorted(edges, key=lambda e: (ORDER.index(e[0]) if e[0] in ORDER else len(ORDER), e[0], e[1], e[3]))
@@ -227,7 +207,7 @@ def points(pc):
 
 
 def table(pc, flops, manifest, edges):
-    """One part's capacity table: memories (rows) by (noise, budget) (columns), as modern.table."""
+    """One part's capacity table: memories (rows) by (noise, budget) (columns), as the modern study's table."""
     pts = points(pc)
     lines = ["| memory | " + " | ".join("%s, %d floats" % (noise_words(n), b) for n, b in pts) + " |",
              "|---|" + "---|" * len(pts)]
@@ -298,7 +278,7 @@ def part_words(part, pc, comparison):
     point, and how often TTT-Linear's capacity equals DeltaNet's."""
     text = []
     items = ["%s, %d floats: %s %s against %s %s (%s)" % (
-        noise_words(n), b, names(dm), streams.cap_text(dr), names(mm), streams.cap_text(mr), against(dr, mr))
+        noise_words(n), b, names(dm), cap_text(dr), names(mm), cap_text(mr), against(dr, mr))
         for p, n, b, dm, dr, mm, mr in comparison if p == part]
     if items:
         text.append("Per float (at equal state the ratio of capacities), the better deep MLP memory (%s) against "
@@ -308,8 +288,8 @@ def part_words(part, pc, comparison):
         text.append("TTT-Linear's capacity equals %s at %d of %d points%s%s." % (
             possessive(short("delta")), len(both) - len(differ), len(both),
             "" if not differ else " (not at %s)" % "; ".join(
-                "%s, %d floats: %s against %s" % (noise_words(n), b, streams.cap_text(pc[("ttt_linear", n, b)]),
-                                                  streams.cap_text(pc[("delta", n, b)])) for n, b in differ),
+                "%s, %d floats: %s against %s" % (noise_words(n), b, cap_text(pc[("ttt_linear", n, b)]),
+                                                  cap_text(pc[("delta", n, b)])) for n, b in differ),
             ", and its chosen lr is half %s chosen beta (the delta rule at beta = 2 lr) at %d of the %d where both "
             "have a capacity" % (possessive(short("delta")), len(half), len(chosen)) if chosen else ""))
     return " ".join(text)
@@ -346,8 +326,8 @@ def answer(comparison, ratios):
                  "budget) points: %s%s%s." % (
                      names(DEEP_MLP), names(MATRIX), len(more), len(comparison), "; ".join(
                          "%s at %s, %d floats (%s %s against %s %s)" % (
-                             PARTS[p], noise_words(n), b, names(dm), streams.cap_text(dr), names(mm),
-                             streams.cap_text(mr)) for p, n, b, dm, dr, mm, mr in more),
+                             PARTS[p], noise_words(n), b, names(dm), cap_text(dr), names(mm),
+                             cap_text(mr)) for p, n, b, dm, dr, mm, mr in more),
                      "; elsewhere it stores %s" % rest if rest else "", median))
     else:
         neither = " nor ".join(short(m) for m in DEEP_MLP) if len(DEEP_MLP) == 2 else names(DEEP_MLP)
@@ -386,7 +366,7 @@ def apart_table(apart, caps, flops_main, costs, manifest, edges):
                            "?")
                 mr = main.get((m, noise, b))
                 fixed = spec_params(mr["spec_at_capacity"]).get(key) if mr and mr["spec_at_capacity"] else None
-                mc = "—" if mr is None else (streams.cap_text(mr) + (" (%s=%s)" % (key, fixed) if fixed else "") + (
+                mc = "—" if mr is None else (cap_text(mr) + (" (%s=%s)" % (key, fixed) if fixed else "") + (
                     " · %s FLOPs/write" % fmt_flops(flops_main.get((m, noise, b)))
                     if flops_main.get((m, noise, b)) is not None else ""))
                 lines.append("| %s | %s | %s | %d | %s | %s |" % (
@@ -430,7 +410,7 @@ def section(reports_dir):
     flops = OrderedDict((p, {k: f for k, f in fl.items() if f is not None}) for p, fl in flops.items())
     edges = OrderedDict()
     seeds = sorted({r["seeds"] for r in main}, key=int)
-    desc = streams.task_words([r for r in main if base(r["task_spec"]) != "assoc_recall"])
+    desc = task_words([r for r in main if base(r["task_spec"]) != "assoc_recall"])
     beside = memory_order(base(r["memory_spec"]) for r in other)
     sources = OrderedDict()  # the study each comparison row came from: load's rule
     for r in other:

@@ -6,6 +6,7 @@ from collections import OrderedDict, defaultdict
 
 from .common import (COLOURS, ORDER, base, fit_exponent, fmt_cap, fnum, frontier_spec, noise_key, noise_order,
                      noise_words, plt, ratio_words, save, seeds_text, span_words, spec_params, style, tuned_keys)
+from .race import at_end, is_raced, listed
 from .theory import broken, residual_lines, tcaps_model, theory_curve
 
 
@@ -70,29 +71,6 @@ def tuned_settings(m, spec_at_capacity):
     the keys the sweep's memory spec `m` leaves to the race (`key=best`)."""
     chosen = spec_params(spec_at_capacity)
     return [(k, chosen[k]) for k, v in spec_params(m).items() if is_raced(v) and k in chosen]
-
-
-def is_raced(value):
-    """A spec value the race chooses: `best` (the parameter's own candidates) or `best:v1/v2/...`."""
-    return value == "best" or value.startswith("best:")
-
-
-def listed(spec, key):
-    """The candidates a memory spec lists for `key` (`beta=best:0.005/0.01` -> ['0.005', '0.01']), else None."""
-    v = spec_params(spec).get(key, "")
-    return v[len("best:"):].split("/") if v.startswith("best:") else None
-
-
-def at_end(manifest, memory, key, value, cands=None):
-    """'lowest' or 'highest' when `value` is the first or last of `cands` (the candidates a spec listed),
-    else of the candidates the sweep's manifest records for memory's `key` (race_candidates); None when
-    neither is known (no manifest) or there is one candidate."""
-    if cands is None:
-        cands = manifest.get("race_candidates", {}).get("memories", {}).get(memory, {}).get(key)
-    if not cands or len(cands) < 2:
-        return None
-    vals = sorted(fnum(c) for c in cands)
-    return "lowest" if fnum(value) == vals[0] else "highest" if fnum(value) == vals[-1] else None
 
 
 def settings_text(m, r, manifest, edges):

@@ -21,16 +21,9 @@ import math
 import os
 from collections import defaultdict
 
-from .common import SUMMARY_COLUMNS, base, param, read_csv, se
+from .common import SUMMARY_COLUMNS, base, first_miss, noise_words as common_noise_words, param, read_csv, se
 
-THRESHOLD = 0.9
 CELL_COLUMNS = ("memory_spec", "task_spec", "budget_floats", "d", "n", "seed", "queries", "accuracy_frac", "status")
-
-
-
-
-
-
 
 
 def noise_of(task_spec):
@@ -38,7 +31,7 @@ def noise_of(task_spec):
 
 
 def noise_words(noise):
-    return "no noise" if noise == "cosine=1" else "cosine " + noise.split("=")[1]
+    return common_noise_words(noise, short=True)
 
 
 def source_of(task_spec, n):
@@ -58,16 +51,13 @@ def study_steps(summary):
     return min(steps_of(r["task_spec"]) for r in summary)
 
 
-
-
 def capacity(points):
-    """points: sorted [(n, mean)]. Returns (value, kind): kind '=' exact, '<' below the smallest, '>=' all pass."""
-    last = None
-    for n, m in points:
-        if m < THRESHOLD:
-            return (last, "=") if last is not None else (points[0][0], "<")
-        last = n
-    return last, ">="
+    """points: sorted [(n, mean)]. Returns (value, kind): kind '=' exact, '<' below the smallest, '>=' all pass.
+    The value is common.first_miss's (scanning n upward, the last n before the first miss)."""
+    last = first_miss(points)
+    if last is None:
+        return points[0][0], "<"
+    return last, (">=" if last == points[-1][0] else "=")
 
 
 def fmt_cap(c):

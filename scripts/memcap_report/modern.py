@@ -3,51 +3,13 @@ frontier's capacity of RetNet, GLA, Gated DeltaNet, KDA, RWKV-7, MesaNet and Bas
 cache, the linear grid and DeltaNet, each at the width and settings the race chose, by its
 published name; which recurrent memory stores the most at each budget and noise, and how far
 it is from the cache."""
-import json
 import os
 from collections import OrderedDict
 
 from .capacity import capacity_rows
-from .common import SUMMARY_COLUMNS, base, fmt_cap, list_words, noise_order, noise_words, optional_csv, spec_params
-from .frontier import at_end
-
-# Published names, in the table's order; a backend that is the same memory as another is named with it.
-NAMES = OrderedDict([
-    ("softmax", "softmax cache = sliding-window attention"),
-    ("linear", "linear attention (grid)"),
-    ("delta", "DeltaNet (`delta` = `deltanet`)"),
-    ("selective", "Mamba-2 (`selective` = `mamba2`)"),
-    ("retnet", "RetNet"),
-    ("gla", "GLA"),
-    ("gated_deltanet", "Gated DeltaNet"),
-    ("kda", "KDA"),
-    ("rwkv7", "RWKV-7"),
-    ("mesanet", "MesaNet"),
-    ("based", "Based"),
-])
-CACHES = ("softmax", "sliding_window")
-# Decays: 1 (no decay) is the end of their range, not only of their candidates, so it is not flagged.
-DECAYS = ("gamma", "alpha", "w", "rho")
-
-
-def label(memory):
-    return NAMES.get(memory, "`%s`" % memory)
-
-
-def settings(r, manifest=None, edges=None):
-    """The width and settings chosen at the capacity: "d=64, beta=0.1"; a setting at an end of the
-    candidates the manifest records gets a dagger and is collected in `edges`."""
-    if r["capacity"] is None or not r["spec_at_capacity"]:
-        return ""
-    p = spec_params(r["spec_at_capacity"])
-    out = ["d=%d" % r["d_at_capacity"]]
-    for k in [k for k in r["tuned_keys"] if k != "d"]:
-        v = p.get(k, "?")
-        end = None if (k in DECAYS and v == "1") else at_end(manifest or {}, base(r["memory_spec"]), k, v)
-        out.append("%s=%s%s" % (k, v, "†" if end else ""))
-        if end and edges is not None:
-            edges.setdefault((base(r["memory_spec"]), k, v, end), []).append(r["budget_floats"])
-    return ", ".join(out)
+from .common import (CACHES, SUMMARY_COLUMNS, base, fmt_cap, label, list_words, name_order, noise_order, noise_words,
+                     optional_csv, read_manifest)
+from .race import edge_words, settings
 
 
 def table(summary, manifest=None):
@@ -56,7 +18,7 @@ def table(summary, manifest=None):
     rows, _ = capacity_rows(summary, "frontier")
     rows = [r for r in rows if r["task"] == "assoc_recall"]
     caps = {(base(r["memory_spec"]), r["noise"], r["budget_floats"]): r for r in rows}
-    memories = sorted({m for m, _, _ in caps}, key=lambda m: (list(NAMES).index(m) if m in NAMES else len(NAMES), m))
+    memories = name_order(m for m, _, _ in caps)
     noises = noise_order({n for _, n, _ in caps})
     budgets = sorted({b for _, _, b in caps})
     head = "| memory | " + " | ".join("%s, %d floats" % (noise_words(n), b) for n in noises for b in budgets) + " |"
@@ -74,17 +36,6 @@ def table(summary, manifest=None):
                 cells.append(fmt_cap(r["capacity"], r["largest_tried"], r["smallest_tried"]) + (" (%s)" % s if s else ""))
         lines.append("| %s | %s |" % (label(m), " | ".join(cells)))
     return lines, caps, edges
-
-
-def edge_words(edges):
-    """One sentence naming the settings chosen at an end of their candidates ("" when none)."""
-    if not edges:
-        return ""
-    items = ["%s's %s = %s (the %s) at %s floats" % (label(m), k, v, end, ", ".join(str(b) for b in sorted(set(bs))))
-             for (m, k, v, end), bs in edges.items()]
-    return ("† chosen at an end of its candidates (`memcap list`): " + "; ".join(items) + ". The candidates "
-            "may stop short of the memory's best there, and its capacity is then a lower bound. (A decay of 1, no "
-            "decay, is the end of its range and is not flagged.)")
 
 
 def leaders(caps):
@@ -123,11 +74,7 @@ def section(reports_dir):
     summary = optional_csv(os.path.join(reports_dir, "modern", "modern_summary.csv"), SUMMARY_COLUMNS)
     if not summary:
         return []
-    manifest = {}
-    path = os.path.join(reports_dir, "modern", "modern.csv.manifest.json")
-    if os.path.exists(path):
-        with open(path) as f:
-            manifest = json.load(f)
+    manifest = read_manifest(os.path.join(reports_dir, "modern", "modern.csv.manifest.json"))
     lines, caps, edges = table(summary, manifest)
     seeds = sorted({r["seeds"] for r in summary})
     text = ["## Today's recurrent memories", "",

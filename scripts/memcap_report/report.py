@@ -2,7 +2,6 @@
 
 Everything is written into a staging directory inside the reports directory first and moved
 into place only when every part has been built, so bad input leaves no half-written file."""
-import json
 import os
 import shutil
 import sys
@@ -10,7 +9,7 @@ import tempfile
 
 from . import abstention, bits, chains, deep, essay, frontier, learned_keys, modern, reproduce, streams
 from .capacity import capacity_rows, write_table
-from .common import (CELL_FIGURE_COLUMNS, ReportError, is_frontier, learn_memories, read_csv, read_summary,
+from .common import (CELL_FIGURE_COLUMNS, ReportError, is_frontier, learn_memories, read_csv, read_manifest, read_summary,
                      reset_memories)
 from .theory import read_theory
 
@@ -47,14 +46,7 @@ def _build(out, stage):
     frontier_rows = [r for r in summary_all if is_frontier(r)]
     summary = [r for r in summary_all if not is_frontier(r)]  # the essay's frame, d = 64
     theory, theory_caps = read_theory(out)
-    manifest_path = os.path.join(out, "capacity.csv.manifest.json")
-    manifest = {}
-    if os.path.exists(manifest_path):
-        try:
-            with open(manifest_path) as f:
-                manifest = json.load(f)
-        except ValueError as e:
-            raise ReportError("%s: not JSON (%s)" % (manifest_path, e)) from None
+    manifest = read_manifest(os.path.join(out, "capacity.csv.manifest.json"))
 
     # the capacity table: the frontier, then the essay's frame
     frows, fexps = capacity_rows(frontier_rows, "frontier")

@@ -17,136 +17,38 @@ noise and budget the fixed-state memory — any but the cache — that stores th
 tied, with the cache beside), the horizons at the largest window and the figure figures/streams_lag.png,
 the overwrite accuracies at one n, the capacities per number of passes, and sentences computed from them.
 """
-import json
 import math
 import os
 from collections import OrderedDict
 
-from .capacity import capacity_rows
-from .common import (COLOURS, SUMMARY_COLUMNS, THRESHOLD, ReportError, base, capacity, fmt_cap, fnum,
-                     learn_memories, list_words, noise_key, noise_order, noise_words, optional_csv, param, plt,
-                     ratio_words, save, se, spec_params, style, tuned_keys)
-from .modern import CACHES, NAMES, edge_words, label, settings
+from .capacity import (OVERWRITE_SLOTS, at_largest_window, cap_text, part_capacities, horizon, lag_curve, part_name,
+                       task_words)
+from .common import (CACHES, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
+                     measured, name_order, noise_key, noise_order, noise_words, optional_csv, ratio_words, read_manifest,
+                     se, tuned_keys)
+from .race import edge_words, settings
 
 FIGURE = "streams_lag.png"
 OVERWRITE_AT = 64  # the n of the overwrite table (the closest n tried when it was not)
-# Parts of the study, in the tables' order: (task, part) -> how the tables name it.
-PART_NAMES = OrderedDict([
-    (("recent_recall", ""), "recent_recall (window W)"),
-    (("overwrite_recall", "both"), "overwrite_recall (rewritten and untouched keys)"),
-    (("overwrite_recall", "rewritten"), "overwrite_recall (rewritten keys)"),
-    (("overwrite_recall", "untouched"), "overwrite_recall (untouched keys)"),
-    (("salient_recall", ""), "salient_recall (marked pairs)"),
-])
-OVERWRITE_SLOTS = {"0": "untouched", "1": "rewritten"}
-
 
 # ------------------------------------------------------------------ reading
 
 def load(reports_dir):
     """(summary rows, manifest) of the study; ([], {}) when its summary is not there."""
     summary = optional_csv(os.path.join(reports_dir, "streams", "streams_summary.csv"), SUMMARY_COLUMNS)
-    manifest = {}
-    path = os.path.join(reports_dir, "streams", "streams.csv.manifest.json")
-    if summary and os.path.exists(path):
-        try:
-            with open(path) as f:
-                manifest = json.load(f)
-        except ValueError as e:
-            raise ReportError("%s: not JSON (%s)" % (path, e)) from None
-    return [r for r in summary if r["accuracy_mean_frac"] != "" and r["n"] != ""], manifest
+    manifest = read_manifest(os.path.join(reports_dir, "streams", "streams.csv.manifest.json")) if summary else {}
+    return measured(summary), manifest
 
+
+# ------------------------------------------------------------------ the lag curve
 
 def noise_of(r):
     return noise_key(r["task_spec"])
 
 
-def part_of(r):
-    """The part of the study a summary row belongs to: (task, part) — ("recent_recall", ""),
-    ("overwrite_recall", "rewritten" | "untouched"), ("salient_recall", ""), ("assoc_recall",
-    "passes=P") — or None for a row of any other task."""
-    task = base(r["task_spec"])
-    if task in ("recent_recall", "salient_recall"):
-        return (task, "")
-    if task == "overwrite_recall":
-        part = OVERWRITE_SLOTS.get(r["slot"])
-        return (task, part) if part else None
-    if task == "assoc_recall":
-        return (task, "passes=" + passes(r["task_spec"]))
-    return None
-
-
-def passes(task_spec):
-    """How many times an assoc_recall spec writes its pairs: its `passes`; a spec without the key writes
-    them once (memcap leaves passes out of the canonical string then: tasks/assoc_recall.hpp)."""
-    return spec_params(task_spec).get("passes", "1")
-
-
-def part_name(part):
-    return PART_NAMES.get(part) or ("%s, %s" % part if part[1] else part[0])
-
-
-def part_order(parts):
-    """PART_NAMES' order, then assoc_recall by the number of passes."""
-    known = list(PART_NAMES)
-    return sorted(set(parts), key=lambda p: (known.index(p) if p in known else len(known), p[0],
-                                            int(p[1].split("=")[1]) if p[1].startswith("passes=") else 0))
-
-
-def split(summary):
-    """{(task, part): rows}: the summary cut into the study's parts (each one task variant, one slot
-    of overwrite_recall), so that no two variants are ever read as one."""
-    out = OrderedDict()
-    for r in summary:
-        p = part_of(r)
-        if p:
-            out.setdefault(p, []).append(r)
-    both = overwrite_both(out.get(("overwrite_recall", "rewritten"), []), out.get(("overwrite_recall", "untouched"), []))
-    if both:
-        out[("overwrite_recall", "both")] = both
-    return OrderedDict((p, out[p]) for p in part_order(out))
-
-
-def overwrite_both(rewritten, untouched):
-    """overwrite_recall read on both slots at once: per cell group (memory, settings, task, budget, n),
-    a copy of the rewritten keys' row whose accuracy is the lower of the two slots' — so its capacity
-    is the largest n at which rewritten and untouched keys both pass. A memory that keeps only the
-    newest pairs (a small sliding window holding just the rewrites) passes on rewritten keys alone,
-    and is not credited for it here. Groups with rewritten keys only (rewrite = 1) keep their row."""
-    def key(r):
-        return (r["memory_spec"], r["tuned"], r["task_spec"], r["readout"], r["budget_floats"], r["n"], r["d"])
-    other = {key(r): r for r in untouched}
-    out = []
-    for r in rewritten:
-        u = other.get(key(r))
-        row = dict(r)
-        if u is not None and fnum(u["accuracy_mean_frac"]) < fnum(r["accuracy_mean_frac"]):
-            row["accuracy_mean_frac"] = u["accuracy_mean_frac"]
-            row["accuracy_se_frac"] = u["accuracy_se_frac"]
-        row["slot"] = ""
-        out.append(row)
-    return out
-
-
-def capacities(summary):
-    """{(task, part): {(memory, noise, budget): capacity row (capacity.capacity_rows, frontier)}}: the
-    capacity of every part — recent_recall's W averages its lag buckets, overwrite_recall's on each
-    slot's rows alone, each number of passes on its own rows."""
-    out = OrderedDict()
-    for p, rows in split(summary).items():
-        caps, _ = capacity_rows(rows, "frontier")
-        out[p] = OrderedDict(((base(r["memory_spec"]), r["noise"], r["budget_floats"]), r) for r in caps)
-    return out
-
-
 def memory_order(memories):
-    """modern.NAMES' order (the cache first), then by name."""
-    return sorted(set(memories), key=lambda m: (list(NAMES).index(m) if m in NAMES else len(NAMES), m))
-
-
-def cap_text(r):
-    """A capacity as the tables print it: '≥W' at the largest n tried (a lower bound), '<n' below the smallest."""
-    return fmt_cap(r["capacity"], r["largest_tried"], r["smallest_tried"])
+    """The published names' order (the cache first), then by name."""
+    return name_order(memories)
 
 
 def row_settings(row, manifest, edges):
@@ -154,29 +56,6 @@ def row_settings(row, manifest, edges):
     return settings({"capacity": 0, "spec_at_capacity": row["memory_spec"], "d_at_capacity": int(row["d"]),
                      "tuned_keys": tuned_keys(row["tuned"]), "memory_spec": row["memory_spec"],
                      "budget_floats": int(row["budget_floats"])}, manifest, edges)
-
-
-# ------------------------------------------------------------------ the lag curve
-
-def lag_curve(rows):
-    """[(lag, mean accuracy, SE)] of one cell's rows (one memory, budget, noise, window), by lag:
-    recent_recall's slot is the largest lag of its bucket."""
-    return sorted((int(r["slot"]), fnum(r["accuracy_mean_frac"]), se(r)) for r in rows
-                  if r["slot"] != "" and not math.isnan(fnum(r["accuracy_mean_frac"])))
-
-
-def horizon(curve):
-    """The horizon of a lag curve [(lag, acc, ...)]: scanning lags upward, the last lag before the first
-    one below 0.9 (common.capacity along "lag"); None when the first lag misses."""
-    return capacity([(c[0], c[1]) for c in curve], "lag")
-
-
-def at_largest_window(rows):
-    """(W, rows at W): the largest window whose rows hold a measured curve; (None, []) when none does."""
-    ws = sorted({int(r["n"]) for r in rows if lag_curve([r])})
-    if not ws:
-        return None, []
-    return ws[-1], [r for r in rows if int(r["n"]) == ws[-1]]
 
 
 def cells(rows, key):
@@ -211,37 +90,6 @@ def horizons(summary, longest=False):
     return out
 
 
-def lag_figure(grid, path, title):
-    """Recall against lag (± 1 SE), a grid of panels: grid = [[(panel title, [(label, colour, curve)])]],
-    curve = [(lag, acc, se)]; the 0.9 line drawn. Used by this section and by `memcap report`."""
-    nrows, ncols = len(grid), max(len(g) for g in grid)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.9 * nrows), squeeze=False, sharey=True)
-    fig.subplots_adjust(hspace=0.45)
-    for i, panels in enumerate(grid):
-        for j in range(ncols):
-            ax = axes[i][j]
-            if j >= len(panels):
-                ax.axis("off")
-                continue
-            head, lines = panels[j]
-            for text, colour, curve in lines:
-                ax.errorbar([c[0] for c in curve], [c[1] for c in curve], yerr=[c[2] for c in curve], fmt="o-",
-                            ms=3, capsize=2, color=colour, label=text)
-            ax.axhline(THRESHOLD, color="#999999", lw=0.8)
-            style(ax, "lag (1 = the newest pair)", "mean accuracy", logx=False)
-            ax.set_ylim(-0.02, 1.02)
-            ax.set_title(head, fontsize=10)
-        handles = OrderedDict()  # one legend per row of panels, right of its last panel
-        for ax in axes[i]:
-            for h, t in zip(*ax.get_legend_handles_labels()):
-                handles.setdefault(t, h)
-        if handles:
-            axes[i][-1].legend(list(handles.values()), list(handles), fontsize=7, loc="upper left",
-                               bbox_to_anchor=(1.02, 1.0))
-    fig.suptitle(title, fontsize=10)
-    save(fig, path)
-
-
 def streams_figure(hz, path):
     """figures/streams_lag.png: one panel per noise (rows) and budget (columns), one line per memory at
     the largest window it was measured at (its W in the legend when smaller than the panel's largest)."""
@@ -257,7 +105,7 @@ def streams_figure(hz, path):
                      for m, (w, _, curve, _) in at]
             panels.append(("%s, %d floats, W = %d" % (noise_words(noise), b, top), lines))
         grid.append(panels)
-    lag_figure(grid, path, "recent_recall: recall against lag at the largest window (± 1 SE)")
+    lag_panels(grid, path, "recent_recall: recall against lag at the largest window (± 1 SE)")
 
 
 # ------------------------------------------------------------------ tables
@@ -565,26 +413,6 @@ def passes_words(per, parts):
                                                  "; ".join(items))) if items else ""
 
 
-def task_words(summary):
-    """What the tasks were, with their parameters read from the spec strings."""
-    specs = OrderedDict((base(r["task_spec"]), r["task_spec"]) for r in summary)
-    out = []
-    if "recent_recall" in specs:
-        s = specs["recent_recall"]
-        out.append("recent_recall writes %s·W pairs and asks for the last W (n = W), its queries in %s lag buckets "
-                   "(a row per bucket, its largest lag)" % (param(s, "ratio"), param(s, "buckets")))
-    if "overwrite_recall" in specs:
-        out.append("overwrite_recall writes n pairs, then a fraction %s of the keys again with fresh values; a "
-                   "rewritten key's answer is its latest value" % param(specs["overwrite_recall"], "rewrite"))
-    if "salient_recall" in specs:
-        out.append("salient_recall hides n marked pairs among %s·n unmarked ones and asks for the marked" %
-                   param(specs["salient_recall"], "distractors"))
-    ps = sorted({int(passes(r["task_spec"])) for r in summary if base(r["task_spec"]) == "assoc_recall"})
-    if ps:
-        out.append("assoc_recall writes its n pairs %s times" % list_words([str(p) for p in ps]).replace(" and ", " or "))
-    return "; ".join(out)
-
-
 # ------------------------------------------------------------------ the section
 
 def section(reports_dir, figures_dir=None):
@@ -594,7 +422,7 @@ def section(reports_dir, figures_dir=None):
     if not summary:
         return []
     learn_memories(summary)
-    caps = capacities(summary)
+    caps = part_capacities(summary)
     edges = OrderedDict()
     seeds = sorted({r["seeds"] for r in summary}, key=int)
     text = ["## Where decays, overwrites and gates pay", "",

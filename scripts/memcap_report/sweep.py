@@ -45,9 +45,9 @@ import sys
 import tempfile
 from collections import OrderedDict
 
-from . import streams
+from .capacity import at_largest_window, lag_curve
 from .common import (CYCLE, SUMMARY_COLUMNS, THRESHOLD, ReportError, base, capacity, fnum, frontier_spec, has_noise,
-                     max_pairs_exact, memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se,
+                     lag_panels, max_pairs_exact, memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se,
                      spec_params, state_bits_of, style, task_labels, tuned_keys)
 
 RESULT_COLUMNS = ("memory_spec", "task_spec", "readout", "budget_floats", "d", "n", "seed", "accuracy_frac", "status",
@@ -310,21 +310,21 @@ LAG_TASKS = ("recent_recall",)  # tasks whose slots are lags of a window n: a re
 
 def lag_figure(task, noise, rows, colour, path):
     """Recall against lag (± 1 SE), one panel per budget, one line per series at the largest window (n)
-    it was measured at (streams.lag_figure draws); False (nothing drawn) when no row has a lag."""
+    it was measured at (common.lag_panels draws); False (nothing drawn) when no row has a lag."""
     budgets = list(OrderedDict((r["budget_floats"], 1) for r in rows))
     panels = []
     for b in budgets:
         at = [r for r in rows if r["budget_floats"] == b]
         lines = []
         for series in OrderedDict((series_key(r), 1) for r in at):
-            w, cell = streams.at_largest_window([r for r in at if series_key(r) == series])
+            w, cell = at_largest_window([r for r in at if series_key(r) == series])
             if w is not None:
-                lines.append(("%s (W=%d)" % (label(series), w), colour[series], streams.lag_curve(cell)))
+                lines.append(("%s (W=%d)" % (label(series), w), colour[series], lag_curve(cell)))
         panels.append(("B = %s floats" % (b or "natural"), lines))
     if not any(lines for _, lines in panels):
         return False
-    streams.lag_figure([panels], path, "%s%s: recall against lag at the largest window (± 1 SE)" %
-                       (task, ", " + noise_words(noise) if noise else ""))
+    lag_panels([panels], path, "%s%s: recall against lag at the largest window (± 1 SE)" %
+               (task, ", " + noise_words(noise) if noise else ""))
     return True
 
 

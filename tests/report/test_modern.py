@@ -10,6 +10,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts"))
 
 from memcap_report import modern  # noqa: E402
+from memcap_report.race import edge_words  # noqa: E402
 
 TASK0 = "assoc_recall:queries=32,noise=0,cosine=1,control=none,vocab=0,keys=random"
 TASK1 = "assoc_recall:queries=32,noise=0,cosine=0.72,control=none,vocab=0,keys=random"
@@ -61,8 +62,8 @@ class ModernSection(unittest.TestCase):
         text = "\n".join(lines)
         self.assertIn("beta=64†", text)
         self.assertIn("alpha=1, beta=0.2)", text)  # a decay of 1 is its range's end; 0.2 is inside
-        self.assertIn("the highest", modern.edge_words(edges))
-        self.assertEqual(modern.edge_words({}), "")
+        self.assertIn("the highest", edge_words(edges))
+        self.assertEqual(edge_words({}), "")
 
     def test_no_study_no_section(self):
         self.assertEqual(modern.section("/nonexistent"), [])

@@ -21,6 +21,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 from memcap_report import capacity, common, streams, sweep  # noqa: E402
+from memcap_report.capacity import horizon, overwrite_both, part_capacities  # noqa: E402
 from memcap_report.common import SUMMARY_COLUMNS  # noqa: E402
 
 FIXTURES = os.path.join(HERE, "fixtures")  # the reports directory whose streams/ is the fixture sweep
@@ -97,10 +98,10 @@ def synthetic():
 
 class Horizon(unittest.TestCase):
     def test_the_last_lag_before_the_first_miss(self):
-        self.assertEqual(streams.horizon([(8, 1, 0), (16, 1, 0), (24, 1, 0), (32, 0.5, 0)]), 24)
-        self.assertEqual(streams.horizon([(32, 0.5, 0), (8, 1, 0), (16, 0.5, 0), (24, 1, 0)]), 8)  # not the last pass
-        self.assertIsNone(streams.horizon([(8, 0.89, 0), (16, 1, 0)]))
-        self.assertEqual(streams.horizon([(8, 1, 0), (16, 0.9, 0)]), 16)  # 0.9 itself passes
+        self.assertEqual(horizon([(8, 1, 0), (16, 1, 0), (24, 1, 0), (32, 0.5, 0)]), 24)
+        self.assertEqual(horizon([(32, 0.5, 0), (8, 1, 0), (16, 0.5, 0), (24, 1, 0)]), 8)  # not the last pass
+        self.assertIsNone(horizon([(8, 0.89, 0), (16, 1, 0)]))
+        self.assertEqual(horizon([(8, 1, 0), (16, 0.9, 0)]), 16)  # 0.9 itself passes
 
     def test_read_at_the_largest_window_with_the_decay_chosen_there(self):
         hz = streams.horizons(synthetic())
@@ -117,7 +118,7 @@ class Horizon(unittest.TestCase):
 
     def test_window_capacity_averages_the_lag_buckets(self):
         # retnet at W = 32: mean of 1, 1, 1, 0.5 = 0.875 < 0.9, so the capacity is 16, not 32 (any slot passing)
-        caps = streams.capacities(synthetic())[("recent_recall", "")]
+        caps = part_capacities(synthetic())[("recent_recall", "")]
         self.assertEqual(caps[("retnet", "cosine=1", 1024)]["capacity"], 16)
         self.assertEqual(caps[("softmax", "cosine=1", 1024)]["capacity"], 32)
         pts, axis, _ = capacity.capacity_points("recent_recall", curve_rows("x", "d=4", 1024, 8, [1, 0.7]))
@@ -139,7 +140,7 @@ class Variants(unittest.TestCase):
         self.assertEqual(set(one.values()), {"assoc_recall", "recent_recall"})  # one variant: the bare name
 
     def test_passes_are_not_merged(self):
-        caps = streams.capacities(synthetic())
+        caps = part_capacities(synthetic())
         got = {p: caps[("assoc_recall", p)][("linear", "cosine=1", 1024)]["capacity"] for p in ("passes=1", "passes=2",
                                                                                                "passes=4")}
         self.assertEqual(got, {"passes=1": 32, "passes=2": 8, "passes=4": 8})
@@ -151,7 +152,7 @@ class Variants(unittest.TestCase):
         self.assertEqual(dl, {"assoc_recall": "32", "assoc_recall:passes=2": "32", "assoc_recall:passes=4": "16"})
 
     def test_passes_table_and_words(self):
-        lines, per, parts = streams.passes_table(streams.capacities(synthetic()), {}, {})
+        lines, per, parts = streams.passes_table(part_capacities(synthetic()), {}, {})
         text = "\n".join(lines)
         self.assertIn("| linear attention (grid) | noise 0 | 1024 | 32 (d=32) | 8 (d=32) | 8 (d=32) |", text)
         words = streams.passes_words(per, parts)
@@ -160,7 +161,7 @@ class Variants(unittest.TestCase):
 
 class Overwrites(unittest.TestCase):
     def test_each_slot_has_its_own_capacity(self):
-        caps = streams.capacities(synthetic())
+        caps = part_capacities(synthetic())
         rw, un = caps[("overwrite_recall", "rewritten")], caps[("overwrite_recall", "untouched")]
         self.assertEqual(rw[("delta", "cosine=1", 1024)]["capacity"], 32)
         self.assertEqual(un[("delta", "cosine=1", 1024)]["capacity"], 64)
@@ -188,7 +189,7 @@ class Overwrites(unittest.TestCase):
 
 class WhichMemoryWhen(unittest.TestCase):
     def setUp(self):
-        self.lines, self.points = streams.which_table(streams.capacities(synthetic()), {}, {})
+        self.lines, self.points = streams.which_table(part_capacities(synthetic()), {}, {})
         self.text = "\n".join(self.lines)
 
     def test_the_leader_stores_the_most(self):
@@ -221,7 +222,7 @@ class WhichMemoryWhen(unittest.TestCase):
         rows = [r for r in synthetic() if r["task_spec"].startswith("recent")]
         for w in (8, 16, 32):  # a decay that holds every lag: it matches the cache
             rows += curve_rows("gla:alpha=0.999,phi=proj,nu=1", "d=32,alpha=0.999", 1024, w, [1, 1, 1, 1], d=32)
-        _, points = streams.which_table(streams.capacities(rows), {}, {})
+        _, points = streams.which_table(part_capacities(rows), {}, {})
         self.assertIn("matches the cache's capacity on recent_recall (window W) at noise 0, 1024 floats (≥32)",
                       streams.cache_words(points))
 
@@ -230,13 +231,13 @@ class WhichMemoryWhen(unittest.TestCase):
         manifest = {"race_candidates": {"memories": {"retnet": {"gamma": ["1", "0.99", "0.97"]},
                                                      "selective": {"rho": ["1", "0.999"]}}}}
         edges = {}
-        lines, _ = streams.which_table(streams.capacities(rows), manifest, edges)
+        lines, _ = streams.which_table(part_capacities(rows), manifest, edges)
         self.assertIn("gamma=0.97†", "\n".join(lines))
         self.assertIn("rho=0.999†", "\n".join(lines))
         self.assertIn("the lowest", streams.edge_words(edges))
         rows = [dict(r, memory_spec=r["memory_spec"].replace("0.999", "1"), tuned=r["tuned"].replace("0.999", "1"))
                 for r in rows]
-        lines, _ = streams.which_table(streams.capacities(rows), manifest, {})
+        lines, _ = streams.which_table(part_capacities(rows), manifest, {})
         self.assertIn("rho=1)", "\n".join(lines))
 
 
@@ -343,11 +344,11 @@ class OverwriteBoth(unittest.TestCase):
     def test_a_window_holding_only_the_rewrites_is_not_credited(self):
         rewritten = [self.row("softmax:beta=4", "1", n, 1.0) for n in (16, 32, 64)]
         untouched = [self.row("softmax:beta=4", "0", n, a) for n, a in ((16, 0.95), (32, 0.5), (64, 0.0))]
-        both = streams.overwrite_both(rewritten, untouched)
+        both = overwrite_both(rewritten, untouched)
         self.assertEqual([float(r["accuracy_mean_frac"]) for r in both], [0.95, 0.5, 0.0])
         self.assertEqual(common.capacity([(int(r["n"]), float(r["accuracy_mean_frac"])) for r in both]), 16)
         # rewrite = 1: no untouched keys, the rewritten row stands
-        self.assertEqual(float(streams.overwrite_both(rewritten[:1], [])[0]["accuracy_mean_frac"]), 1.0)
+        self.assertEqual(float(overwrite_both(rewritten[:1], [])[0]["accuracy_mean_frac"]), 1.0)
 
 
 class Gate(unittest.TestCase):
@@ -363,7 +364,7 @@ class Gate(unittest.TestCase):
         for ungated, apart in ((0.85, False), (0.5, True)):
             rows = [self.row("selective:rho=1", 16, 1.0, 0.01), self.row("selective:rho=1", 32, 0.95, 0.03),
                     self.row("linear", 16, 0.92, 0.02), self.row("linear", 32, ungated, 0.03)]
-            caps = streams.capacities(rows)
+            caps = part_capacities(rows)
             lines, pairs = streams.gate_table(caps, rows)
             self.assertEqual(len(pairs), 1)
             g, u, noise, b, (gr, ur), is_apart = pairs[0]
@@ -373,4 +374,4 @@ class Gate(unittest.TestCase):
 
     def test_no_pair_no_table(self):
         rows = [self.row("selective:rho=1", 16, 1.0, 0.01)]
-        self.assertEqual(streams.gate_table(streams.capacities(rows), rows), ([], []))
+        self.assertEqual(streams.gate_table(part_capacities(rows), rows), ([], []))
