@@ -27,10 +27,10 @@ start=$(date +%s)
 "$memcap" sweep "$config" --out .
 echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
-# 3. Today's recurrent memories on the same frontier (scripts/sweeps/modern.ini, into modern/):
+# 3. Today's recurrent memories on the same frontier (scripts/studies/modern/modern.ini, into modern/):
 #    the sweep, its summary and the theory beside its rows (the page is drawn in step 4, with
 #    the capacity lines of the main sweep: the same budgets and noise settings, so the same lines).
-modern_config=$(realpath --relative-to="$out" "$root/scripts/sweeps/modern.ini")
+modern_config=$(realpath --relative-to="$out" "$root/scripts/studies/modern/modern.ini")
 mkdir -p modern
 rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning
 echo "reports: 3/4 today's recurrent memories on the frontier (RetNet, GLA, Gated DeltaNet, KDA, RWKV-7," \

@@ -393,3 +393,26 @@ def label(memory):
 def name_order(memories):
     """NAMES' order (the cache first), then by name."""
     return sorted(set(memories), key=lambda m: (list(NAMES).index(m) if m in NAMES else len(NAMES), m))
+
+
+# ------------------------------------------------------------------ the sections' protocol
+
+class Context:
+    """What a section is handed besides its own data: the reports directory it reads, the directory
+    its figures go to, the main job's data (report.Main: the capacity sweep, its capacity rows, the
+    theory, the reproduction's cells; None outside REPORT.md) and the capacity table's path."""
+
+    def __init__(self, reports_dir, figures=None, main=None, table=None):
+        self.reports_dir = reports_dir
+        self.figures = figures if figures is not None else os.path.join(reports_dir, "figures")
+        self.main = main
+        self.table = table
+
+
+def run(section, ctx):
+    """A section's Markdown lines: load -> compute (plain rows) -> render; [] when load finds
+    nothing to report on (None)."""
+    data = section.load(ctx)
+    if data is None:
+        return []
+    return section.render(data, section.compute(data), ctx)

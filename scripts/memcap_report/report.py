@@ -2,15 +2,17 @@
 
 Everything is written into a staging directory inside the reports directory first and moved
 into place only when every part has been built, so bad input leaves no half-written file."""
+import importlib
 import os
 import shutil
 import sys
 import tempfile
 
-from . import abstention, bits, chains, deep, essay, frontier, learned_keys, modern, reproduce, streams
+from studies import SECTIONS
+
 from .capacity import capacity_rows, write_table
-from .common import (CELL_FIGURE_COLUMNS, ReportError, is_frontier, learn_memories, read_csv, read_manifest, read_summary,
-                     reset_memories)
+from .common import (CELL_FIGURE_COLUMNS, Context, ReportError, is_frontier, learn_memories, read_csv, read_manifest, read_summary,
+                     reset_memories, run)
 from .theory import read_theory
 
 HEADER = ["# memcap report", "",
@@ -34,39 +36,40 @@ def build(out):
         shutil.rmtree(stage, ignore_errors=True)
 
 
+class Main:
+    """The main job's data, read once and handed to every section (Context.main)."""
+
+
+def sections():
+    """[(name, section module)] in REPORT.md's order (studies.SECTIONS; a blank line: ("", None))."""
+    return [(n, importlib.import_module("studies.%s.section" % n) if n else None) for n in SECTIONS]
+
+
 def _build(out, stage):
     """Builds every file into `stage`; returns their paths relative to it."""
     reset_memories()
-    summary_all = read_summary(os.path.join(out, "capacity_summary.csv"))
-    cells = read_csv(os.path.join(out, "reproduce", "reproduce_cells.csv"), CELL_FIGURE_COLUMNS)
-    learn_memories(summary_all)  # the sweep's memories first, then any only the reproduction has
-    learn_memories(cells)
+    main = Main()
+    main.summary_all = read_summary(os.path.join(out, "capacity_summary.csv"))
+    main.cells = read_csv(os.path.join(out, "reproduce", "reproduce_cells.csv"), CELL_FIGURE_COLUMNS)
+    learn_memories(main.summary_all)  # the sweep's memories first, then any only the reproduction has
+    learn_memories(main.cells)
     figures = os.path.join(stage, "figures")
     os.makedirs(figures)
-    frontier_rows = [r for r in summary_all if is_frontier(r)]
-    summary = [r for r in summary_all if not is_frontier(r)]  # the essay's frame, d = 64
-    theory, theory_caps = read_theory(out)
-    manifest = read_manifest(os.path.join(out, "capacity.csv.manifest.json"))
+    main.frontier_rows = [r for r in main.summary_all if is_frontier(r)]
+    main.summary = [r for r in main.summary_all if not is_frontier(r)]  # the essay's frame, d = 64
+    main.theory, main.theory_caps = read_theory(out)
+    main.manifest = read_manifest(os.path.join(out, "capacity.csv.manifest.json"))
 
     # the capacity table: the frontier, then the essay's frame
-    frows, fexps = capacity_rows(frontier_rows, "frontier")
-    rows, exps = capacity_rows(summary, "essay")
+    main.frows, main.fexps = capacity_rows(main.frontier_rows, "frontier")
+    main.rows, main.exps = capacity_rows(main.summary, "essay")
     table = os.path.join(stage, "capacity_table.csv")
-    write_table(table, (frows, fexps), (rows, exps))
+    write_table(table, (main.frows, main.fexps), (main.rows, main.exps))
 
+    ctx = Context(out, figures, main, table)
     lines = list(HEADER)
-    lines += frontier.section(frontier_rows, frows, fexps, rows, exps, theory, theory_caps, manifest, figures)
-    lines += modern.section(out)
-    lines += streams.section(out, figures)
-    lines += deep.section(out)
-    lines += bits.section(out, figures)
-    essay.figures(summary, theory, figures)
-    reproduce.figures(cells, figures)
-    lines += reproduce.section(out)
-    lines += essay.section(rows, exps, summary, theory)
-    studies = chains.section(out, figures) + abstention.section(out, figures)
-    lines += ["\n".join(studies) + ("\n" if studies else "")]
-    lines += learned_keys.section(out, figures, table)
+    for name, section in sections():
+        lines += run(section, ctx) if section else [""]
     with open(os.path.join(stage, "REPORT.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     return ["capacity_table.csv", "REPORT.md"] + [os.path.join("figures", n) for n in sorted(os.listdir(figures))]
