@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates reports/ from the memcap binary: the essay reproduction, the
+# Regenerates reports/ from the memcap binary: the catalog (memcap list --json), the essay reproduction, the
 # default capacity sweep, today's recurrent memories' sweep (modern/), the summaries
 # over seeds, the theory beside them, the
 # capacity table, the figures and REPORT.md. Every CSV is rebuilt byte for byte by the same build on the same machine (fixed seeds, no
@@ -14,6 +14,10 @@ memcap=$(cd "$(dirname "$memcap")" && pwd)/$(basename "$memcap")
 out=$(cd "$out" && pwd)
 cd "$out"  # relative paths from here on, so manifests carry no machine paths
 config=$(realpath --relative-to="$out" "$root/scripts/sweeps/capacity.ini")
+
+# The catalog of memcap's tables (each memory's names, each task's capacity axis and slots, the
+# budget's unit): the report reads names from it, not from Python; committed beside the CSVs.
+"$memcap" list --json > catalog.json.tmp && mv catalog.json.tmp catalog.json
 
 # 1. Every essay experiment, with the essay-vs-measured table (reproduce/REPRODUCTION.md).
 echo "reports: 1/4 memcap reproduce (the essays' experiments, under a second)" >&2

@@ -5,21 +5,23 @@ import csv
 import math
 from collections import OrderedDict, defaultdict
 
-from .common import (THRESHOLD, base, capacity, fit_exponent, fmt_cap, fnum, frontier_spec, has_noise, list_words,
+from .common import (THRESHOLD, base, task_info, capacity, fit_exponent, fmt_cap, fnum, frontier_spec, has_noise, list_words,
                      noise_key, param, se, spec_params, task_labels, tuned_keys)
 
 
 def capacity_points(task, rs):
-    """(points, axis, row at each x): the capacity axis of a task (its name) and mean accuracy along
-    it. Along n, the rows of one n (a task with slots: recent_recall's lag buckets,
-    overwrite_recall's untouched and rewritten keys) are averaged, as `memcap report` does."""
+    """(points, axis, row at each x): the capacity axis of a task (its name; the catalog's
+    capacity_axis) and mean accuracy along it. Along a lag, the slots; along n or L, the rows of one
+    n (a task with slots: lag buckets, untouched and rewritten keys, positions) are averaged, as
+    `memcap report` does."""
     at = {}
-    if task in ("lag_recall",):
+    axis = task_info(task).get("capacity_axis", "n")
+    if axis == "lag":
         pts = [(int(r["slot"]), fnum(r["accuracy_mean_frac"])) for r in rs]
         for r in rs:
             at.setdefault(int(r["slot"]), r)
         return pts, "lag", at
-    if task in ("copying", "selective_copying"):
+    if axis == "L":
         per_n = defaultdict(list)
         for r in rs:
             per_n[int(r["n"])].append(fnum(r["accuracy_mean_frac"]))

@@ -366,33 +366,97 @@ def state_bits_of(row):
 CELL_FIGURE_COLUMNS = ("memory_spec", "task_spec", "n", "slot", "accuracy_frac", "target_dist_mean", "status")
 
 
-# ------------------------------------------------------------------ published names
+# ------------------------------------------------------------------ the catalog: names from memcap's tables
 
-# Published names, in the tables' order; a backend that is the same memory as another is named with it.
-NAMES = OrderedDict([
-    ("softmax", "softmax cache = sliding-window attention"),
-    ("linear", "linear attention (grid)"),
-    ("delta", "DeltaNet (`delta` = `deltanet`)"),
-    ("selective", "Mamba-2 (`selective` = `mamba2`)"),
-    ("retnet", "RetNet"),
-    ("gla", "GLA"),
-    ("gated_deltanet", "Gated DeltaNet"),
-    ("kda", "KDA"),
-    ("rwkv7", "RWKV-7"),
-    ("mesanet", "MesaNet"),
-    ("based", "Based"),
-])
-CACHES = ("softmax", "sliding_window")
+# `memcap list --json` (scripts/reports.sh writes it to REPORTS_DIR/catalog.json): every memory's
+# names (published, the tables', the sentences'), the backend that is the same memory, the special
+# case it reduces to, whether it is a cache; every task's capacity axis and slots; the budget's unit.
+CATALOG = {"memories": OrderedDict(), "tasks": OrderedDict(), "budget": {}}
+
+
+def read_catalog(reports_dir, required=True):
+    """Loads REPORTS_DIR/catalog.json into CATALOG. ReportError when it cannot be read, is not the
+    catalog, or (required) is not there; without it (not required) the catalog loaded before stays."""
+    path = os.path.join(reports_dir, "catalog.json")
+    if not os.path.exists(path):
+        if required:
+            raise ReportError("%s: not there (`memcap list --json > %s` writes it; scripts/reports.sh does)" %
+                              (path, path))
+        return
+    try:
+        with open(path) as f:
+            cat = json.load(f)
+    except OSError as e:
+        raise ReportError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+    except ValueError as e:
+        raise ReportError("%s: not JSON (%s)" % (path, e)) from None
+    if not isinstance(cat, dict) or not isinstance(cat.get("memories"), list) or not isinstance(cat.get("tasks"), list):
+        raise ReportError("%s: not memcap's catalog (memcap list --json)" % path)
+    CATALOG["memories"] = OrderedDict((m["name"], m) for m in cat["memories"])
+    CATALOG["tasks"] = OrderedDict((t["name"], t) for t in cat["tasks"])
+    CATALOG["budget"] = cat.get("budget", {})
+
+
+def _catalog(kind):
+    if not CATALOG[kind]:
+        raise ReportError("no catalog of memcap's memories and tasks read (catalog.json: memcap list --json)")
+    return CATALOG[kind]
+
+
+def memory_info(memory):
+    """The catalog's entry of a backend ({} for one it does not list: a plugin's, an older memcap's)."""
+    return _catalog("memories").get(memory, {})
+
+
+def task_info(task):
+    """The catalog's entry of a task ({} for one it does not list)."""
+    return _catalog("tasks").get(task, {})
+
+
+def caches():
+    """The backends that are caches (they keep the written pairs), in the catalog's order."""
+    return tuple(m for m, e in _catalog("memories").items() if e.get("cache"))
 
 
 def label(memory):
-    """A memory's name in the tables: its published name, else its backend name in backticks."""
-    return NAMES.get(memory, "`%s`" % memory)
+    """A memory's name in the tables: the catalog's table name, else its published name followed by
+    the backend that is the same memory ("DeltaNet (`delta` = `deltanet`)"), else the backend's name
+    in backticks."""
+    e = memory_info(memory)
+    if e.get("table_name"):
+        return e["table_name"]
+    if e.get("published"):
+        return e["published"] + (" (`%s` = `%s`)" % (memory, e["same_as"]) if e.get("same_as") else "")
+    return "`%s`" % memory
+
+
+def plain_name(memory):
+    """A memory's name in the essays' words ("delta rule", "HRR"), else its backend name."""
+    return memory_info(memory).get("plain_name") or memory
+
+
+def the(memory):
+    """plain_name in a sentence: "the delta rule", "HRR"."""
+    return ("the " if memory_info(memory).get("article") else "") + plain_name(memory)
 
 
 def name_order(memories):
-    """NAMES' order (the cache first), then by name."""
-    return sorted(set(memories), key=lambda m: (list(NAMES).index(m) if m in NAMES else len(NAMES), m))
+    """The memories with a name in the tables (label) in the catalog's order (the cache first), then
+    the others by name."""
+    named = [m for m, e in _catalog("memories").items() if e.get("table_name") or e.get("published")]
+    return sorted(set(memories), key=lambda m: (named.index(m) if m in named else len(named), m))
+
+
+def catalog_order(memories):
+    """The memories in the catalog's order (memcap list's), any it does not list after them by name."""
+    known = list(_catalog("memories"))
+    return sorted(set(memories), key=lambda m: (known.index(m) if m in known else len(known), m))
+
+
+def reduces_to():
+    """{memory: the memory it becomes in its special case} (GLA at alpha = 1 is the linear grid), in the
+    catalog's order."""
+    return OrderedDict((m, e["reduces_to"]) for m, e in _catalog("memories").items() if e.get("reduces_to"))
 
 
 # ------------------------------------------------------------------ the sections' protocol
@@ -403,6 +467,7 @@ class Context:
     theory, the reproduction's cells; None outside REPORT.md) and the capacity table's path."""
 
     def __init__(self, reports_dir, figures=None, main=None, table=None):
+        read_catalog(reports_dir, required=False)  # a reports directory's own catalog, when it has one
         self.reports_dir = reports_dir
         self.figures = figures if figures is not None else os.path.join(reports_dir, "figures")
         self.main = main

@@ -11,7 +11,7 @@ import tempfile
 from studies import SECTIONS
 
 from .capacity import capacity_rows, write_table
-from .common import (CELL_FIGURE_COLUMNS, Context, ReportError, is_frontier, learn_memories, read_csv, read_manifest, read_summary,
+from .common import (CELL_FIGURE_COLUMNS, Context, ReportError, read_catalog, is_frontier, learn_memories, read_csv, read_manifest, read_summary,
                      reset_memories, run)
 from .theory import read_theory
 
@@ -48,6 +48,7 @@ def sections():
 def _build(out, stage):
     """Builds every file into `stage`; returns their paths relative to it."""
     reset_memories()
+    read_catalog(out)  # names, capacity axes and slots from memcap's tables (memcap list --json)
     main = Main()
     main.summary_all = read_summary(os.path.join(out, "capacity_summary.csv"))
     main.cells = read_csv(os.path.join(out, "reproduce", "reproduce_cells.csv"), CELL_FIGURE_COLUMNS)

@@ -34,7 +34,7 @@ from collections import OrderedDict
 from matplotlib.lines import Line2D
 
 from memcap_report.capacity import capacity_rows
-from memcap_report.common import (COLOURS, Context, run, SUMMARY_COLUMNS, ReportError, base, fmt_cap, fnum, learn_memories, list_words,
+from memcap_report.common import (COLOURS, Context, catalog_order, plain_name, run, the, SUMMARY_COLUMNS, ReportError, base, fmt_cap, fnum, learn_memories, list_words,
                                   max_pairs_exact, measured, noise_order, noise_words, optional_csv, plt, ratio_words, read_manifest,
                                   save, se,
                                   spec_params, state_bits_of, style)
@@ -45,24 +45,18 @@ BITS_COLUMNS = SUMMARY_COLUMNS + ("state_bits",)
 PRECISIONS = ("fp32", "bf16", "fp16", "int8", "int4")
 PRECISION_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "int8": 8, "int4": 4}
 NARROWEST = 4  # the narrowest width d = best races (powers of two from 4)
-ORDER = ("softmax", "linear", "delta", "hrr")
-NAMES = {"softmax": "softmax cache", "linear": "linear grid", "delta": "delta rule", "hrr": "HRR"}
-ARTICLE = {"softmax": "the ", "linear": "the ", "delta": "the "}  # in a sentence: "the softmax cache", "HRR"
 SETTING_NAMES = {"beta": "β", "rho": "ρ"}
 LIMIT = "log2(n!) limit"
 
 
 def name(memory):
-    return NAMES.get(memory, memory)
-
-
-def the(memory):
-    """The memory's name in a sentence."""
-    return ARTICLE.get(memory, "") + name(memory)
+    """The memory's name in the essays' words (the catalog's plain name: "delta rule", "HRR")."""
+    return plain_name(memory)
 
 
 def memory_order(memories):
-    return sorted(set(memories), key=lambda m: (ORDER.index(m) if m in ORDER else len(ORDER), m))
+    """The catalog's order (memcap list's), then by name."""
+    return catalog_order(memories)
 
 
 # ------------------------------------------------------------------ reading

@@ -22,6 +22,10 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from memcap_report import common  # noqa: E402
 from studies.bits import section as bits  # noqa: E402
 from memcap_report.common import SUMMARY_COLUMNS, ReportError  # noqa: E402
+from memcap_report.common import read_catalog  # noqa: E402
+
+# names, capacity axes and slots from memcap's tables (memcap list --json), as a reports directory has them
+read_catalog(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "tests", "report", "fixtures", "sweep"))
 
 TASK = "assoc_recall:queries=32,noise=0,cosine=%s,control=none,vocab=0,keys=random,steps=1000,lr=0.01,temp=0.1"
 NS = (4, 8, 16, 32, 64, 128)

@@ -22,7 +22,7 @@ import statistics
 from collections import OrderedDict
 
 from memcap_report.capacity import cap_text, capacity_rows, part_capacities, task_words
-from memcap_report.common import (CACHES, Context, run, SUMMARY_COLUMNS, base, fnum, label as published, list_words, measured, noise_key,
+from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fnum, label as published, list_words, measured, noise_key,
                                   noise_order, noise_words, optional_csv, ratio_words, read_manifest, spec_params, tuned_keys)
 from memcap_report.race import candidates, is_raced, settings
 
@@ -32,7 +32,6 @@ MATRIX = ("delta", "gated_deltanet", "mesanet")  # the matrix memories they are 
 CACHE = "softmax"
 COMPARE = MATRIX + (CACHE,)
 ORDER = DEEP + COMPARE
-NAMES = {"ttt_linear": "TTT-Linear", "ttt_mlp": "TTT-MLP", "titans": "Titans"}
 # The parts, in the tables' order (capacity.part_of's keys), and how the section names them.
 PARTS = OrderedDict([
     (("assoc_recall", "passes=1"), "assoc_recall (stored pairs n)"),
@@ -48,13 +47,13 @@ RANGE_ENDS = {"batch": 1.0, "steps": 1.0, "momentum": 0.0, "forget": 0.0, "depth
 
 def label(memory):
     """The tables' name: the published one (common.label for the matrix memories and the cache)."""
-    return NAMES.get(memory) or published(memory)
+    return published(memory)
 
 
 def short(memory):
     """The sentences' name: the published one without common.label's asides ("DeltaNet", "softmax cache")."""
     name = label(memory).split(" (")[0].split(" = ")[0]
-    return "the " + name if memory in CACHES else name
+    return "the " + name if memory in caches() else name
 
 
 def names(memories):

@@ -20,6 +20,10 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 from studies.deep import section as deep  # noqa: E402
 from memcap_report.common import SUMMARY_COLUMNS  # noqa: E402
+from memcap_report.common import read_catalog  # noqa: E402
+
+# names, capacity axes and slots from memcap's tables (memcap list --json), as a reports directory has them
+read_catalog(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "tests", "report", "fixtures", "sweep"))
 
 SWEEP = os.path.join(ROOT, "tests", "report", "fixtures", "sweep")  # the main job's fixture
 ASSOC = "assoc_recall:queries=32,noise=0,cosine=%s,control=none,vocab=0,keys=random,steps=1000,lr=0.01,temp=0.1"

@@ -22,7 +22,7 @@ import os
 import sys
 from collections import defaultdict
 
-from memcap_report.common import SUMMARY_COLUMNS, Context, run, base, first_miss, noise_words as common_noise_words, param, read_csv, se
+from memcap_report.common import CATALOG, SUMMARY_COLUMNS, Context, run, base, first_miss, noise_words as common_noise_words, param, read_csv, se
 
 CELL_COLUMNS = ("memory_spec", "task_spec", "budget_floats", "d", "n", "seed", "queries", "accuracy_frac", "status")
 
@@ -114,7 +114,7 @@ def capacity_table(g):
     """Rows: (memory, budget, d, noise, ratio, fresh cap, random cap, frame cap, learned cap, ratio text)."""
     rows = []
     keys = sorted({(m, b, d, nz, ratio) for (m, b, d, nz, src, ratio) in g if src != "fresh"},
-                  key=lambda k: (ORDER.index(k[0]) if k[0] in ORDER else 99, k[1], k[3] != "cosine=1", k[4]))
+                  key=lambda k: (order().index(k[0]) if k[0] in order() else 99, k[1], k[3] != "cosine=1", k[4]))
     for m, b, d, nz, ratio in keys:
         cap = {}
         for src in ("random", "frame", "learned"):
@@ -129,15 +129,20 @@ def capacity_table(g):
 
 # The study asks how far trained keys raise each fixed-state memory's capacity, against the
 # cache (a state that grows with n) and, for the grid, against its models: these are the
-# backends its sentences are about, and the order its tables and panels list memories in.
+# backends its sentences are about; its tables and panels list memories in the catalog's order.
 CACHE, GRID, DELTA_RULE = "softmax", "linear", "delta"
-ORDER = [CACHE, GRID, DELTA_RULE, "hrr", "selective"]
+
+
+def order():
+    """The catalog's memories, in its order (memcap list's)."""
+    return list(CATALOG["memories"])
 
 
 def memories(g):
-    """The study's memories: those of ORDER first, then any other in order of appearance."""
+    """The study's memories: in the catalog's order, then any other in order of appearance."""
     seen = list(dict.fromkeys(k[0] for k in g))
-    return [m for m in ORDER if m in seen] + [m for m in seen if m not in ORDER]
+    known = order()
+    return [m for m in known if m in seen] + [m for m in seen if m not in known]
 
 
 def gains(g):
@@ -447,7 +452,7 @@ def answer(table, gs, cstats, parity, delta_top):
            "V/d ≥ 32." % (sum(small) / len(small) if small else float("nan"),
                           sum(large) / len(large) if large else float("nan")))
     others = []
-    for m in [x for x in ORDER if x not in (CACHE, GRID)]:
+    for m in [x for x in order() if x not in (CACHE, GRID)]:
         ms = [t for t in table if t[0] == m and t[6] and t[8] and t[6][1] == "=" and t[8][1] == "="]
         if ms:
             rs = [t[8][0] / t[6][0] for t in ms]

@@ -8,7 +8,7 @@ import sys
 from collections import OrderedDict
 
 from memcap_report.capacity import capacity_rows
-from memcap_report.common import (CACHES, Context, run, SUMMARY_COLUMNS, base, fmt_cap, label, list_words, name_order, noise_order, noise_words,
+from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fmt_cap, label, list_words, name_order, noise_order, noise_words,
                                   optional_csv, read_manifest)
 from memcap_report.race import edge_words, settings
 
@@ -44,11 +44,11 @@ def leaders(caps):
     out = OrderedDict()
     for noise in noise_order({n for _, n, _ in caps}):
         for b in sorted({bb for _, nn, bb in caps if nn == noise}):
-            rec = {m: r["capacity"] or 0 for (m, n, bb), r in caps.items() if n == noise and bb == b and m not in CACHES}
+            rec = {m: r["capacity"] or 0 for (m, n, bb), r in caps.items() if n == noise and bb == b and m not in caches()}
             if not rec:
                 continue
             top = max(rec.values())
-            cache = next((caps[(c, noise, b)]["capacity"] for c in CACHES if (c, noise, b) in caps), None)
+            cache = next((caps[(c, noise, b)]["capacity"] for c in caches() if (c, noise, b) in caps), None)
             out[(noise, b)] = ([m for m in rec if rec[m] == top], top, cache)
     return out
 

@@ -11,6 +11,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # scripts/
 
 from studies.modern import section as modern  # noqa: E402
 from memcap_report.race import edge_words  # noqa: E402
+from memcap_report.common import read_catalog  # noqa: E402
+
+# names, capacity axes and slots from memcap's tables (memcap list --json), as a reports directory has them
+read_catalog(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "tests", "report", "fixtures", "sweep"))
 
 TASK0 = "assoc_recall:queries=32,noise=0,cosine=1,control=none,vocab=0,keys=random"
 TASK1 = "assoc_recall:queries=32,noise=0,cosine=0.72,control=none,vocab=0,keys=random"

@@ -1,7 +1,7 @@
 """Where decays, overwrites and gates pay (streams/streams_summary.csv, from scripts/studies/streams/streams.ini):
 the tasks whose streams hold more than the pairs asked for (tasks/stream_recall.hpp) and associative
 recall written several times (assoc_recall:passes=p), each memory at the width and settings the race
-chose, by its published name (modern.NAMES).
+chose, by its published name (the catalog's table names, common.label).
 
   recent_recall     n = the window W: ratio·W pairs written, the last W asked for; the rows of one cell
                     are lag buckets (slot = the bucket's largest lag): a recall-against-lag curve.
@@ -24,7 +24,7 @@ from collections import OrderedDict
 
 from memcap_report.capacity import (OVERWRITE_SLOTS, at_largest_window, cap_text, part_capacities, horizon, lag_curve, part_name,
                                     task_words)
-from memcap_report.common import (CACHES, Context, run, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
+from memcap_report.common import (Context, caches, reduces_to, run, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
                                   measured, name_order, noise_key, noise_order, noise_words, optional_csv, ratio_words, read_manifest,
                                   se, tuned_keys)
 from memcap_report.race import edge_words, settings
@@ -117,8 +117,8 @@ def leaders(caps):
     out = OrderedDict()
     for noise in noise_order({n for _, n, _ in caps}):
         for b in sorted({bb for _, nn, bb in caps if nn == noise}):
-            rec = {m: r["capacity"] or 0 for (m, n, bb), r in caps.items() if n == noise and bb == b and m not in CACHES}
-            cache = next((caps[(c, noise, b)] for c in CACHES if (c, noise, b) in caps), None)
+            rec = {m: r["capacity"] or 0 for (m, n, bb), r in caps.items() if n == noise and bb == b and m not in caches()}
+            cache = next((caps[(c, noise, b)] for c in caches() if (c, noise, b) in caps), None)
             if not rec:
                 continue
             top = max(rec.values())
@@ -200,13 +200,11 @@ def closest_n(ns, target=OVERWRITE_AT):
     return min(sorted(ns), key=lambda n: abs(math.log(n / target))) if ns else None
 
 
-# Each gated memory and its ungated special case on salient_recall (the same recurrence with the step
-# Δ = 1 on every write; gla's ungated form at decay 1 is the grid, gated_deltanet's at decay 1 is delta).
-GATED = OrderedDict([("selective", "linear"), ("gla", "linear"), ("gated_deltanet", "delta")])
 
 
 def gate_table(caps, summary):
-    """(lines, pairs): what the gate buys on salient_recall. Per (gated, ungated) pair of GATED present, noise
+    """(lines, pairs): what the gate buys on salient_recall. Per (gated, ungated) pair present (the catalog's reduces_to: each gated
+    memory and its special case, the same recurrence with the step Δ = 1 on every write at decay 1), noise
     and budget: both capacities, and both accuracies (± 1 SE) at the gated memory's capacity, with whether
     their intervals (mean ± 2 SE) are apart. pairs = [(gated, ungated, noise, budget, capacity rows, apart)]."""
     pc = caps.get(("salient_recall", ""), {})
@@ -216,7 +214,7 @@ def gate_table(caps, summary):
     lines = ["| gated memory | ungated special case | noise | floats | capacity: gated / ungated | at n = the gated capacity: "
              "gated / ungated | intervals (± 2 SE) |", "|---|---|---|---|---|---|---|"]
     pairs = []
-    for g, u in GATED.items():
+    for g, u in reduces_to().items():
         for (m, noise, b), gr in pc.items():
             if m != g or (u, noise, b) not in pc:
                 continue
@@ -354,12 +352,12 @@ def horizon_words(hz):
     for noise in noise_order({n for _, n, _ in hz}):
         for b in sorted({bb for _, n, bb in hz if n == noise}):
             at = {m: h for (m, n, bb), h in hz.items() if n == noise and bb == b}
-            rec = {m: h for m, h in at.items() if m not in CACHES}
+            rec = {m: h for m, h in at.items() if m not in caches()}
             if not rec:
                 continue
             best = max(h[1] or 0 for h in rec.values())
             ms = [m for m in memory_order(rec) if (rec[m][1] or 0) == best]
-            cache = next((at[c] for c in CACHES if c in at), None)
+            cache = next((at[c] for c in caches() if c in at), None)
             out.append("%s at %d floats, %s (%s%s)" % (
                 noise_words(noise), b, list_words([label(m) for m in ms]), hfmt(rec[ms[0]]),
                 "; the cache %s" % hfmt(cache) if cache else ""))

@@ -24,6 +24,10 @@ from memcap_report import capacity, common, sweep  # noqa: E402
 from studies.streams import section as streams  # noqa: E402
 from memcap_report.capacity import horizon, overwrite_both, part_capacities  # noqa: E402
 from memcap_report.common import SUMMARY_COLUMNS  # noqa: E402
+from memcap_report.common import read_catalog  # noqa: E402
+
+# names, capacity axes and slots from memcap's tables (memcap list --json), as a reports directory has them
+read_catalog(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "tests", "report", "fixtures", "sweep"))
 
 FIXTURES = os.path.join(HERE, "fixture")  # the reports directory whose streams/ is the fixture sweep
 SWEEP = os.path.join(ROOT, "tests", "report", "fixtures", "sweep")  # the main job's fixture
