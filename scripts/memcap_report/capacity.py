@@ -190,6 +190,30 @@ def part_capacities(summary):
     return out
 
 
+def part_family(part):
+    """The task family a part counts in for "which memory when" (verdict.py): the task, its variant
+    when written more than once ("assoc_recall:passes=2"), a task with slot parts on all of them at
+    once ("both"); None for one slot's part alone."""
+    task, what = part
+    if what in ("", "both", "passes=1"):
+        return task
+    if what.startswith("passes="):
+        return "%s:%s" % (task, what)
+    return None
+
+
+def part_rows(parts, study):
+    """Plain rows (verdict.py) from part_capacities' {part: {(memory, noise, budget): row}}."""
+    out = []
+    for part, pc in parts.items():
+        family = part_family(part)
+        if family is None:
+            continue
+        out += [OrderedDict(study=study, task=family, noise=noise, budget=int(b), memory=m, capacity=r["capacity"],
+                            largest_tried=r["largest_tried"]) for (m, noise, b), r in pc.items()]
+    return out
+
+
 def cap_text(r):
     """A capacity as the tables print it: '≥W' at the largest n tried (a lower bound), '<n' below the smallest."""
     return fmt_cap(r["capacity"], r["largest_tried"], r["smallest_tried"])

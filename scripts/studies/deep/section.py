@@ -21,7 +21,7 @@ import sys
 import statistics
 from collections import OrderedDict
 
-from memcap_report.capacity import cap_text, capacity_rows, part_capacities, task_words
+from memcap_report.capacity import cap_text, capacity_rows, part_capacities, part_rows, task_words
 from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fnum, label as published, list_words, measured, noise_key,
                                   noise_order, noise_words, optional_csv, ratio_words, read_manifest, spec_params, tuned_keys)
 from memcap_report.race import candidates, is_raced, settings
@@ -405,8 +405,9 @@ def load(ctx):
 
 
 def compute(data):
-    """Plain rows: none of its own yet (the tables are computed in render)."""
-    return []
+    """Plain rows (memcap_report.verdict): the deep memories' capacity points (the comparison memories'
+    are their own studies' rows)."""
+    return part_rows(part_capacities(data[0]), "deep")
 
 
 def render(data, rows_, ctx):

@@ -8,6 +8,7 @@ from memcap_report.common import (COLOURS, ORDER, base, fit_exponent, fmt_cap, f
                                   noise_words, plt, ratio_words, save, seeds_text, span_words, spec_params, style, tuned_keys)
 from memcap_report.race import at_end, is_raced, listed
 from memcap_report.theory import broken, residual_lines, tcaps_model, theory_curve
+from memcap_report.verdict import plain_rows
 
 
 def tuning_words(manifest, frontier_rows):
@@ -396,8 +397,8 @@ def load(ctx):
 
 
 def compute(main):
-    """Plain rows: none of its own yet (the tables are computed in render)."""
-    return []
+    """Plain rows (memcap_report.verdict): the frontier's capacity points, every memory at its best width."""
+    return plain_rows(main.frows, "frontier")
 
 
 def render(main, rows, ctx):

@@ -11,6 +11,7 @@ from memcap_report.capacity import capacity_rows
 from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fmt_cap, label, list_words, name_order, noise_order, noise_words,
                                   optional_csv, read_manifest)
 from memcap_report.race import edge_words, settings
+from memcap_report.verdict import plain_rows
 
 
 def table(summary, manifest=None):
@@ -79,8 +80,9 @@ def load(ctx):
 
 
 def compute(data):
-    """Plain rows: none of its own yet (the table is computed in render)."""
-    return []
+    """Plain rows (memcap_report.verdict): the study's associative-recall capacity points."""
+    rows, _ = capacity_rows(data["summary"], "frontier")
+    return plain_rows([r for r in rows if r["task"] == "assoc_recall"], "modern")
 
 
 def render(data, rows, ctx):

@@ -22,7 +22,7 @@ import os
 import sys
 from collections import OrderedDict
 
-from memcap_report.capacity import (OVERWRITE_SLOTS, at_largest_window, cap_text, part_capacities, horizon, lag_curve, part_name,
+from memcap_report.capacity import (OVERWRITE_SLOTS, at_largest_window, cap_text, part_capacities, part_rows, horizon, lag_curve, part_name,
                                     task_words)
 from memcap_report.common import (Context, caches, reduces_to, run, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
                                   measured, name_order, noise_key, noise_order, noise_words, optional_csv, ratio_words, read_manifest,
@@ -421,8 +421,8 @@ def load(ctx):
 
 
 def compute(data):
-    """Plain rows: none of its own yet (the tables are computed in render)."""
-    return []
+    """Plain rows (memcap_report.verdict): the capacity points of every part (overwrite_recall on both slots)."""
+    return part_rows(part_capacities(data[0]), "streams")
 
 
 def render(data, rows, ctx):
