@@ -4,6 +4,7 @@ Everything is written into a staging directory inside the reports directory firs
 into place only when every part has been built, so bad input leaves no half-written file."""
 import importlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -32,6 +33,7 @@ def build(out):
         written = _build(out, stage)
         os.makedirs(os.path.join(out, "figures"), exist_ok=True)
         for name in written:
+            os.makedirs(os.path.dirname(os.path.join(out, name)), exist_ok=True)
             os.replace(os.path.join(stage, name), os.path.join(out, name))
     finally:
         shutil.rmtree(stage, ignore_errors=True)
@@ -85,7 +87,37 @@ def _build(out, stage):
             lines += section.render(data, rows, ctx)
     with open(os.path.join(stage, "REPORT.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    return ["capacity_table.csv", "REPORT.md"] + [os.path.join("figures", n) for n in sorted(os.listdir(figures))]
+    readmes = []
+    for (name, _), (section, data, rows) in zip(sections(), parts):
+        if section is not None and data is not None and os.path.exists(template_path(name)):
+            os.makedirs(os.path.join(stage, name), exist_ok=True)
+            with open(os.path.join(stage, name, "README.md"), "w") as f:
+                f.write(readme(name, section, data, rows, ctx))
+            readmes.append(os.path.join(name, "README.md"))
+    return (["capacity_table.csv", "REPORT.md"] + [os.path.join("figures", n) for n in sorted(os.listdir(figures))] +
+            readmes)
+
+
+def template_path(name):
+    """A study's README template: scripts/studies/NAME/README.md.in."""
+    return os.path.join(os.path.dirname(os.path.abspath(importlib.import_module("studies").__file__)), name,
+                        "README.md.in")
+
+
+def readme(name, section, data, rows, ctx):
+    """REPORTS_DIR/NAME/README.md: the study's template with each {{key}} replaced by what its section's
+    readme(data, rows, ctx) computed ({key: text}; a study without the function fills none)."""
+    with open(template_path(name)) as f:
+        text = f.read()
+    fill = section.readme(data, rows, ctx) if hasattr(section, "readme") else {}
+    for key, value in fill.items():
+        if "{{%s}}" % key not in text:
+            raise ReportError("%s: no {{%s}} for the section's %s" % (template_path(name), key, key))
+        text = text.replace("{{%s}}" % key, value)
+    left = re.search(r"\{\{(\w+)\}\}", text)
+    if left:
+        raise ReportError("%s: {{%s}} is not computed by the section" % (template_path(name), left.group(1)))
+    return text
 
 
 def main(argv):

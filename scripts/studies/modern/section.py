@@ -8,7 +8,7 @@ import sys
 from collections import OrderedDict
 
 from memcap_report.capacity import capacity_rows
-from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fmt_cap, label, list_words, name_order, noise_order, noise_words,
+from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fmt_cap, label, list_words, name_order, noise_order, noise_words, span_words,
                                   optional_csv, read_manifest)
 from memcap_report.race import edge_words, settings
 from memcap_report.verdict import plain_rows
@@ -101,3 +101,53 @@ def render(data, rows, ctx):
 def section(reports_dir):
     """The section's lines ([] when the study's summary is not there)."""
     return run(sys.modules[__name__], Context(reports_dir))
+
+
+def short(memory):
+    """The memory's name in a sentence or a grouped row: its table name without the asides."""
+    return label(memory).split(" (")[0].split(" = ")[0]
+
+
+def readme(data, rows, ctx):
+    """reports/modern/README.md's computed parts (its template: README.md.in): the capacity table,
+    memories with the same capacity at every point in one row."""
+    _, caps, _ = table(data["summary"], data["manifest"])
+    noises = noise_order({n for _, n, _ in caps})
+    budgets = sorted({b for _, _, b in caps})
+    groups = OrderedDict()
+    for m in name_order(m for m, _, _ in caps):
+        cells = tuple("—" if (m, n, b) not in caps else
+                      fmt_cap(caps[(m, n, b)]["capacity"], caps[(m, n, b)]["largest_tried"], caps[(m, n, b)]["smallest_tried"])
+                      for n in noises for b in budgets)
+        groups.setdefault(cells, []).append(m)
+    head = "| memory | %s |" % " | ".join("%d%s" % (b, "" if n == "cosine=1" else ", " + noise_words(n, short=True))
+                                          for n in noises for b in budgets)
+    lines = [head, "|---|" + "---|" * (len(noises) * len(budgets))]
+    lines += ["| %s | %s |" % (", ".join(short(m) for m in ms), " | ".join(cells)) for cells, ms in groups.items()]
+    return {"capacity_table": "\n".join(lines), "theory": theory_words(ctx.reports_dir)}
+
+
+def theory_words(reports_dir):
+    """The README's sentence on `memcap theory` beside the study (modern/theory.csv): per model that
+    applies, the rows it covers and how far the measurements are from it; "" without theory.csv."""
+    rows = optional_csv(os.path.join(reports_dir, "modern", "theory.csv"))
+    rows = [r for r in rows if r.get("applies") in ("exact", "approx") and r.get("residual_se") not in ("", None)]
+    if not rows:
+        return ""
+    by = OrderedDict()
+    for r in rows:
+        by.setdefault((r["model"], r["applies"]), OrderedDict()).setdefault(base(r["memory_spec"]), []).append(r)
+    out = []
+    for (model, applies), per in by.items():
+        rs = [r for v in per.values() for r in v]
+        se = [abs(float(r["residual_se"])) for r in rs]
+        bound = max(1, int(-(-max(se) // 1)))  # the whole number of SE they are all within
+        worst = max(rs, key=lambda r: abs(float(r["residual_points"])))
+        counts = sorted({len(v) for v in per.values()})
+        out.append("`%s` (%s) covers %s: %s row%s%s, all within %d SE (%d%% within 2 SE; the largest residual is "
+                   "%.0f points at %.2f SE, measured %.1f%% at d = %s, n = %s)" % (
+                       model, applies, list_words(["`%s`" % m for m in per]), span_words(counts),
+                       "" if counts == [1] else "s", " each" if len(per) > 1 else "", bound,
+                       round(100 * sum(s <= 2 for s in se) / len(se)), abs(float(worst["residual_points"])),
+                       abs(float(worst["residual_se"])), 100 * float(worst["measured_mean_frac"]), worst["d"], worst["n"]))
+    return "Theory beside it (`theory.csv`, `memcap theory`): " + "; ".join(out) + "."
