@@ -513,8 +513,60 @@ def write_capacity_csv(path, caps):
 
 # ------------------------------------------------------------------ the whole
 
+def load(path, binary, tmp, theory_files=None):
+    """The sweep's data: its summary CSVs (paths, and the inputs named), the catalog, the measured rows,
+    theory's predictions and capacity lines (read from theory_files, or run), and theory's note."""
+    paths, named = summaries(path, binary, tmp)
+    load_catalog(path, binary, tmp)
+    rows = read_rows(paths)
+    if not rows:
+        raise ReportError("%s: no summary row with a measured accuracy (every cell failed?)" % path)
+    preds, tcaps, note = theory(paths, binary, tmp, theory_files)
+    return dict(path=path, named=named, rows=rows, preds=preds, tcaps=tcaps, note=note)
+
+
+def compute(data):
+    """Plain rows: the capacity table (capacity_table), one per series, task, noise and budget."""
+    return capacity_table(data["rows"])
+
+
+def render(data, caps, stage):
+    """Writes capacity.csv, figures/*.png, report.md and report.html into `stage`; returns their paths
+    relative to it."""
+    rows, tcaps = data["rows"], data["tcaps"]
+    colour = colours(rows)
+    models = exact_models(data["preds"])
+    os.makedirs(os.path.join(stage, "figures"))
+    figures = []
+    labels = task_label(rows)
+    for task in OrderedDict((labels[r["task_spec"]], 1) for r in rows):
+        tc = [c for c in caps if c["task"] == task]
+        if any(c["budget_floats"] != "natural" for c in tc):
+            name = "frontier_%s.png" % slug(task)
+            # theory's capacity lines model associative recall written once
+            frontier_figure(task, tc, [t for t in tcaps if task in ("assoc_recall", "assoc_recall:passes=1")],
+                            colour, os.path.join(stage, "figures", name), limit=base(task) in LIMIT_TASKS)
+            figures.append((name, "%s: capacity against budget" % task))
+        for noise in OrderedDict((row_noise(r), 1) for r in rows if labels[r["task_spec"]] == task):
+            rs = [r for r in rows if labels[r["task_spec"]] == task and row_noise(r) == noise]
+            name = "accuracy_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
+            accuracy_figure(task, noise, rs, models, colour, os.path.join(stage, "figures", name))
+            figures.append((name, "%s%s: mean accuracy against n" % (task, ", " + noise if noise else "")))
+            if lag_task(base(rs[0]["task_spec"])):
+                name = "lag_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
+                if lag_figure(task, noise, rs, colour, os.path.join(stage, "figures", name)):
+                    figures.append((name, "%s%s: recall against lag at the largest window" %
+                                    (task, ", " + noise if noise else "")))
+    write_capacity_csv(os.path.join(stage, "capacity.csv"), caps)
+    title = os.path.basename(os.path.normpath(data["path"]))
+    write_pages(stage, title, data["named"], caps, rows, figures, data["note"], rule_notes(rows, caps))
+    return ["capacity.csv", "report.md", "report.html"] + [os.path.join("figures", n) for n, _ in figures]
+
+
 def build(path, out=None, theory_files=None):
-    """Writes OUT/capacity.csv, OUT/figures/*.png, OUT/report.md and OUT/report.html; returns OUT.
+    """Writes OUT/capacity.csv, OUT/figures/*.png, OUT/report.md and OUT/report.html; returns OUT:
+    load -> compute -> render (the protocol of every section, scripts/studies/README.md) into a
+    staging directory, then each file moved into place.
     theory_files: (predictions CSV, capacity CSV or None) of `memcap theory` on PATH's summary."""
     if out is None:
         out = os.path.join(path if os.path.isdir(path) else (os.path.dirname(path) or "."), "report")
@@ -523,45 +575,13 @@ def build(path, out=None, theory_files=None):
         raise ReportError("--out '%s': directory '%s' does not exist" % (out, parent))
     if os.path.exists(out) and not os.path.isdir(out):
         raise ReportError("--out '%s' is a file, not a directory" % out)
-    binary = memcap_binary()
     tmp = tempfile.mkdtemp(prefix=".memcap-report.", dir=parent)
     try:
-        paths, named = summaries(path, binary, tmp)
-        load_catalog(path, binary, tmp)
-        rows = read_rows(paths)
-        if not rows:
-            raise ReportError("%s: no summary row with a measured accuracy (every cell failed?)" % path)
-        preds, tcaps, note = theory(paths, binary, tmp, theory_files)
-        caps = capacity_table(rows)
-        colour = colours(rows)
-        models = exact_models(preds)
+        data = load(path, memcap_binary(), tmp, theory_files)
         stage = os.path.join(tmp, "out")
-        os.makedirs(os.path.join(stage, "figures"))
-        figures = []
-        labels = task_label(rows)
-        for task in OrderedDict((labels[r["task_spec"]], 1) for r in rows):
-            tc = [c for c in caps if c["task"] == task]
-            if any(c["budget_floats"] != "natural" for c in tc):
-                name = "frontier_%s.png" % slug(task)
-                # theory's capacity lines model associative recall written once
-                frontier_figure(task, tc, [t for t in tcaps if task in ("assoc_recall", "assoc_recall:passes=1")],
-                                colour, os.path.join(stage, "figures", name), limit=base(task) in LIMIT_TASKS)
-                figures.append((name, "%s: capacity against budget" % task))
-            for noise in OrderedDict((row_noise(r), 1) for r in rows if labels[r["task_spec"]] == task):
-                rs = [r for r in rows if labels[r["task_spec"]] == task and row_noise(r) == noise]
-                name = "accuracy_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
-                accuracy_figure(task, noise, rs, models, colour, os.path.join(stage, "figures", name))
-                figures.append((name, "%s%s: mean accuracy against n" % (task, ", " + noise if noise else "")))
-                if lag_task(base(rs[0]["task_spec"])):
-                    name = "lag_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
-                    if lag_figure(task, noise, rs, colour, os.path.join(stage, "figures", name)):
-                        figures.append((name, "%s%s: recall against lag at the largest window" %
-                                        (task, ", " + noise if noise else "")))
-        write_capacity_csv(os.path.join(stage, "capacity.csv"), caps)
-        title = os.path.basename(os.path.normpath(path))
-        write_pages(stage, title, named, caps, rows, figures, note, rule_notes(rows, caps))
+        written = render(data, compute(data), stage)
         os.makedirs(os.path.join(out, "figures"), exist_ok=True)
-        for name in ["capacity.csv", "report.md", "report.html"] + [os.path.join("figures", n) for n, _ in figures]:
+        for name in written:
             os.replace(os.path.join(stage, name), os.path.join(out, name))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
