@@ -85,6 +85,7 @@ std::vector<TaskEntry> build_task_registry() {
     // The capacity axis and the slots of the tasks whose capacity is not counted in stored pairs
     // alone (the reports read them from `memcap list --json`).
     for (auto& t : tasks) {
+        if (t.name == "assoc_recall") t.pairs_limit = true;
         if (t.name == "recent_recall") t.slot_meaning = "lag bucket";
         if (t.name == "overwrite_recall") t.slot_parts = {{"0", "untouched"}, {"1", "rewritten"}};
         if (t.name == "lag_recall") t.capacity_axis = "lag", t.slot_meaning = "lag";

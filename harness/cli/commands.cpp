@@ -104,11 +104,12 @@ int cmd_list(const std::vector<std::string>& args) {
                                 {"reduces_when", m.reduces_when}, {"params", params}, {"source", m.paper}});
         }
         for (const auto& t : task_registry()) {
-            ordered_json parts = ordered_json::object();
+            ordered_json parts = ordered_json::object(), params = ordered_json::object();
             for (const auto& [slot, part] : t.slot_parts) parts[slot] = part;
+            for (const auto& p : t.params) params[p.key] = {{"default", p.default_value}};
             tasks.push_back({{"name", t.name}, {"description", t.description}, {"n", t.n_meaning},
                              {"capacity_axis", t.capacity_axis}, {"slot", t.slot_meaning}, {"slot_parts", parts},
-                             {"source", t.source}});
+                             {"pairs_limit", t.pairs_limit}, {"params", params}, {"source", t.source}});
         }
         for (const auto& r : readout_registry()) readouts.push_back(r.name);
         // A budget is counted in floats of state (budget_floats), each of 32 bits at fp32 (state_bits

@@ -21,6 +21,8 @@ or column) is a ReportError: the command prints it as one line, exits with statu
 leaves the reports directory as it was.
 
 Reads (written by scripts/reports.sh):
+  catalog.json                           `memcap list --json`: memories' names, tasks' capacity axes and
+                                         slots (required; the report runs no binary)
   capacity.csv, capacity_summary.csv     the capacity sweep, per seed and over seeds: the
                                          frontier (rows whose `tuned` column is non-empty:
                                          each memory at its best width, the cache's beta
@@ -63,9 +65,12 @@ Writes:
     memory_spec_at_capacity  the memory spec there (with the chosen beta)
     capacity_per_float  capacity_at_0.9 / budget_floats
   figures/*.png                          the plots REPORT.md shows
-  REPORT.md                              the frontier first (figures, capacity table, theory
-                                         residuals, the comparison in words), then the essays
-                                         reproduced, the essay's frame and the studies
+  REPORT.md                              "which memory when" first (verdict.py, from every section's
+                                         plain rows), then the frontier (figures, capacity table, theory
+                                         residuals, the comparison in words), the essays reproduced, the
+                                         essay's frame and the studies
+  NAME/README.md                         the README of each study with a template
+                                         (scripts/studies/NAME/README.md.in)
 
 Needs Debian's python3-numpy and python3-matplotlib (/usr/bin/python3).
 """

@@ -5,8 +5,8 @@ import csv
 import math
 from collections import OrderedDict, defaultdict
 
-from .common import (THRESHOLD, base, task_info, capacity, fit_exponent, fmt_cap, fnum, frontier_spec, has_noise, list_words,
-                     noise_key, param, se, spec_params, task_labels, tuned_keys)
+from .common import (THRESHOLD, base, task_info, capacity, fit_exponent, fmt_cap, fnum, frontier_spec, has_noise,
+                     noise_key, se, spec_params, task_labels, tuned_keys)
 
 
 def capacity_points(task, rs):
@@ -99,92 +99,90 @@ def write_table(path, frontier, essay):
 
 
 # ------------------------------------------------------------------ the parts of a task with slots or variants
-# (recent_recall's window, overwrite_recall's slots, assoc_recall's passes): each read on its own
-
-# Parts of the study, in the tables' order: (task, part) -> how the tables name it.
-PART_NAMES = OrderedDict([
-    (("recent_recall", ""), "recent_recall (window W)"),
-    (("overwrite_recall", "both"), "overwrite_recall (rewritten and untouched keys)"),
-    (("overwrite_recall", "rewritten"), "overwrite_recall (rewritten keys)"),
-    (("overwrite_recall", "untouched"), "overwrite_recall (untouched keys)"),
-    (("salient_recall", ""), "salient_recall (marked pairs)"),
-])
-OVERWRITE_SLOTS = {"0": "untouched", "1": "rewritten"}
+# (the catalog's slot_parts, a task's `passes`): each read on its own
 
 
 def part_of(r):
-    """The part of the study a summary row belongs to: (task, part) — ("recent_recall", ""),
-    ("overwrite_recall", "rewritten" | "untouched"), ("salient_recall", ""), ("assoc_recall",
-    "passes=P") — or None for a row of any other task."""
+    """The part a summary row belongs to: (task, part) — (task, "") for a task with one reading,
+    (task, its slot's part) for a task whose slots name parts (the catalog's slot_parts: overwrite
+    keys untouched or rewritten), (task, "passes=P") for a task that takes `passes` (how many times
+    the pairs are written); None for a slot that names no part."""
     task = base(r["task_spec"])
-    if task in ("recent_recall", "salient_recall"):
-        return (task, "")
-    if task == "overwrite_recall":
-        part = OVERWRITE_SLOTS.get(r["slot"])
+    slots = task_info(task).get("slot_parts") or {}
+    if slots:
+        part = slots.get(r["slot"])
         return (task, part) if part else None
-    if task == "assoc_recall":
+    if "passes" in (task_info(task).get("params") or {}):
         return (task, "passes=" + passes(r["task_spec"]))
-    return None
+    return (task, "")
 
 
 def passes(task_spec):
-    """How many times an assoc_recall spec writes its pairs: its `passes`; a spec without the key writes
-    them once (memcap leaves passes out of the canonical string then: tasks/assoc_recall.hpp)."""
+    """How many times a spec writes its pairs: its `passes`; a spec without the key writes them once
+    (memcap leaves passes out of the canonical string then: tasks/assoc_recall.hpp)."""
     return spec_params(task_spec).get("passes", "1")
 
 
-def part_name(part):
-    return PART_NAMES.get(part) or ("%s, %s" % part if part[1] else part[0])
-
-
-def part_order(parts):
-    """PART_NAMES' order, then assoc_recall by the number of passes."""
-    known = list(PART_NAMES)
+def part_order(parts, order=()):
+    """`order`'s parts first, in its order, then by task and number of passes."""
+    known = list(order)
     return sorted(set(parts), key=lambda p: (known.index(p) if p in known else len(known), p[0],
                                             int(p[1].split("=")[1]) if p[1].startswith("passes=") else 0))
 
 
-def split(summary):
-    """{(task, part): rows}: the summary cut into the study's parts (each one task variant, one slot
-    of overwrite_recall), so that no two variants are ever read as one."""
+def split(summary, order=()):
+    """{(task, part): rows}: the summary cut into parts (each one task variant, one slot part), so that
+    no two variants are ever read as one; a task with slot parts also read on all of them at once
+    (part "both": all_parts); in part_order's order."""
     out = OrderedDict()
     for r in summary:
         p = part_of(r)
         if p:
             out.setdefault(p, []).append(r)
-    both = overwrite_both(out.get(("overwrite_recall", "rewritten"), []), out.get(("overwrite_recall", "untouched"), []))
-    if both:
-        out[("overwrite_recall", "both")] = both
-    return OrderedDict((p, out[p]) for p in part_order(out))
+    for task in OrderedDict.fromkeys(t for t, _ in list(out)):
+        names = list((task_info(task).get("slot_parts") or {}).values())
+        if names:
+            both = all_parts([out.get((task, n), []) for n in names])
+            if both:
+                out[(task, "both")] = both
+    return OrderedDict((p, out[p]) for p in part_order(out, order))
 
 
-def overwrite_both(rewritten, untouched):
-    """overwrite_recall read on both slots at once: per cell group (memory, settings, task, budget, n),
-    a copy of the rewritten keys' row whose accuracy is the lower of the two slots' — so its capacity
-    is the largest n at which rewritten and untouched keys both pass. A memory that keeps only the
-    newest pairs (a small sliding window holding just the rewrites) passes on rewritten keys alone,
-    and is not credited for it here. Groups with rewritten keys only (rewrite = 1) keep their row."""
+def all_parts(parts):
+    """A task read on all its slot parts at once (overwrite_recall: rewritten and untouched keys): per
+    cell group (memory, settings, task, budget, n), a copy of the last part's row (the catalog's slot
+    order: rewritten keys) whose accuracy is the lowest of the parts' — so its capacity is the largest
+    n at which every part passes. A memory that keeps only the newest pairs (a small sliding window
+    holding just the rewrites) passes on rewritten keys alone, and is not credited for it here. Groups
+    with the last part only (rewrite = 1) keep their row."""
     def key(r):
         return (r["memory_spec"], r["tuned"], r["task_spec"], r["readout"], r["budget_floats"], r["n"], r["d"])
-    other = {key(r): r for r in untouched}
+    last, others = parts[-1], parts[:-1]
+    other = [{key(r): r for r in p} for p in others]
     out = []
-    for r in rewritten:
-        u = other.get(key(r))
+    for r in last:
         row = dict(r)
-        if u is not None and fnum(u["accuracy_mean_frac"]) < fnum(r["accuracy_mean_frac"]):
-            row["accuracy_mean_frac"] = u["accuracy_mean_frac"]
-            row["accuracy_se_frac"] = u["accuracy_se_frac"]
+        for o in other:
+            u = o.get(key(r))
+            if u is not None and fnum(u["accuracy_mean_frac"]) < fnum(row["accuracy_mean_frac"]):
+                row["accuracy_mean_frac"] = u["accuracy_mean_frac"]
+                row["accuracy_se_frac"] = u["accuracy_se_frac"]
         row["slot"] = ""
         out.append(row)
     return out
 
 
-def part_capacities(summary):
+def overwrite_both(rewritten, untouched):
+    """all_parts of a task with two slot parts, (untouched, rewritten)."""
+    return all_parts([untouched, rewritten])
+
+
+def part_capacities(summary, order=()):
     """{(task, part): {(memory, noise, budget): capacity row (capacity.capacity_rows, frontier)}}: the
-    capacity of every part — recent_recall's W averages its lag buckets, overwrite_recall's on each
-    slot's rows alone, each number of passes on its own rows."""
+    capacity of every part — a window's lag buckets averaged, each slot part on its own rows, each
+    number of passes on its own rows; in part_order's order."""
     out = OrderedDict()
-    for p, rows in split(summary).items():
+    for p, rows in split(summary, order).items():
         caps, _ = capacity_rows(rows, "frontier")
         out[p] = OrderedDict(((base(r["memory_spec"]), r["noise"], r["budget_floats"]), r) for r in caps)
     return out
@@ -238,23 +236,3 @@ def at_largest_window(rows):
     if not ws:
         return None, []
     return ws[-1], [r for r in rows if int(r["n"]) == ws[-1]]
-
-
-def task_words(summary):
-    """What the tasks were, with their parameters read from the spec strings."""
-    specs = OrderedDict((base(r["task_spec"]), r["task_spec"]) for r in summary)
-    out = []
-    if "recent_recall" in specs:
-        s = specs["recent_recall"]
-        out.append("recent_recall writes %s·W pairs and asks for the last W (n = W), its queries in %s lag buckets "
-                   "(a row per bucket, its largest lag)" % (param(s, "ratio"), param(s, "buckets")))
-    if "overwrite_recall" in specs:
-        out.append("overwrite_recall writes n pairs, then a fraction %s of the keys again with fresh values; a "
-                   "rewritten key's answer is its latest value" % param(specs["overwrite_recall"], "rewrite"))
-    if "salient_recall" in specs:
-        out.append("salient_recall hides n marked pairs among %s·n unmarked ones and asks for the marked" %
-                   param(specs["salient_recall"], "distractors"))
-    ps = sorted({int(passes(r["task_spec"])) for r in summary if base(r["task_spec"]) == "assoc_recall"})
-    if ps:
-        out.append("assoc_recall writes its n pairs %s times" % list_words([str(p) for p in ps]).replace(" and ", " or "))
-    return "; ".join(out)

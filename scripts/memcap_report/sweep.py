@@ -272,7 +272,16 @@ def slug(text):
     return "".join(c if c.isalnum() else "_" for c in text).strip("_")
 
 
-LIMIT_TASKS = ("assoc_recall",)  # tasks whose capacity is stored pairs read against every stored value
+def limit_tasks():
+    """The tasks whose capacity counts stored pairs read against every stored value (the catalog's
+    pairs_limit): the log2(n!) limit bounds them, and theory's capacity lines model them written once."""
+    return [t for t, e in CATALOG["tasks"].items() if e.get("pairs_limit")]
+
+
+def written_once(task):
+    """A task label of a pairs_limit task written once: "assoc_recall", or "assoc_recall:passes=1" beside
+    its variants."""
+    return base(task) in limit_tasks() and task in (base(task), base(task) + ":passes=1")
 
 
 def limit_line(budgets):
@@ -452,10 +461,10 @@ def rule_notes(rows, caps):
     if any(c["bits_per_pair"] for c in caps):
         notes.append("bits_per_pair: the state's bits at the capacity n (state_bits; 32 × state_floats in a summary "
                      "without it) over the capacity.")
-    if any(base(c["task"]) in LIMIT_TASKS and c["budget_floats"] != "natural" for c in caps):
+    if any(base(c["task"]) in limit_tasks() and c["budget_floats"] != "natural" for c in caps):
         notes.append("In the frontier figures of %s the black line is the log2(n!) limit: no state of 32·B bits "
                      "recalls every one of more pairs than the largest n with log2(n!) ≤ 32·B; under query noise it "
-                     "is still a bound, a loose one." % ", ".join(LIMIT_TASKS))
+                     "is still a bound, a loose one." % ", ".join(limit_tasks()))
     lagged = sorted({base(r["task_spec"]) for r in rows if lag_task(base(r["task_spec"]))})
     if lagged:
         notes.append(", ".join(lagged) + ": capacity is the largest window W; lag_*.png draws recall against lag (slot: the "
@@ -544,8 +553,8 @@ def render(data, caps, stage):
         if any(c["budget_floats"] != "natural" for c in tc):
             name = "frontier_%s.png" % slug(task)
             # theory's capacity lines model associative recall written once
-            frontier_figure(task, tc, [t for t in tcaps if task in ("assoc_recall", "assoc_recall:passes=1")],
-                            colour, os.path.join(stage, "figures", name), limit=base(task) in LIMIT_TASKS)
+            frontier_figure(task, tc, [t for t in tcaps if written_once(task)],
+                            colour, os.path.join(stage, "figures", name), limit=base(task) in limit_tasks())
             figures.append((name, "%s: capacity against budget" % task))
         for noise in OrderedDict((row_noise(r), 1) for r in rows if labels[r["task_spec"]] == task):
             rs = [r for r in rows if labels[r["task_spec"]] == task and row_noise(r) == noise]

@@ -21,9 +21,9 @@ import sys
 import statistics
 from collections import OrderedDict
 
-from memcap_report.capacity import cap_text, capacity_rows, part_capacities, part_rows, task_words
+from memcap_report.capacity import cap_text, capacity_rows, part_capacities, part_rows
 from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fnum, label as published, list_words, measured, noise_key,
-                                  noise_order, noise_words, optional_csv, ratio_words, read_manifest, spec_params, tuned_keys)
+                                  noise_order, noise_words, optional_csv, param, ratio_words, read_manifest, spec_params, tuned_keys)
 from memcap_report.race import candidates, is_raced, settings
 
 DEEP = ("ttt_linear", "ttt_mlp", "titans")
@@ -139,6 +139,21 @@ def capacities(rows):
 
 
 # ------------------------------------------------------------------ numbers and words
+
+def task_words(summary):
+    """What the stream tasks were (recent_recall, overwrite_recall), with their parameters read from the
+    spec strings (the streams study words them the same way)."""
+    specs = OrderedDict((base(r["task_spec"]), r["task_spec"]) for r in summary)
+    out = []
+    if "recent_recall" in specs:
+        s = specs["recent_recall"]
+        out.append("recent_recall writes %s·W pairs and asks for the last W (n = W), its queries in %s lag buckets "
+                   "(a row per bucket, its largest lag)" % (param(s, "ratio"), param(s, "buckets")))
+    if "overwrite_recall" in specs:
+        out.append("overwrite_recall writes n pairs, then a fraction %s of the keys again with fresh values; a "
+                   "rewritten key's answer is its latest value" % param(specs["overwrite_recall"], "rewrite"))
+    return "; ".join(out)
+
 
 def fmt_flops(x):
     """FLOPs compactly: 850, 4.3k, 21k, 1.3M."""

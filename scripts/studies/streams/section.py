@@ -22,14 +22,33 @@ import os
 import sys
 from collections import OrderedDict
 
-from memcap_report.capacity import (OVERWRITE_SLOTS, at_largest_window, cap_text, part_capacities, part_rows, horizon, lag_curve, part_name,
-                                    task_words)
+from memcap_report.capacity import (at_largest_window, cap_text, part_capacities as shared_part_capacities, part_rows, horizon, lag_curve,
+                                    passes)
 from memcap_report.common import (Context, caches, reduces_to, run, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
-                                  measured, name_order, noise_key, noise_order, noise_words, optional_csv, ratio_words, read_manifest,
+                                  measured, name_order, noise_key, noise_order, noise_words, optional_csv, param, ratio_words, read_manifest,
                                   se, tuned_keys)
 from memcap_report.race import edge_words, settings
 
 FIGURE = "streams_lag.png"
+# The study's parts, in its tables' order: (task, part) -> how the tables name it (the parts themselves:
+# capacity.part_of, from the catalog's slot parts and a task's passes).
+PART_NAMES = OrderedDict([
+    (("recent_recall", ""), "recent_recall (window W)"),
+    (("overwrite_recall", "both"), "overwrite_recall (rewritten and untouched keys)"),
+    (("overwrite_recall", "rewritten"), "overwrite_recall (rewritten keys)"),
+    (("overwrite_recall", "untouched"), "overwrite_recall (untouched keys)"),
+    (("salient_recall", ""), "salient_recall (marked pairs)"),
+])
+OVERWRITE_SLOTS = {"0": "untouched", "1": "rewritten"}
+
+
+def part_name(part):
+    return PART_NAMES.get(part) or ("%s, %s" % part if part[1] else part[0])
+
+
+def part_capacities(summary):
+    """capacity.part_capacities in the order of PART_NAMES."""
+    return shared_part_capacities(summary, PART_NAMES)
 OVERWRITE_AT = 64  # the n of the overwrite table (the closest n tried when it was not)
 
 # ------------------------------------------------------------------ reading
@@ -410,6 +429,26 @@ def passes_words(per, parts):
              for k, ms in groups.items()]
     return ("From %s to %s, the capacity %s." % (parts[0][1].replace("=", " = "), parts[-1][1].replace("=", " = "),
                                                  "; ".join(items))) if items else ""
+
+
+def task_words(summary):
+    """What the tasks were, with their parameters read from the spec strings."""
+    specs = OrderedDict((base(r["task_spec"]), r["task_spec"]) for r in summary)
+    out = []
+    if "recent_recall" in specs:
+        s = specs["recent_recall"]
+        out.append("recent_recall writes %s·W pairs and asks for the last W (n = W), its queries in %s lag buckets "
+                   "(a row per bucket, its largest lag)" % (param(s, "ratio"), param(s, "buckets")))
+    if "overwrite_recall" in specs:
+        out.append("overwrite_recall writes n pairs, then a fraction %s of the keys again with fresh values; a "
+                   "rewritten key's answer is its latest value" % param(specs["overwrite_recall"], "rewrite"))
+    if "salient_recall" in specs:
+        out.append("salient_recall hides n marked pairs among %s·n unmarked ones and asks for the marked" %
+                   param(specs["salient_recall"], "distractors"))
+    ps = sorted({int(passes(r["task_spec"])) for r in summary if base(r["task_spec"]) == "assoc_recall"})
+    if ps:
+        out.append("assoc_recall writes its n pairs %s times" % list_words([str(p) for p in ps]).replace(" and ", " or "))
+    return "; ".join(out)
 
 
 # ------------------------------------------------------------------ the section

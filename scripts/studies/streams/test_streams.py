@@ -22,7 +22,9 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 from memcap_report import capacity, common, sweep  # noqa: E402
 from studies.streams import section as streams  # noqa: E402
-from memcap_report.capacity import horizon, overwrite_both, part_capacities  # noqa: E402
+
+part_capacities = streams.part_capacities  # in the study's order
+from memcap_report.capacity import horizon, overwrite_both  # noqa: E402
 from memcap_report.common import SUMMARY_COLUMNS  # noqa: E402
 from memcap_report.common import read_catalog  # noqa: E402
 
