@@ -146,6 +146,29 @@ struct MemoryEntry {
                                                      const theory::LagBucket&)>
         horizon_model;
 
+    // ---- Names: how the reports name the memory (`memcap list --json`, read by scripts/memcap_report).
+    /// The name of the published layer or model ("DeltaNet", "Mamba-2", "TTT-Linear"); empty: the
+    /// backend's name is its only name.
+    std::string published;
+    /// The tables' name when it says more than `published` ("softmax cache = sliding-window attention",
+    /// "linear attention (grid)"); empty: `published`, followed by the backend that is the same memory
+    /// (`same_as`) when there is one: "DeltaNet (`delta` = `deltanet`)".
+    std::string table_name;
+    /// The name in the essays' words, for sentences ("delta rule", "linear grid", "softmax cache", "HRR");
+    /// empty: none.
+    std::string plain_name;
+    /// True when a sentence puts "the" before the name ("the softmax cache", "the delta rule").
+    bool article = false;
+    /// Another backend that is this memory under another name (delta: "deltanet"); empty: none.
+    std::string same_as;
+    /// True for a cache, which keeps the written pairs (softmax, sliding_window): the reports set the
+    /// fixed-state memories against it.
+    bool cache = false;
+    /// The memory this one becomes in a special case (`reduces_when`): GLA at alpha = 1 is the linear
+    /// grid; empty: none.
+    std::string reduces_to;
+    std::string reduces_when;
+
     Schema schema() const { return {"memory", name, params}; }
     /// Smallest budget (floats) the backend `spec` can be built with for this shape.
     std::int64_t min_budget(const Spec& spec, const MemoryShape& shape) const { return size(spec, shape).min_budget; }

@@ -3,7 +3,7 @@
 # (scripts/reports.sh): `memcap reproduce`, the default capacity sweep (the
 # recall–memory frontier, every memory at its best code width, beside the essays'
 # d = 64 frame on four tasks), today's recurrent memories on the same frontier
-# (scripts/sweeps/modern.ini into reports/modern/), the summaries, the theory beside
+# (scripts/studies/modern/modern.ini into reports/modern/), the summaries, the theory beside
 # them, and reports/REPORT.md with tables and figures.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates reports/ from the memcap binary: the essay reproduction, the
+# Regenerates reports/ from the memcap binary: the catalog (memcap list --json), the essay reproduction, the
 # default capacity sweep, today's recurrent memories' sweep (modern/), the summaries
 # over seeds, the theory beside them, the
 # capacity table, the figures and REPORT.md. Every CSV is rebuilt byte for byte by the same build on the same machine (fixed seeds, no
@@ -15,6 +15,10 @@ out=$(cd "$out" && pwd)
 cd "$out"  # relative paths from here on, so manifests carry no machine paths
 config=$(realpath --relative-to="$out" "$root/scripts/sweeps/capacity.ini")
 
+# The catalog of memcap's tables (each memory's names, each task's capacity axis and slots, the
+# budget's unit): the report reads names from it, not from Python; committed beside the CSVs.
+"$memcap" list --json > catalog.json.tmp && mv catalog.json.tmp catalog.json
+
 # 1. Every essay experiment, with the essay-vs-measured table (reproduce/REPRODUCTION.md).
 echo "reports: 1/4 memcap reproduce (the essays' experiments, under a second)" >&2
 "$memcap" reproduce --out reproduce
@@ -27,10 +31,10 @@ start=$(date +%s)
 "$memcap" sweep "$config" --out .
 echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
-# 3. Today's recurrent memories on the same frontier (scripts/sweeps/modern.ini, into modern/):
+# 3. Today's recurrent memories on the same frontier (scripts/studies/modern/modern.ini, into modern/):
 #    the sweep, its summary and the theory beside its rows (the page is drawn in step 4, with
 #    the capacity lines of the main sweep: the same budgets and noise settings, so the same lines).
-modern_config=$(realpath --relative-to="$out" "$root/scripts/sweeps/modern.ini")
+modern_config=$(realpath --relative-to="$out" "$root/scripts/studies/modern/modern.ini")
 mkdir -p modern
 rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning
 echo "reports: 3/4 today's recurrent memories on the frontier (RetNet, GLA, Gated DeltaNet, KDA, RWKV-7," \

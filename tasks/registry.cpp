@@ -12,7 +12,7 @@ namespace memcap {
 namespace {
 
 std::vector<TaskEntry> build_task_registry() {
-    return {
+    std::vector<TaskEntry> tasks = {
         {"assoc_recall", "associative recall: write n random (key, value) pairs, query stored keys",
          {int_param("queries", "32", "reads per episode, targets drawn with replacement", 1, 1 << 20),
           real_param("noise", "0", "query noise sigma per entry, then renormalised", 0.0),
@@ -82,6 +82,17 @@ std::vector<TaskEntry> build_task_registry() {
          "stream length L", "Gu & Dao 2023 (Mamba) section 3.1",
          [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<SelectiveCopying>(s); }},
     };
+    // The capacity axis and the slots of the tasks whose capacity is not counted in stored pairs
+    // alone (the reports read them from `memcap list --json`).
+    for (auto& t : tasks) {
+        if (t.name == "assoc_recall") t.pairs_limit = true;
+        if (t.name == "recent_recall") t.slot_meaning = "lag bucket";
+        if (t.name == "overwrite_recall") t.slot_parts = {{"0", "untouched"}, {"1", "rewritten"}};
+        if (t.name == "lag_recall") t.capacity_axis = "lag", t.slot_meaning = "lag";
+        if (t.name == "copying") t.capacity_axis = "L", t.slot_meaning = "position";
+        if (t.name == "selective_copying") t.capacity_axis = "L", t.slot_meaning = "content position";
+    }
+    return tasks;
 }
 
 }  // namespace

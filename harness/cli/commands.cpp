@@ -85,11 +85,41 @@ void add_plugin_option(po::options_description& desc) {
 
 int cmd_list(const std::vector<std::string>& args) {
     po::options_description desc("memcap list: every memory backend and task");
-    desc.add_options()("help,h", "show this help");
+    desc.add_options()("help,h", "show this help")(
+        "json", "the catalog as JSON: each memory's names (published, the tables', the sentences', the backend "
+                "that is the same memory, the special case it reduces to), each task's capacity axis and slots, "
+                "the budget's unit (the reports read it: scripts/reports.sh writes reports/catalog.json)");
     add_plugin_option(desc);
     const auto vm = parse(desc, args);
     if (vm.count("help")) return std::cout << desc, 0;
     load_plugins(many(vm, "plugin"));
+    if (vm.count("json")) {
+        using nlohmann::ordered_json;
+        ordered_json memories = ordered_json::array(), tasks = ordered_json::array(), readouts = ordered_json::array();
+        for (const auto& m : memory_registry()) {
+            ordered_json params = ordered_json::object();
+            for (const auto& p : m.params) params[p.key] = {{"default", p.default_value}, {"best", p.best}};
+            memories.push_back({{"name", m.name}, {"description", m.description}, {"published", m.published},
+                                {"table_name", m.table_name}, {"plain_name", m.plain_name}, {"article", m.article},
+                                {"same_as", m.same_as}, {"cache", m.cache}, {"reduces_to", m.reduces_to},
+                                {"reduces_when", m.reduces_when}, {"params", params}, {"source", m.paper}});
+        }
+        for (const auto& t : task_registry()) {
+            ordered_json parts = ordered_json::object(), params = ordered_json::object();
+            for (const auto& [slot, part] : t.slot_parts) parts[slot] = part;
+            for (const auto& p : t.params) params[p.key] = {{"default", p.default_value}};
+            tasks.push_back({{"name", t.name}, {"description", t.description}, {"n", t.n_meaning},
+                             {"capacity_axis", t.capacity_axis}, {"slot", t.slot_meaning}, {"slot_parts", parts},
+                             {"pairs_limit", t.pairs_limit}, {"params", params}, {"source", t.source}});
+        }
+        for (const auto& r : readout_registry()) readouts.push_back(r.name);
+        // A budget is counted in floats of state (budget_floats), each of 32 bits at fp32 (state_bits
+        // counts the state at its storage precision).
+        const ordered_json catalog = {{"budget", {{"unit", "floats"}, {"bits_per_unit", 32}}},
+                                      {"memories", memories}, {"tasks", tasks}, {"readouts", readouts}};
+        std::cout << catalog.dump(1) << "\n";
+        return 0;
+    }
 
     std::cout << "memories (spec: name[:key=value,...]):\n";
     for (const auto& m : memory_registry()) {

@@ -218,7 +218,7 @@ TheoryTables theory_tables(const TheoryOptions& o) {
             if (tp.count("absent")) continue;  // the models score present queries of a task without absent ones
             // chain_recall with cleanup: the one-hop model compounded over the row's hop
             // (theory::chain_cleanup_accuracy); without cleanup the hops are not independent
-            // (the composition of measured one-hop curves is in scripts/memcap_report/chains.py).
+            // (the composition of measured one-hop curves is in scripts/studies/chains/section.py).
             int hop = 0;
             if (name_of(task) == "chain_recall") {
                 if (!tp.count("cleanup") || tp.at("cleanup") != "nearest") continue;

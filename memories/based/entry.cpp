@@ -36,6 +36,11 @@ MemoryEntry based_entry() {
     };
     e.state_formula = "d_v x (1 + m + m^2), m the largest with 1 + m + m^2 <= floor(B / d_v); m = d_k without a budget";
     e.paper = "Arora et al. 2024 (Based)";
+    // How the reports name it (memcap list --json).
+    e.published = "Based";
+    e.table_name = "";  // not linear's: its own name
+    e.plain_name = "";
+    e.article = false;
     return e;
 }
 

@@ -16,6 +16,11 @@ MemoryEntry deltanet_entry() {
     e.name = "deltanet";
     e.description = "DeltaNet: the delta rule's published layer (the same memory as delta)";
     e.paper = "Schlag et al. 2021; Yang et al. 2024 (DeltaNet)";
+    // How the reports name it (memcap list --json).
+    e.published = "DeltaNet";
+    e.plain_name = "delta rule";
+    e.same_as = "delta";
+    e.article = true;
     return e;
 }
 

@@ -35,6 +35,10 @@ MemoryEntry gated_deltanet_entry() {
                 grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
     e.paper = "Yang, Kautz & Hatamizadeh 2025";
+    // How the reports name it (memcap list --json).
+    e.published = "Gated DeltaNet";
+    e.reduces_to = "delta";
+    e.reduces_when = "alpha=1";
     return e;
 }
 

@@ -35,6 +35,10 @@ MemoryEntry gla_entry() {
                 gate_param(), grid_phi_param(), grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
     e.paper = "Yang et al. 2024 (GLA)";
+    // How the reports name it (memcap list --json).
+    e.published = "GLA";
+    e.reduces_to = "linear";
+    e.reduces_when = "alpha=1";
     return e;
 }
 

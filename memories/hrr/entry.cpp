@@ -96,6 +96,8 @@ MemoryEntry hrr_entry() {
         return !h.key_map && !h.value_map;
     };
     e.recall_model = hrr_recall;
+    // How the reports name it (memcap list --json).
+    e.plain_name = "HRR";
     return e;
 }
 

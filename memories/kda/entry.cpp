@@ -36,6 +36,8 @@ MemoryEntry kda_entry() {
                 grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
     e.paper = "Kimi Team 2025 (Kimi Linear)";
+    // How the reports name it (memcap list --json).
+    e.published = "KDA";
     return e;
 }
 

@@ -69,6 +69,11 @@ MemoryEntry linear_entry() {
     e.horizon_model = [](const Spec&, const MemorySize& size, const MemoryShape&, const theory::LagBucket& b) {
         return std::optional<theory::RecallModel>(theory::decayed_grid_model(1.0, size.dim("d_phi"), b));
     };
+    // How the reports name it (memcap list --json).
+    e.published = "linear attention";
+    e.table_name = "linear attention (grid)";
+    e.plain_name = "linear grid";
+    e.article = true;
     return e;
 }
 

@@ -18,6 +18,11 @@ MemoryEntry mamba2_entry() {
     e.name = "mamba2";
     e.description = "Mamba-2 / SSD: S <- exp(Delta A) S + Delta v phi(k)^T (the same memory as selective)";
     e.paper = "Dao & Gu 2024 (Mamba-2, SSD)";
+    // How the reports name it (memcap list --json).
+    e.published = "Mamba-2";
+    e.same_as = "selective";
+    e.reduces_to = "linear";
+    e.reduces_when = "rho=1";
     return e;
 }
 

@@ -79,6 +79,8 @@ MemoryEntry mesanet_entry() {
     e.order_free = true;  // with its default gamma = 1, H and G are sums over the pairs
     e.backward = true;    // MesaMemory::backward
     e.recall_model = mesa_recall;
+    // How the reports name it (memcap list --json).
+    e.published = "MesaNet";
     return e;
 }
 

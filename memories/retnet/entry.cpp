@@ -31,6 +31,8 @@ MemoryEntry retnet_entry() {
                 grid_phi_param(), grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
     e.paper = "Sun et al. 2023";
+    // How the reports name it (memcap list --json).
+    e.published = "RetNet";
     return e;
 }
 

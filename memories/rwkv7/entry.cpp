@@ -40,6 +40,8 @@ MemoryEntry rwkv7_entry() {
                 strength_param("a", "1", "in-context learning rate", 1.0), gate_param(), grid_phi_param(), grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
     e.paper = "Peng et al. 2025 (RWKV-7)";
+    // How the reports name it (memcap list --json).
+    e.published = "RWKV-7";
     return e;
 }
 

@@ -40,6 +40,11 @@ MemoryEntry selective_entry() {
     e.cost = selective_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
     e.order_free = true;  // with its default rho = 1 no write decays another: a weighted sum of v phi(k)^T
     e.backward = true;    // the gates read only the values (SelectiveState::write_backward)
+    // How the reports name it (memcap list --json).
+    e.published = "Mamba-2";
+    e.same_as = "mamba2";
+    e.reduces_to = "linear";
+    e.reduces_when = "rho=1";
     return e;
 }
 

@@ -17,6 +17,13 @@ MemoryEntry sliding_window_entry() {
     e.name = "sliding_window";
     e.description = "sliding-window attention: the softmax cache holding the last floor(B/(d_k+d_v)) pairs";
     e.paper = "Beltagy et al. 2020; Child et al. 2019";
+    // How the reports name it (memcap list --json).
+    e.published = "sliding-window attention";
+    e.table_name = "";
+    e.plain_name = "sliding window";
+    e.same_as = "softmax";
+    e.article = true;
+    e.cache = true;
     return e;
 }
 

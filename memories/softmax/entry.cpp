@@ -93,6 +93,13 @@ MemoryEntry softmax_entry() {
     e.backward = true;        // SoftmaxCache::backward
     e.recall_model = softmax_recall;
     e.horizon_model = softmax_horizon;
+    // How the reports name it (memcap list --json).
+    e.published = "softmax attention";
+    e.table_name = "softmax cache = sliding-window attention";
+    e.plain_name = "softmax cache";
+    e.same_as = "sliding_window";
+    e.article = true;
+    e.cache = true;
     return e;
 }
 

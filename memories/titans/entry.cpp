@@ -29,6 +29,8 @@ MemoryEntry titans_entry() {
     };
     e.order_free = false;
     e.backward = false;  // keys=learned would need the gradient through the inner optimisation: refused
+    // How the reports name it (memcap list --json).
+    e.published = "Titans";
     return e;
 }
 

@@ -26,6 +26,8 @@ MemoryEntry ttt_linear_entry() {
     };
     e.order_free = false;  // each step is taken at the weights the last one left
     e.backward = false;    // keys=learned would need the gradient through the inner optimisation: refused
+    // How the reports name it (memcap list --json).
+    e.published = "TTT-Linear";
     return e;
 }
 

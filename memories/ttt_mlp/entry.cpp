@@ -23,6 +23,8 @@ MemoryEntry ttt_mlp_entry() {
     };
     e.order_free = false;
     e.backward = false;  // keys=learned would need the gradient through the inner optimisation: refused
+    // How the reports name it (memcap list --json).
+    e.published = "TTT-MLP";
     return e;
 }
 

@@ -4,14 +4,16 @@
                                                              with scripts/ on PYTHONPATH)
     memcap_report.build(REPORTS_DIR)                        the same from Python
 
-One module per part of the report: frontier (every memory at its best width), essay (the
-essays' d = 64 frame), reproduce (the essays reproduced), modern (today's recurrent memories), streams (where decays,
-overwrites and gates pay), deep (memories that are networks), bits (budgets in bits: storage precision),
-chains, abstention and learned_keys (the committed studies, each left out
-when its CSVs are not there); theory
-(`memcap theory` beside the measurements), capacity (the capacity table) and common (CSV
-reading, the canonical spec strings, the capacity rule, colours) serve them; report puts
-them together. Every number and every sentence is a deterministic function of the CSVs
+Each part of the report is a folder of scripts/studies/ (its section module, sweep configs,
+tests; scripts/studies/README.md: the layout and the load -> compute -> render protocol), in the
+order of studies.SECTIONS: the main job's frontier, reproduce and essay, and the studies (modern,
+streams, deep, bits, chains, abstention, learned_keys), each left out when its CSVs are not there.
+This package is what they share: common (CSV and manifest reading, measured, the canonical spec
+strings, the capacity rule, published names, words, colours and figures, the sections' Context and
+run), capacity (the capacity table, the capacity rows, the parts of tasks with slots or variants),
+race (the settings the race chose and the ends of their candidates), theory (`memcap theory`
+beside the measurements); report puts the sections together; sweep is `memcap report`.
+Every number and every sentence is a deterministic function of the CSVs
 (no clocks, no randomness); the standard error is the summary's accuracy_se_frac, which
 `memcap aggregate` writes; spec parameters are read from the canonical spec strings memcap
 writes, never filled in with a default. Input that cannot be reported on (a missing file
@@ -19,6 +21,8 @@ or column) is a ReportError: the command prints it as one line, exits with statu
 leaves the reports directory as it was.
 
 Reads (written by scripts/reports.sh):
+  catalog.json                           `memcap list --json`: memories' names, tasks' capacity axes and
+                                         slots (required; the report runs no binary)
   capacity.csv, capacity_summary.csv     the capacity sweep, per seed and over seeds: the
                                          frontier (rows whose `tuned` column is non-empty:
                                          each memory at its best width, the cache's beta
@@ -31,13 +35,13 @@ Reads (written by scripts/reports.sh):
   reproduce/reproduce_cells.csv          per-seed rows of the essay reproduction
   reproduce/reproduction.csv             essay vs measured
   chains/chains_summary.csv,             (optional) the chained-lookup and "nothing fits" studies
-  abstention/abstention_summary.csv      (scripts/sweeps/chains.ini, abstention.ini)
-  modern/modern_summary.csv              (optional) today's recurrent memories (scripts/sweeps/modern.ini)
+  abstention/abstention_summary.csv      (scripts/studies/chains/chains.ini, abstention.ini)
+  modern/modern_summary.csv              (optional) today's recurrent memories (scripts/studies/modern/modern.ini)
   streams/streams_summary.csv            (optional) recent_recall, overwrite_recall, salient_recall and
-                                         assoc_recall:passes (scripts/sweeps/streams.ini), with its
+                                         assoc_recall:passes (scripts/studies/streams/streams.ini), with its
                                          manifest streams/streams.csv.manifest.json (race candidates)
-  deep/deep_summary.csv                  (optional) TTT and Titans (scripts/sweeps/deep.ini); FLOPs: deep/costs.csv
-  bits/bits_summary.csv                  (optional) budgets in bits, precision raced (scripts/sweeps/bits.ini),
+  deep/deep_summary.csv                  (optional) TTT and Titans (scripts/studies/deep/deep.ini); FLOPs: deep/costs.csv
+  bits/bits_summary.csv                  (optional) budgets in bits, precision raced (scripts/studies/bits/bits.ini),
                                          beside the frontier in floats and the log2(n!) limit; its manifest
                                          bits/bits.csv.manifest.json (race candidates, widths); needs state_bits
   learned_keys/                          (optional) the learned-keys study (its README.md)
@@ -61,9 +65,12 @@ Writes:
     memory_spec_at_capacity  the memory spec there (with the chosen beta)
     capacity_per_float  capacity_at_0.9 / budget_floats
   figures/*.png                          the plots REPORT.md shows
-  REPORT.md                              the frontier first (figures, capacity table, theory
-                                         residuals, the comparison in words), then the essays
-                                         reproduced, the essay's frame and the studies
+  REPORT.md                              "which memory when" first (verdict.py, from every section's
+                                         plain rows), then the frontier (figures, capacity table, theory
+                                         residuals, the comparison in words), the essays reproduced, the
+                                         essay's frame and the studies
+  NAME/README.md                         the README of each study with a template
+                                         (scripts/studies/NAME/README.md.in)
 
 Needs Debian's python3-numpy and python3-matplotlib (/usr/bin/python3).
 """

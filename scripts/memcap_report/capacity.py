@@ -2,23 +2,26 @@
 axis, where it lies and how it grows with the budget (capacity_table.csv; its columns are
 listed in the package's docstring)."""
 import csv
+import math
 from collections import OrderedDict, defaultdict
 
-from .common import (THRESHOLD, base, capacity, fit_exponent, fnum, frontier_spec, has_noise, noise_key, task_labels,
-                     tuned_keys)
+from .common import (THRESHOLD, base, task_info, capacity, fit_exponent, fmt_cap, fnum, frontier_spec, has_noise,
+                     noise_key, se, spec_params, task_labels, tuned_keys)
 
 
 def capacity_points(task, rs):
-    """(points, axis, row at each x): the capacity axis of a task (its name) and mean accuracy along
-    it. Along n, the rows of one n (a task with slots: recent_recall's lag buckets,
-    overwrite_recall's untouched and rewritten keys) are averaged, as `memcap report` does."""
+    """(points, axis, row at each x): the capacity axis of a task (its name; the catalog's
+    capacity_axis) and mean accuracy along it. Along a lag, the slots; along n or L, the rows of one
+    n (a task with slots: lag buckets, untouched and rewritten keys, positions) are averaged, as
+    `memcap report` does."""
     at = {}
-    if task in ("lag_recall",):
+    axis = task_info(task).get("capacity_axis", "n")
+    if axis == "lag":
         pts = [(int(r["slot"]), fnum(r["accuracy_mean_frac"])) for r in rs]
         for r in rs:
             at.setdefault(int(r["slot"]), r)
         return pts, "lag", at
-    if task in ("copying", "selective_copying"):
+    if axis == "L":
         per_n = defaultdict(list)
         for r in rs:
             per_n[int(r["n"])].append(fnum(r["accuracy_mean_frac"]))
@@ -93,3 +96,143 @@ def write_table(path, frontier, essay):
                         "" if cap is None else cap, r["largest_tried"], "" if e is None else "%.3f" % e,
                         r["frame"], r["noise"], "" if r["d_at_capacity"] is None else r["d_at_capacity"],
                         r["spec_at_capacity"] or "", "" if cap is None else "%.6g" % (cap / r["budget_floats"])])
+
+
+# ------------------------------------------------------------------ the parts of a task with slots or variants
+# (the catalog's slot_parts, a task's `passes`): each read on its own
+
+
+def part_of(r):
+    """The part a summary row belongs to: (task, part) — (task, "") for a task with one reading,
+    (task, its slot's part) for a task whose slots name parts (the catalog's slot_parts: overwrite
+    keys untouched or rewritten), (task, "passes=P") for a task that takes `passes` (how many times
+    the pairs are written); None for a slot that names no part."""
+    task = base(r["task_spec"])
+    slots = task_info(task).get("slot_parts") or {}
+    if slots:
+        part = slots.get(r["slot"])
+        return (task, part) if part else None
+    if "passes" in (task_info(task).get("params") or {}):
+        return (task, "passes=" + passes(r["task_spec"]))
+    return (task, "")
+
+
+def passes(task_spec):
+    """How many times a spec writes its pairs: its `passes`; a spec without the key writes them once
+    (memcap leaves passes out of the canonical string then: tasks/assoc_recall.hpp)."""
+    return spec_params(task_spec).get("passes", "1")
+
+
+def part_order(parts, order=()):
+    """`order`'s parts first, in its order, then by task and number of passes."""
+    known = list(order)
+    return sorted(set(parts), key=lambda p: (known.index(p) if p in known else len(known), p[0],
+                                            int(p[1].split("=")[1]) if p[1].startswith("passes=") else 0))
+
+
+def split(summary, order=()):
+    """{(task, part): rows}: the summary cut into parts (each one task variant, one slot part), so that
+    no two variants are ever read as one; a task with slot parts also read on all of them at once
+    (part "both": all_parts); in part_order's order."""
+    out = OrderedDict()
+    for r in summary:
+        p = part_of(r)
+        if p:
+            out.setdefault(p, []).append(r)
+    for task in OrderedDict.fromkeys(t for t, _ in list(out)):
+        names = list((task_info(task).get("slot_parts") or {}).values())
+        if names:
+            both = all_parts([out.get((task, n), []) for n in names])
+            if both:
+                out[(task, "both")] = both
+    return OrderedDict((p, out[p]) for p in part_order(out, order))
+
+
+def all_parts(parts):
+    """A task read on all its slot parts at once (overwrite_recall: rewritten and untouched keys): per
+    cell group (memory, settings, task, budget, n), a copy of the last part's row (the catalog's slot
+    order: rewritten keys) whose accuracy is the lowest of the parts' — so its capacity is the largest
+    n at which every part passes. A memory that keeps only the newest pairs (a small sliding window
+    holding just the rewrites) passes on rewritten keys alone, and is not credited for it here. Groups
+    with the last part only (rewrite = 1) keep their row."""
+    def key(r):
+        return (r["memory_spec"], r["tuned"], r["task_spec"], r["readout"], r["budget_floats"], r["n"], r["d"])
+    last, others = parts[-1], parts[:-1]
+    other = [{key(r): r for r in p} for p in others]
+    out = []
+    for r in last:
+        row = dict(r)
+        for o in other:
+            u = o.get(key(r))
+            if u is not None and fnum(u["accuracy_mean_frac"]) < fnum(row["accuracy_mean_frac"]):
+                row["accuracy_mean_frac"] = u["accuracy_mean_frac"]
+                row["accuracy_se_frac"] = u["accuracy_se_frac"]
+        row["slot"] = ""
+        out.append(row)
+    return out
+
+
+def overwrite_both(rewritten, untouched):
+    """all_parts of a task with two slot parts, (untouched, rewritten)."""
+    return all_parts([untouched, rewritten])
+
+
+def part_capacities(summary, order=()):
+    """{(task, part): {(memory, noise, budget): capacity row (capacity.capacity_rows, frontier)}}: the
+    capacity of every part — a window's lag buckets averaged, each slot part on its own rows, each
+    number of passes on its own rows; in part_order's order."""
+    out = OrderedDict()
+    for p, rows in split(summary, order).items():
+        caps, _ = capacity_rows(rows, "frontier")
+        out[p] = OrderedDict(((base(r["memory_spec"]), r["noise"], r["budget_floats"]), r) for r in caps)
+    return out
+
+
+def part_family(part):
+    """The task family a part counts in for "which memory when" (verdict.py): the task, its variant
+    when written more than once ("assoc_recall:passes=2"), a task with slot parts on all of them at
+    once ("both"); None for one slot's part alone."""
+    task, what = part
+    if what in ("", "both", "passes=1"):
+        return task
+    if what.startswith("passes="):
+        return "%s:%s" % (task, what)
+    return None
+
+
+def part_rows(parts, study):
+    """Plain rows (verdict.py) from part_capacities' {part: {(memory, noise, budget): row}}."""
+    out = []
+    for part, pc in parts.items():
+        family = part_family(part)
+        if family is None:
+            continue
+        out += [OrderedDict(study=study, task=family, noise=noise, budget=int(b), memory=m, capacity=r["capacity"],
+                            largest_tried=r["largest_tried"]) for (m, noise, b), r in pc.items()]
+    return out
+
+
+def cap_text(r):
+    """A capacity as the tables print it: '≥W' at the largest n tried (a lower bound), '<n' below the smallest."""
+    return fmt_cap(r["capacity"], r["largest_tried"], r["smallest_tried"])
+
+
+def lag_curve(rows):
+    """[(lag, mean accuracy, SE)] of one cell's rows (one memory, budget, noise, window), by lag:
+    recent_recall's slot is the largest lag of its bucket."""
+    return sorted((int(r["slot"]), fnum(r["accuracy_mean_frac"]), se(r)) for r in rows
+                  if r["slot"] != "" and not math.isnan(fnum(r["accuracy_mean_frac"])))
+
+
+def horizon(curve):
+    """The horizon of a lag curve [(lag, acc, ...)]: scanning lags upward, the last lag before the first
+    one below 0.9 (common.capacity along "lag"); None when the first lag misses."""
+    return capacity([(c[0], c[1]) for c in curve], "lag")
+
+
+def at_largest_window(rows):
+    """(W, rows at W): the largest window whose rows hold a measured curve; (None, []) when none does."""
+    ws = sorted({int(r["n"]) for r in rows if lag_curve([r])})
+    if not ws:
+        return None, []
+    return ws[-1], [r for r in rows if int(r["n"]) == ws[-1]]

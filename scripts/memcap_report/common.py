@@ -1,6 +1,7 @@
 """What every section shares: reading memcap's CSVs, the canonical spec strings, the one
 standard error (the summary's accuracy_se_frac), the capacity rule, colours and figure style."""
 import csv
+import json
 import math
 import os
 from collections import OrderedDict
@@ -76,6 +77,30 @@ def optional_csv(path, required=()):
     return read_csv(path, required) if os.path.exists(path) else []
 
 
+def read_manifest(path):
+    """A sweep's manifest (NAME.csv.manifest.json) as a dict: {} when the file is not there (its
+    readers then say that they could not state what it records); ReportError when it cannot be read
+    or is not a JSON object — the one way the report reads a manifest."""
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+    except OSError as e:
+        raise ReportError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+    except ValueError as e:
+        raise ReportError("%s: not JSON (%s)" % (path, e)) from None
+    if not isinstance(manifest, dict):
+        raise ReportError("%s: not a manifest (a JSON object)" % path)
+    return manifest
+
+
+def measured(rows):
+    """The summary rows that hold a measurement (an error row has no mean accuracy, a row of a
+    task without n no n)."""
+    return [r for r in rows if r["accuracy_mean_frac"] != "" and r["n"] != ""]
+
+
 def fnum(x):
     return float(x) if x not in ("", None) else float("nan")
 
@@ -97,6 +122,37 @@ def style(ax, xlabel, ylabel, logx=True):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
+
+
+def lag_panels(grid, path, title):
+    """Recall against lag (± 1 SE), a grid of panels: grid = [[(panel title, [(label, colour, curve)])]],
+    curve = [(lag, acc, se)]; the 0.9 line drawn. Used by this section and by `memcap report`."""
+    nrows, ncols = len(grid), max(len(g) for g in grid)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.9 * nrows), squeeze=False, sharey=True)
+    fig.subplots_adjust(hspace=0.45)
+    for i, panels in enumerate(grid):
+        for j in range(ncols):
+            ax = axes[i][j]
+            if j >= len(panels):
+                ax.axis("off")
+                continue
+            head, lines = panels[j]
+            for text, colour, curve in lines:
+                ax.errorbar([c[0] for c in curve], [c[1] for c in curve], yerr=[c[2] for c in curve], fmt="o-",
+                            ms=3, capsize=2, color=colour, label=text)
+            ax.axhline(THRESHOLD, color="#999999", lw=0.8)
+            style(ax, "lag (1 = the newest pair)", "mean accuracy", logx=False)
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_title(head, fontsize=10)
+        handles = OrderedDict()  # one legend per row of panels, right of its last panel
+        for ax in axes[i]:
+            for h, t in zip(*ax.get_legend_handles_labels()):
+                handles.setdefault(t, h)
+        if handles:
+            axes[i][-1].legend(list(handles.values()), list(handles), fontsize=7, loc="upper left",
+                               bbox_to_anchor=(1.02, 1.0))
+    fig.suptitle(title, fontsize=10)
+    save(fig, path)
 
 
 # ------------------------------------------------------------------ canonical spec strings
@@ -160,7 +216,11 @@ def has_noise(task_spec):
     return "noise" in p or "cosine" in p
 
 
-def noise_words(key):
+def noise_words(key, short=False):
+    """The noise in words: "noise 0", "query–key cosine 0.72", "query noise σ = 0.1 per entry";
+    short: "no noise", "cosine 0.72" (the learned-keys tables)."""
+    if short:
+        return "no noise" if key == "cosine=1" else "cosine " + key.split("=")[1]
     kind, value = key.split("=")
     if kind == "cosine":
         return "noise 0" if float(value) == 1 else "query–key cosine %s" % value
@@ -238,6 +298,13 @@ def capacity(points, axis="n"):
     the last x before the first miss, as the essays read them."""
     if axis == "n":
         return max((x for x, acc in points if acc >= THRESHOLD), default=None)
+    return first_miss(points)
+
+
+def first_miss(points):
+    """Scanning x upward, the last x before the first mean accuracy below THRESHOLD; None when the
+    first misses. capacity's rule along a lag or a copy length; along n where a study states it so
+    (learned keys: the two agree on every committed point, where accuracy falls with n)."""
     best = None
     for x, acc in sorted(points):
         if acc < THRESHOLD:
@@ -297,3 +364,120 @@ def state_bits_of(row):
 
 # The per-seed columns the reproduction's figures read.
 CELL_FIGURE_COLUMNS = ("memory_spec", "task_spec", "n", "slot", "accuracy_frac", "target_dist_mean", "status")
+
+
+# ------------------------------------------------------------------ the catalog: names from memcap's tables
+
+# `memcap list --json` (scripts/reports.sh writes it to REPORTS_DIR/catalog.json): every memory's
+# names (published, the tables', the sentences'), the backend that is the same memory, the special
+# case it reduces to, whether it is a cache; every task's capacity axis and slots; the budget's unit.
+CATALOG = {"memories": OrderedDict(), "tasks": OrderedDict(), "budget": {}}
+
+
+def read_catalog(reports_dir, required=True):
+    """Loads REPORTS_DIR/catalog.json into CATALOG. ReportError when it cannot be read, is not the
+    catalog, or (required) is not there; without it (not required) the catalog loaded before stays."""
+    path = os.path.join(reports_dir, "catalog.json")
+    if not os.path.exists(path):
+        if required:
+            raise ReportError("%s: not there (`memcap list --json > %s` writes it; scripts/reports.sh does)" %
+                              (path, path))
+        return
+    try:
+        with open(path) as f:
+            cat = json.load(f)
+    except OSError as e:
+        raise ReportError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+    except ValueError as e:
+        raise ReportError("%s: not JSON (%s)" % (path, e)) from None
+    if not isinstance(cat, dict) or not isinstance(cat.get("memories"), list) or not isinstance(cat.get("tasks"), list):
+        raise ReportError("%s: not memcap's catalog (memcap list --json)" % path)
+    CATALOG["memories"] = OrderedDict((m["name"], m) for m in cat["memories"])
+    CATALOG["tasks"] = OrderedDict((t["name"], t) for t in cat["tasks"])
+    CATALOG["budget"] = cat.get("budget", {})
+
+
+def _catalog(kind):
+    if not CATALOG[kind]:
+        raise ReportError("no catalog of memcap's memories and tasks read (catalog.json: memcap list --json)")
+    return CATALOG[kind]
+
+
+def memory_info(memory):
+    """The catalog's entry of a backend ({} for one it does not list: a plugin's, an older memcap's)."""
+    return _catalog("memories").get(memory, {})
+
+
+def task_info(task):
+    """The catalog's entry of a task ({} for one it does not list)."""
+    return _catalog("tasks").get(task, {})
+
+
+def caches():
+    """The backends that are caches (they keep the written pairs), in the catalog's order."""
+    return tuple(m for m, e in _catalog("memories").items() if e.get("cache"))
+
+
+def label(memory):
+    """A memory's name in the tables: the catalog's table name, else its published name followed by
+    the backend that is the same memory ("DeltaNet (`delta` = `deltanet`)"), else the backend's name
+    in backticks."""
+    e = memory_info(memory)
+    if e.get("table_name"):
+        return e["table_name"]
+    if e.get("published"):
+        return e["published"] + (" (`%s` = `%s`)" % (memory, e["same_as"]) if e.get("same_as") else "")
+    return "`%s`" % memory
+
+
+def plain_name(memory):
+    """A memory's name in the essays' words ("delta rule", "HRR"), else its backend name."""
+    return memory_info(memory).get("plain_name") or memory
+
+
+def the(memory):
+    """plain_name in a sentence: "the delta rule", "HRR"."""
+    return ("the " if memory_info(memory).get("article") else "") + plain_name(memory)
+
+
+def name_order(memories):
+    """The memories with a name in the tables (label) in the catalog's order (the cache first), then
+    the others by name."""
+    named = [m for m, e in _catalog("memories").items() if e.get("table_name") or e.get("published")]
+    return sorted(set(memories), key=lambda m: (named.index(m) if m in named else len(named), m))
+
+
+def catalog_order(memories):
+    """The memories in the catalog's order (memcap list's), any it does not list after them by name."""
+    known = list(_catalog("memories"))
+    return sorted(set(memories), key=lambda m: (known.index(m) if m in known else len(known), m))
+
+
+def reduces_to():
+    """{memory: the memory it becomes in its special case} (GLA at alpha = 1 is the linear grid), in the
+    catalog's order."""
+    return OrderedDict((m, e["reduces_to"]) for m, e in _catalog("memories").items() if e.get("reduces_to"))
+
+
+# ------------------------------------------------------------------ the sections' protocol
+
+class Context:
+    """What a section is handed besides its own data: the reports directory it reads, the directory
+    its figures go to, the main job's data (report.Main: the capacity sweep, its capacity rows, the
+    theory, the reproduction's cells; None outside REPORT.md) and the capacity table's path."""
+
+    def __init__(self, reports_dir, figures=None, main=None, table=None):
+        read_catalog(reports_dir, required=False)  # a reports directory's own catalog, when it has one
+        self.reports_dir = reports_dir
+        self.figures = figures if figures is not None else os.path.join(reports_dir, "figures")
+        self.main = main
+        self.table = table
+
+
+def run(section, ctx):
+    """A section's Markdown lines: load -> compute (plain rows) -> render; [] when load finds
+    nothing to report on (None)."""
+    data = section.load(ctx)
+    if data is None:
+        return []
+    return section.render(data, section.compute(data), ctx)

@@ -45,9 +45,9 @@ import sys
 import tempfile
 from collections import OrderedDict
 
-from . import streams
-from .common import (CYCLE, SUMMARY_COLUMNS, THRESHOLD, ReportError, base, capacity, fnum, frontier_spec, has_noise,
-                     max_pairs_exact, memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se,
+from .capacity import at_largest_window, lag_curve
+from .common import (CATALOG, CYCLE, read_catalog, task_info, SUMMARY_COLUMNS, THRESHOLD, ReportError, base, capacity, fnum, frontier_spec, has_noise,
+                     lag_panels, max_pairs_exact, memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se,
                      spec_params, state_bits_of, style, task_labels, tuned_keys)
 
 RESULT_COLUMNS = ("memory_spec", "task_spec", "readout", "budget_floats", "d", "n", "seed", "accuracy_frac", "status",
@@ -57,7 +57,9 @@ TABLE_COLUMNS = ["memory", "memory_spec", "task", "noise", "readout", "budget_fl
 RULE = ("Capacity is the largest n (stored pairs) with mean accuracy over seeds ≥ %g; a smaller n may miss. "
         "Along a lag or a copy length (lag recall, copying), the last one before the first miss." % THRESHOLD)
 # Tasks whose slots name parts of the task read on their own too: {task: {slot: part}}.
-SLOT_PARTS = {"overwrite_recall": OrderedDict([("0", "untouched"), ("1", "rewritten")])}
+def slot_parts(task):
+    """{slot: part} of a task whose slots name parts read on their own too (the catalog's slot_parts)."""
+    return task_info(task).get("slot_parts") or {}
 
 
 # ------------------------------------------------------------------ input
@@ -66,6 +68,27 @@ def memcap_binary():
     """The memcap binary: MEMCAP_BINARY, else `memcap` on PATH, else None."""
     path = os.environ.get("MEMCAP_BINARY") or shutil.which("memcap")
     return path if path and os.access(path, os.X_OK) else None
+
+
+def load_catalog(path, binary, tmp):
+    """The catalog of memcap's memories and tasks (common.CATALOG: each task's capacity axis and slots):
+    `memcap list --json` from the binary, else a catalog.json beside PATH or in the directory above it
+    (a reports directory's, written by scripts/reports.sh), else the one already read."""
+    if binary:
+        p = subprocess.run([binary, "list", "--json"], capture_output=True, text=True)
+        if p.returncode == 0:
+            with open(os.path.join(tmp, "catalog.json"), "w") as f:
+                f.write(p.stdout)
+            read_catalog(tmp)
+            return
+    here = os.path.abspath(path if os.path.isdir(path) else (os.path.dirname(path) or "."))
+    for d in (here, os.path.dirname(here)):
+        if os.path.exists(os.path.join(d, "catalog.json")):
+            read_catalog(d)
+            return
+    if not CATALOG["tasks"]:
+        raise ReportError("%s: no catalog of memcap's tasks (catalog.json: `memcap list --json`); run `memcap report`, "
+                          "or set MEMCAP_BINARY to the memcap binary" % path)
 
 
 def columns_of(path):
@@ -151,13 +174,12 @@ def series_key(r):
 
 def points(rows):
     """(x, mean accuracy, row) along the task's axis: slots (lag recall) or n; copying's slots averaged per n."""
-    task = base(rows[0]["task_spec"])
-    if task == "lag_recall":
+    axis = task_info(base(rows[0]["task_spec"])).get("capacity_axis", "n")
+    if axis == "lag":
         return [(int(r["slot"]), fnum(r["accuracy_mean_frac"]), r) for r in rows], "lag"
     per = OrderedDict()
     for r in rows:
         per.setdefault(int(r["n"]), []).append(r)
-    axis = "L" if task in ("copying", "selective_copying") else "n"
     return [(n, sum(fnum(r["accuracy_mean_frac"]) for r in rs) / len(rs), rs[0]) for n, rs in per.items()], axis
 
 
@@ -169,7 +191,7 @@ def task_label(rows):
 
 def capacity_table(rows):
     """The capacity rows, one per series, task (its label), noise and budget, in order of first
-    appearance; a task of SLOT_PARTS has a row per part beside its own ("overwrite_recall (rewritten)":
+    appearance; a task with slot parts (slot_parts) has a row per part beside its own ("overwrite_recall (rewritten)":
     the capacity on that slot's rows alone)."""
     labels = task_label(rows)
     groups = OrderedDict()
@@ -177,7 +199,7 @@ def capacity_table(rows):
         task = labels[r["task_spec"]]
         key = series_key(r) + (task, row_noise(r), r["budget_floats"])
         groups.setdefault(key, []).append(r)
-        part = SLOT_PARTS.get(base(r["task_spec"]), {}).get(r["slot"])
+        part = slot_parts(base(r["task_spec"])).get(r["slot"])
         if part:
             groups.setdefault(series_key(r) + ("%s (%s)" % (task, part), row_noise(r), r["budget_floats"]), []).append(r)
     out = []
@@ -250,7 +272,16 @@ def slug(text):
     return "".join(c if c.isalnum() else "_" for c in text).strip("_")
 
 
-LIMIT_TASKS = ("assoc_recall",)  # tasks whose capacity is stored pairs read against every stored value
+def limit_tasks():
+    """The tasks whose capacity counts stored pairs read against every stored value (the catalog's
+    pairs_limit): the log2(n!) limit bounds them, and theory's capacity lines model them written once."""
+    return [t for t, e in CATALOG["tasks"].items() if e.get("pairs_limit")]
+
+
+def written_once(task):
+    """A task label of a pairs_limit task written once: "assoc_recall", or "assoc_recall:passes=1" beside
+    its variants."""
+    return base(task) in limit_tasks() and task in (base(task), base(task) + ":passes=1")
 
 
 def limit_line(budgets):
@@ -305,26 +336,28 @@ def frontier_figure(task, caps, tcaps, colour, path, limit=False):
     save(fig, path)
 
 
-LAG_TASKS = ("recent_recall",)  # tasks whose slots are lags of a window n: a recall-against-lag figure too
+def lag_task(task):
+    """A task whose slots are lags of a window n (the catalog's slot "lag bucket"): a recall-against-lag figure too."""
+    return task_info(task).get("slot") == "lag bucket"
 
 
 def lag_figure(task, noise, rows, colour, path):
     """Recall against lag (± 1 SE), one panel per budget, one line per series at the largest window (n)
-    it was measured at (streams.lag_figure draws); False (nothing drawn) when no row has a lag."""
+    it was measured at (common.lag_panels draws); False (nothing drawn) when no row has a lag."""
     budgets = list(OrderedDict((r["budget_floats"], 1) for r in rows))
     panels = []
     for b in budgets:
         at = [r for r in rows if r["budget_floats"] == b]
         lines = []
         for series in OrderedDict((series_key(r), 1) for r in at):
-            w, cell = streams.at_largest_window([r for r in at if series_key(r) == series])
+            w, cell = at_largest_window([r for r in at if series_key(r) == series])
             if w is not None:
-                lines.append(("%s (W=%d)" % (label(series), w), colour[series], streams.lag_curve(cell)))
+                lines.append(("%s (W=%d)" % (label(series), w), colour[series], lag_curve(cell)))
         panels.append(("B = %s floats" % (b or "natural"), lines))
     if not any(lines for _, lines in panels):
         return False
-    streams.lag_figure([panels], path, "%s%s: recall against lag at the largest window (± 1 SE)" %
-                       (task, ", " + noise_words(noise) if noise else ""))
+    lag_panels([panels], path, "%s%s: recall against lag at the largest window (± 1 SE)" %
+               (task, ", " + noise_words(noise) if noise else ""))
     return True
 
 
@@ -412,14 +445,15 @@ def rule_notes(rows, caps):
     task variants): slots averaged per n, overwrite_recall's slot rows, variants as separate rows."""
     notes = []
     slotted = sorted({base(r["task_spec"]) for r in rows if r["slot"] != ""
-                      and base(r["task_spec"]) not in ("lag_recall", "copying", "selective_copying")})  # RULE's
+                      and task_info(base(r["task_spec"])).get("capacity_axis", "n") == "n"})  # RULE's: a lag, L
     if slotted:
         notes.append("The rows of one n whose slots differ (%s) are read on their mean." % ", ".join(slotted))
-    parts = [t for t in SLOT_PARTS if any(" (" in c["task"] and base(c["task"].split(" (")[0]) == t for c in caps)]
+    parts = [t for t in CATALOG["tasks"] if slot_parts(t)
+             and any(" (" in c["task"] and base(c["task"].split(" (")[0]) == t for c in caps)]
     if parts:
         notes.append("%s: the capacity on one slot's rows alone (%s)." % (
-            ", ".join("%s (%s)" % (t, " / ".join(SLOT_PARTS[t].values())) for t in parts),
-            "; ".join("slot %s: %s" % kv for t in parts for kv in SLOT_PARTS[t].items())))
+            ", ".join("%s (%s)" % (t, " / ".join(slot_parts(t).values())) for t in parts),
+            "; ".join("slot %s: %s" % kv for t in parts for kv in slot_parts(t).items())))
     variants = [c["task"] for c in caps if ":" in c["task"]]
     if variants:
         notes.append("Variants of a task that differ in a parameter other than the noise are separate rows, named "
@@ -427,12 +461,13 @@ def rule_notes(rows, caps):
     if any(c["bits_per_pair"] for c in caps):
         notes.append("bits_per_pair: the state's bits at the capacity n (state_bits; 32 × state_floats in a summary "
                      "without it) over the capacity.")
-    if any(base(c["task"]) in LIMIT_TASKS and c["budget_floats"] != "natural" for c in caps):
+    if any(base(c["task"]) in limit_tasks() and c["budget_floats"] != "natural" for c in caps):
         notes.append("In the frontier figures of %s the black line is the log2(n!) limit: no state of 32·B bits "
                      "recalls every one of more pairs than the largest n with log2(n!) ≤ 32·B; under query noise it "
-                     "is still a bound, a loose one." % ", ".join(LIMIT_TASKS))
-    if any(base(r["task_spec"]) in LAG_TASKS for r in rows):
-        notes.append("recent_recall: capacity is the largest window W; lag_*.png draws recall against lag (slot: the "
+                     "is still a bound, a loose one." % ", ".join(limit_tasks()))
+    lagged = sorted({base(r["task_spec"]) for r in rows if lag_task(base(r["task_spec"]))})
+    if lagged:
+        notes.append(", ".join(lagged) + ": capacity is the largest window W; lag_*.png draws recall against lag (slot: the "
                      "largest lag of a bucket) at the largest W each series was measured at.")
     return " ".join(notes)
 
@@ -487,8 +522,60 @@ def write_capacity_csv(path, caps):
 
 # ------------------------------------------------------------------ the whole
 
+def load(path, binary, tmp, theory_files=None):
+    """The sweep's data: its summary CSVs (paths, and the inputs named), the catalog, the measured rows,
+    theory's predictions and capacity lines (read from theory_files, or run), and theory's note."""
+    paths, named = summaries(path, binary, tmp)
+    load_catalog(path, binary, tmp)
+    rows = read_rows(paths)
+    if not rows:
+        raise ReportError("%s: no summary row with a measured accuracy (every cell failed?)" % path)
+    preds, tcaps, note = theory(paths, binary, tmp, theory_files)
+    return dict(path=path, named=named, rows=rows, preds=preds, tcaps=tcaps, note=note)
+
+
+def compute(data):
+    """Plain rows: the capacity table (capacity_table), one per series, task, noise and budget."""
+    return capacity_table(data["rows"])
+
+
+def render(data, caps, stage):
+    """Writes capacity.csv, figures/*.png, report.md and report.html into `stage`; returns their paths
+    relative to it."""
+    rows, tcaps = data["rows"], data["tcaps"]
+    colour = colours(rows)
+    models = exact_models(data["preds"])
+    os.makedirs(os.path.join(stage, "figures"))
+    figures = []
+    labels = task_label(rows)
+    for task in OrderedDict((labels[r["task_spec"]], 1) for r in rows):
+        tc = [c for c in caps if c["task"] == task]
+        if any(c["budget_floats"] != "natural" for c in tc):
+            name = "frontier_%s.png" % slug(task)
+            # theory's capacity lines model associative recall written once
+            frontier_figure(task, tc, [t for t in tcaps if written_once(task)],
+                            colour, os.path.join(stage, "figures", name), limit=base(task) in limit_tasks())
+            figures.append((name, "%s: capacity against budget" % task))
+        for noise in OrderedDict((row_noise(r), 1) for r in rows if labels[r["task_spec"]] == task):
+            rs = [r for r in rows if labels[r["task_spec"]] == task and row_noise(r) == noise]
+            name = "accuracy_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
+            accuracy_figure(task, noise, rs, models, colour, os.path.join(stage, "figures", name))
+            figures.append((name, "%s%s: mean accuracy against n" % (task, ", " + noise if noise else "")))
+            if lag_task(base(rs[0]["task_spec"])):
+                name = "lag_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
+                if lag_figure(task, noise, rs, colour, os.path.join(stage, "figures", name)):
+                    figures.append((name, "%s%s: recall against lag at the largest window" %
+                                    (task, ", " + noise if noise else "")))
+    write_capacity_csv(os.path.join(stage, "capacity.csv"), caps)
+    title = os.path.basename(os.path.normpath(data["path"]))
+    write_pages(stage, title, data["named"], caps, rows, figures, data["note"], rule_notes(rows, caps))
+    return ["capacity.csv", "report.md", "report.html"] + [os.path.join("figures", n) for n, _ in figures]
+
+
 def build(path, out=None, theory_files=None):
-    """Writes OUT/capacity.csv, OUT/figures/*.png, OUT/report.md and OUT/report.html; returns OUT.
+    """Writes OUT/capacity.csv, OUT/figures/*.png, OUT/report.md and OUT/report.html; returns OUT:
+    load -> compute -> render (the protocol of every section, scripts/studies/README.md) into a
+    staging directory, then each file moved into place.
     theory_files: (predictions CSV, capacity CSV or None) of `memcap theory` on PATH's summary."""
     if out is None:
         out = os.path.join(path if os.path.isdir(path) else (os.path.dirname(path) or "."), "report")
@@ -497,44 +584,13 @@ def build(path, out=None, theory_files=None):
         raise ReportError("--out '%s': directory '%s' does not exist" % (out, parent))
     if os.path.exists(out) and not os.path.isdir(out):
         raise ReportError("--out '%s' is a file, not a directory" % out)
-    binary = memcap_binary()
     tmp = tempfile.mkdtemp(prefix=".memcap-report.", dir=parent)
     try:
-        paths, named = summaries(path, binary, tmp)
-        rows = read_rows(paths)
-        if not rows:
-            raise ReportError("%s: no summary row with a measured accuracy (every cell failed?)" % path)
-        preds, tcaps, note = theory(paths, binary, tmp, theory_files)
-        caps = capacity_table(rows)
-        colour = colours(rows)
-        models = exact_models(preds)
+        data = load(path, memcap_binary(), tmp, theory_files)
         stage = os.path.join(tmp, "out")
-        os.makedirs(os.path.join(stage, "figures"))
-        figures = []
-        labels = task_label(rows)
-        for task in OrderedDict((labels[r["task_spec"]], 1) for r in rows):
-            tc = [c for c in caps if c["task"] == task]
-            if any(c["budget_floats"] != "natural" for c in tc):
-                name = "frontier_%s.png" % slug(task)
-                # theory's capacity lines model associative recall written once
-                frontier_figure(task, tc, [t for t in tcaps if task in ("assoc_recall", "assoc_recall:passes=1")],
-                                colour, os.path.join(stage, "figures", name), limit=base(task) in LIMIT_TASKS)
-                figures.append((name, "%s: capacity against budget" % task))
-            for noise in OrderedDict((row_noise(r), 1) for r in rows if labels[r["task_spec"]] == task):
-                rs = [r for r in rows if labels[r["task_spec"]] == task and row_noise(r) == noise]
-                name = "accuracy_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
-                accuracy_figure(task, noise, rs, models, colour, os.path.join(stage, "figures", name))
-                figures.append((name, "%s%s: mean accuracy against n" % (task, ", " + noise if noise else "")))
-                if base(rs[0]["task_spec"]) in LAG_TASKS:
-                    name = "lag_%s%s.png" % (slug(task), "_" + slug(noise) if noise else "")
-                    if lag_figure(task, noise, rs, colour, os.path.join(stage, "figures", name)):
-                        figures.append((name, "%s%s: recall against lag at the largest window" %
-                                        (task, ", " + noise if noise else "")))
-        write_capacity_csv(os.path.join(stage, "capacity.csv"), caps)
-        title = os.path.basename(os.path.normpath(path))
-        write_pages(stage, title, named, caps, rows, figures, note, rule_notes(rows, caps))
+        written = render(data, compute(data), stage)
         os.makedirs(os.path.join(out, "figures"), exist_ok=True)
-        for name in ["capacity.csv", "report.md", "report.html"] + [os.path.join("figures", n) for n, _ in figures]:
+        for name in written:
             os.replace(os.path.join(stage, name), os.path.join(out, name))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

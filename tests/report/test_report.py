@@ -18,7 +18,10 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import memcap_report  # noqa: E402
-from memcap_report import chains, common, frontier as frontier_section  # noqa: E402
+from memcap_report import common  # noqa: E402
+from memcap_report.race import at_end  # noqa: E402
+from studies.chains import section as chains  # noqa: E402
+from studies.frontier import section as frontier_section  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "fixtures", "sweep")
 
@@ -92,10 +95,10 @@ class SpecsAndErrors(unittest.TestCase):
     def test_a_choice_at_an_end_of_its_candidates_is_flagged(self):
         manifest = {"race_candidates": {"memories": {"delta": {"beta": ["0.01", "0.1", "1"]},
                                                      "selective": {"rho": ["1", "0.99", "0.9"]}}}}
-        self.assertEqual(frontier_section.at_end(manifest, "delta", "beta", "0.01"), "lowest")
-        self.assertEqual(frontier_section.at_end(manifest, "delta", "beta", "0.1"), None)
-        self.assertEqual(frontier_section.at_end(manifest, "selective", "rho", "1"), "highest")  # by value, not list order
-        self.assertEqual(frontier_section.at_end({}, "delta", "beta", "0.01"), None)  # no manifest: nothing claimed
+        self.assertEqual(at_end(manifest, "delta", "beta", "0.01"), "lowest")
+        self.assertEqual(at_end(manifest, "delta", "beta", "0.1"), None)
+        self.assertEqual(at_end(manifest, "selective", "rho", "1"), "highest")  # by value, not list order
+        self.assertEqual(at_end({}, "delta", "beta", "0.01"), None)  # no manifest: nothing claimed
         edges = []
         row = {"spec_at_capacity": "delta:beta=0.01,phi=proj,nu=1", "budget_floats": 4096, "d_at_capacity": 64}
         text = frontier_section.settings_text("delta:beta=best,phi=proj,nu=1", row, manifest, edges)

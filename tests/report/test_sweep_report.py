@@ -18,6 +18,8 @@ from memcap_report import common, sweep  # noqa: E402
 from memcap_report.common import SUMMARY_COLUMNS  # noqa: E402
 
 FIXTURE_SUMMARY = os.path.join(HERE, "fixtures", "sweep", "capacity_summary.csv")
+# names, capacity axes and slots (memcap list --json) for the summaries written into temporary directories
+common.read_catalog(os.path.join(HERE, "fixtures", "sweep"))
 TASK = "assoc_recall:queries=32,noise=0,cosine=1,control=none,vocab=0,keys=random,steps=1000,lr=0.01,temp=0.1"
 
 

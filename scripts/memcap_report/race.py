@@ -1,0 +1,64 @@
+"""The race's settings as the reports read them: which spec values the race chose (`best`), the
+candidates a spec or a sweep's manifest lists, whether a chosen value sits at an end of them, and
+the width and settings chosen at a capacity point in words."""
+
+from .common import base, fnum, label, spec_params
+
+# Decays: 1 (no decay) is the end of their range, not only of their candidates, so it is not flagged.
+DECAYS = ("gamma", "alpha", "w", "rho")
+
+
+def is_raced(value):
+    """A spec value the race chooses: `best` (the parameter's own candidates) or `best:v1/v2/...`."""
+    return value == "best" or value.startswith("best:")
+
+
+def listed(spec, key):
+    """The candidates a memory spec lists for `key` (`beta=best:0.005/0.01` -> ['0.005', '0.01']), else None."""
+    v = spec_params(spec).get(key, "")
+    return v[len("best:"):].split("/") if v.startswith("best:") else None
+
+
+def candidates(manifest):
+    """{memory: {key: [candidates]}}: the race candidates a sweep's manifest records."""
+    return manifest.get("race_candidates", {}).get("memories", {})
+
+
+def at_end(manifest, memory, key, value, cands=None):
+    """'lowest' or 'highest' when `value` is the first or last of `cands` (the candidates a spec listed),
+    else of the candidates the sweep's manifest records for memory's `key` (race_candidates); None when
+    neither is known (no manifest) or there is one candidate."""
+    if cands is None:
+        cands = candidates(manifest).get(memory, {}).get(key)
+    if not cands or len(cands) < 2:
+        return None
+    vals = sorted(fnum(c) for c in cands)
+    return "lowest" if fnum(value) == vals[0] else "highest" if fnum(value) == vals[-1] else None
+
+
+def settings(r, manifest=None, edges=None):
+    """The width and settings chosen at the capacity (a capacity.capacity_rows row): "d=64, beta=0.1";
+    a setting at an end of the candidates the manifest records gets a dagger and is collected in
+    `edges` {(memory, key, value, end): [budgets]}."""
+    if r["capacity"] is None or not r["spec_at_capacity"]:
+        return ""
+    p = spec_params(r["spec_at_capacity"])
+    out = ["d=%d" % r["d_at_capacity"]]
+    for k in [k for k in r["tuned_keys"] if k != "d"]:
+        v = p.get(k, "?")
+        end = None if (k in DECAYS and v == "1") else at_end(manifest or {}, base(r["memory_spec"]), k, v)
+        out.append("%s=%s%s" % (k, v, "†" if end else ""))
+        if end and edges is not None:
+            edges.setdefault((base(r["memory_spec"]), k, v, end), []).append(r["budget_floats"])
+    return ", ".join(out)
+
+
+def edge_words(edges):
+    """One sentence naming the settings chosen at an end of their candidates ("" when none)."""
+    if not edges:
+        return ""
+    items = ["%s's %s = %s (the %s) at %s floats" % (label(m), k, v, end, ", ".join(str(b) for b in sorted(set(bs))))
+             for (m, k, v, end), bs in edges.items()]
+    return ("† chosen at an end of its candidates (`memcap list`): " + "; ".join(items) + ". The candidates "
+            "may stop short of the memory's best there, and its capacity is then a lower bound. (A decay of 1, no "
+            "decay, is the end of its range and is not flagged.)")
