@@ -38,6 +38,16 @@ MemoryEntry based_entry() {
     };
     e.state_formula = "d_v x (1 + m + m(m+1)/2), m the largest with 1 + m + m(m+1)/2 <= floor(B / d_v); m = d_k without a budget";
     e.paper = "Arora et al. 2024 (Based)";
+    // zoology/mixers/based.py, Based.state_size: heads * head_dim * expanded + heads * expanded, with
+    // zoology/mixers/feature_maps/taylor.py's TaylorExp.expanded_size = m(m+1)/2 + m + 1 (its
+    // forward_mem_save keeps the lower triangle of x xᵀ, as memcap's taylor map does)
+    e.zoology = ZoologyCount{"num_key_value_heads x (head_dim + 1) x (m(m+1)/2 + m + 1) (zoology/mixers/based.py, "
+                             "feature_maps/taylor.py); one head, head_dim = d_v, feature_dim = m: memcap's + (m(m+1)/2 + m + 1) "
+                             "(zoology also keeps the normaliser sum phi(k), memcap's unnormalised read does not)",
+                             [](const MemorySize& size, const MemoryShape& s) {
+                                 const std::int64_t m = size.dim("m");
+                                 return (s.d_value + 1) * (m * (m + 1) / 2 + m + 1);
+                             }};
     return e;
 }
 

@@ -18,6 +18,10 @@ MemoryEntry mamba2_entry() {
     e.name = "mamba2";
     e.description = "Mamba-2 / SSD: S <- exp(Delta A) S + Delta v phi(k)^T (the same memory as selective)";
     e.paper = "Dao & Gu 2024 (Mamba-2, SSD)";
+    // zoology/mixers/mamba2.py, Mamba2.state_size: 2 * d_model * d_state (expand = 2)
+    e.zoology = ZoologyCount{"2 x d_model x d_state (zoology/mixers/mamba2.py; expand = 2: d_inner = 2 d_model channels of "
+                             "d_state each); d_inner = d_v channels, d_state = d_phi: equal to memcap's (d_model = d_v / 2, d_v even)",
+                             e.zoology->floats};
     return e;
 }
 

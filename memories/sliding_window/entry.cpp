@@ -17,6 +17,10 @@ MemoryEntry sliding_window_entry() {
     e.name = "sliding_window";
     e.description = "sliding-window attention: the softmax cache holding the last floor(B/(d_k+d_v)) pairs";
     e.paper = "Beltagy et al. 2020; Child et al. 2019";
+    // zoology/mixers/slide_attn.py, SlidingAttn.state_size: block_size * d_model * 2 (the window's keys and values)
+    e.zoology = ZoologyCount{"2 x d_model x block_size (zoology/mixers/slide_attn.py); d_model = d_k = d_v, block_size = the "
+                             "window of pairs held: equal to memcap's without a null slot (whose row memcap counts)",
+                             e.zoology->floats};
     return e;
 }
 
