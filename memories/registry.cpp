@@ -288,6 +288,15 @@ std::string describe_size(const MemorySize& size) {
     return out;
 }
 
+std::string describe_zoology(const MemoryEntry& entry) {
+    if (!entry.zoology) return "";
+    MemoryShape shape;
+    shape.budget_floats = 1024;
+    const MemorySize size = memory_size(parse_memory_spec(entry.name), shape);
+    return entry.zoology->formula + "; at d=64, B=1024: " + std::to_string(entry.zoology->floats(size, shape)) +
+           " floats (memcap: " + std::to_string(size.state_floats) + ")";
+}
+
 std::unique_ptr<Memory> make_memory(const Spec& spec, const MemoryShape& shape, std::uint64_t seed) {
     const MemoryEntry& entry = find_memory(spec.name());
     return make_memory(entry, memory_size(entry, spec, shape), spec, shape, seed);

@@ -88,12 +88,25 @@ struct MemorySize {
     std::int64_t dim(const std::string& name) const;
 };
 
+/// How zoology (github.com/HazyResearch/zoology, the recall benchmark's mixers: each mixer's
+/// `state_size()`) counts the state of the same mixer, for the mixers both have: `formula`
+/// names zoology's file and its formula in zoology's names, how memcap's dimensions map to
+/// them (one head), and how memcap's count relates to it; `floats` computes zoology's count
+/// at a memory's size (memcap's sizing function at a shape), −1 where it is unbounded.
+struct ZoologyCount {
+    std::string formula;
+    std::function<std::int64_t(const MemorySize&, const MemoryShape&)> floats;
+};
+
 struct MemoryEntry {
     std::string name;
     std::string description;
     std::vector<ParamInfo> params;
     std::string state_formula;  // e.g. "d_v × floor(B / d_v)"
     std::string paper;
+    /// zoology's count of the same mixer's state, beside state_formula in `memcap list`;
+    /// none when zoology has no such mixer.
+    std::optional<ZoologyCount> zoology;
     /// The backend's sizing function: its dimensions and floats for `spec` at `shape`
     /// (a budget below the minimum gives dimensions that make_memory refuses). Throws
     /// UsageError when the shape cannot be built at all (a dimension beyond an int).
@@ -221,6 +234,9 @@ std::optional<theory::RecallModel> horizon_model(const Spec& spec, const MemoryS
 /// and at most, for a growing cache) and the parameter floats, e.g.
 /// "d_phi = 16; state 1024 floats; parameters 1024 floats".
 std::string describe_size(const MemorySize& size);
+/// One line for `memcap list`: `entry`'s zoology formula and zoology's count at d = 64 and
+/// B = 1024 beside memcap's (empty when the entry has no zoology count).
+std::string describe_zoology(const MemoryEntry& entry);
 
 /// Builds the memory `spec` for `shape`, checking the budget against the backend's
 /// minimum. Its random parameters come from the stream (memory spec, d_key, d_value,

@@ -145,10 +145,11 @@ TEST_CASE("the gated grids' updates are the published ones, written out", "[memo
         REQUIRE((reads.cast<double>() - want).norm() <= 1e-5 * want.norm());
     }
     SECTION("Based: phi(q).phi(k) = 1 + s^2 q.k + s^4 (q.k)^2 / 2") {
-        // d = 3 at a budget of 3 x 13 floats: m = 3 = d_k, so y = x (no projection)
-        const MemoryShape small(3, 3, 39);
+        // d = 3 at a budget of 3 x 10 floats: m = 3 = d_k, so y = x (no projection); d_phi = 1 + 3 + 6
+        // (y y^T's unique entries)
+        const MemoryShape small(3, 3, 30);
         auto m = make_memory(parse_memory_spec("based:scale=1.5"), small, 1);
-        REQUIRE(memory_size(parse_memory_spec("based"), small).dim("d_phi") == 13);
+        REQUIRE(memory_size(parse_memory_spec("based"), small).dim("d_phi") == 10);
         const PairBatch e = episode(1, 3, "based");
         m->write(e.keys.row(0).transpose(), e.values.row(0).transpose());
         const PairBatch q = episode(1, 3, "based_query");
@@ -238,9 +239,11 @@ TEST_CASE("MesaNet recalls n <= d pairs exactly without noise, where the grid do
     grid->write_batch(ep.keys, ep.values);
     grid->read_batch(ep.keys, reads);
     REQUIRE((reads - ep.values).rowwise().norm().maxCoeff() > 0.5f);  // crosstalk of 15 other keys: about sqrt(15/32)
-    // the state is both matrices: d^2 + d_v d floats; at a budget, the largest d_phi that fits
-    REQUIRE(mesa->state_floats() == d * d + d * d);
-    REQUIRE(memory_size(parse_memory_spec("mesanet"), MemoryShape(64, 64, 4096)).dim("d_phi") == 39);  // 39^2 + 64 39 = 4017 <= 4096 < 40^2 + 64 40
+    // the state is G and H's unique entries: d(d+1)/2 + d_v d floats; at a budget, the largest
+    // d_phi that fits
+    REQUIRE(mesa->state_floats() == d * (d + 1) / 2 + d * d);
+    REQUIRE(mesa->state().size() == mesa->state_floats());
+    REQUIRE(memory_size(parse_memory_spec("mesanet"), MemoryShape(64, 64, 4096)).dim("d_phi") == 46);  // 46 47/2 + 64 46 = 4025 <= 4096 < 47 48/2 + 64 47
 }
 
 TEST_CASE("bad settings of the new memories are refused, naming the value", "[memory][modern][errors]") {

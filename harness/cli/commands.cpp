@@ -126,6 +126,7 @@ int cmd_list(const std::vector<std::string>& args) {
         std::cout << "\n  " << m.name << " — " << m.description << "\n";
         for (const auto& p : m.params) std::cout << "      " << p.describe() << "\n";
         std::cout << "      state_floats = " << m.state_formula << "\n";
+        if (m.zoology) std::cout << "      zoology counts: " << describe_zoology(m) << "\n";
         const Spec def = parse_memory_spec(m.name);
         std::cout << "      minimum budget at d=64: " << m.min_budget(def, MemoryShape{}) << (m.min_budget(def, MemoryShape{}) == 1 ? " float\n" : " floats\n");
         // The sizing function at two shapes (memories/registry.hpp, describe_size).

@@ -39,6 +39,10 @@ MemoryEntry gated_deltanet_entry() {
     e.published = "Gated DeltaNet";
     e.reduces_to = "delta";
     e.reduces_when = "alpha=1";
+    // zoology/mixers/gated_delta_net.py, GatedDeltaNet.state_size: num_heads * head_k_dim * head_v_dim
+    e.zoology = ZoologyCount{"num_heads x head_k_dim x head_v_dim (zoology/mixers/gated_delta_net.py); one head, head_k_dim = "
+                             "d_phi, head_v_dim = d_v: equal to memcap's",
+                             [](const MemorySize& size, const MemoryShape& s) { return size.dim("d_phi") * s.d_value; }};
     return e;
 }
 

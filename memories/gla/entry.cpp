@@ -39,6 +39,11 @@ MemoryEntry gla_entry() {
     e.published = "GLA";
     e.reduces_to = "linear";
     e.reduces_when = "alpha=1";
+    // zoology/mixers/gla.py, GatedLinearAttention.state_size: key_dim * head_v_dim, plus the short
+    // convolutions' state when use_short_conv (default False; memcap's GLA has none)
+    e.zoology = ZoologyCount{"key_dim x head_v_dim, + the short convolutions' state with use_short_conv (zoology/mixers/gla.py); "
+                             "one head, key_dim = d_phi, head_v_dim = d_v, no short convolution: equal to memcap's",
+                             [](const MemorySize& size, const MemoryShape& s) { return size.dim("d_phi") * s.d_value; }};
     return e;
 }
 

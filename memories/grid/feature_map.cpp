@@ -34,23 +34,24 @@ RowMat unit_rows_backward(const RowMat& raw, ConstMatRef d_f) {
 FeatureMap::Dims FeatureMap::size(const std::string& kind, int d_in, std::int64_t max_dim, int nu) {
     const bool dpfp = kind == "dpfp", taylor = kind == "taylor";
     std::int64_t m = dpfp ? max_dim / (2 * nu) : max_dim;
-    if (taylor) {  // the largest m with 1 + m + m² ≤ max_dim
-        m = static_cast<std::int64_t>(std::sqrt(static_cast<double>(std::max<std::int64_t>(max_dim, 0))));
-        if (m > 46341) m = 46341;  // d_φ beyond an int: refused below
+    if (taylor) {  // the largest m with 1 + m + m(m+1)/2 ≤ max_dim (y yᵀ's unique entries)
+        const auto features = [](std::int64_t k) { return 1 + k + k * (k + 1) / 2; };
+        m = static_cast<std::int64_t>(std::sqrt(2.0 * static_cast<double>(std::max<std::int64_t>(max_dim, 0))));
+        if (m > 65535) m = 65535;  // d_φ beyond an int: refused below
         else {
-            while (m > 0 && 1 + m + m * m > max_dim) --m;
-            while (1 + (m + 1) + (m + 1) * (m + 1) <= max_dim) ++m;
+            while (m > 0 && features(m) > max_dim) --m;
+            while (features(m + 1) <= max_dim) ++m;
         }
+        if (features(m) > std::numeric_limits<int>::max())
+            throw UsageError("feature map 'taylor': " + std::to_string(features(m)) +
+                             " features exceed the largest supported; lower the budget");
     }
-    if (taylor && 1 + m + m * m > std::numeric_limits<int>::max())
-        throw UsageError("feature map 'taylor': " + std::to_string(1 + m + m * m) +
-                         " features exceed the largest supported; lower the budget");
     if (m > std::numeric_limits<int>::max() / (2 * nu))
         throw UsageError("feature map '" + kind + "': " + std::to_string(m) + " features exceed the largest supported (" +
                          std::to_string(std::numeric_limits<int>::max() / (2 * nu)) + "); lower the budget");
     Dims d;
     d.m = static_cast<int>(m);
-    d.dim = dpfp ? 2 * nu * d.m : taylor ? 1 + d.m + d.m * d.m : d.m;
+    d.dim = dpfp ? 2 * nu * d.m : taylor ? 1 + d.m + d.m * (d.m + 1) / 2 : d.m;
     d.identity = d.m == d_in;
     if (!d.identity) {
         d.param_floats = std::int64_t{d.m} * d_in;
@@ -157,8 +158,10 @@ void FeatureMap::apply(ConstMatRef x, MatRef phi) const {
         const float half = static_cast<float>(std::sqrt(0.5));
         phi.col(0).setOnes();
         phi.middleCols(1, m_) = y;
-        for (int i = 0; i < m_; ++i)
-            for (int j = 0; j < m_; ++j) phi.col(1 + m_ + i * m_ + j) = half * y.col(i).cwiseProduct(y.col(j));
+        // y yᵀ's lower triangle, row by row: y_i² / √2 on the diagonal, y_i y_j (i > j) off it
+        // (the two symmetric entries y_i y_j / √2 folded into one, so the kernel is unchanged)
+        for (int i = 0, c = 1 + m_; i < m_; ++i)
+            for (int j = 0; j <= i; ++j, ++c) phi.col(c) = (i == j ? half : 1.0f) * y.col(i).cwiseProduct(y.col(j));
         return;
     }
     if (!dpfp_) {
@@ -177,15 +180,20 @@ void FeatureMap::apply(ConstMatRef x, MatRef phi) const {
 }
 
 void FeatureMap::backward(ConstMatRef x, ConstMatRef d_phi, MatRef d_x) const {
-    if (taylor_) {  // ∂y_i = ∂φ_{1+i} + Σ_j (∂φ_{ij} + ∂φ_{ji}) y_j / √2, and y = s P x
+    if (taylor_) {  // ∂y_i = ∂φ_{1+i} + √2 ∂φ_{ii} y_i + Σ_{j≠i} ∂φ_{ij} y_j (φ_{ij}, i ≥ j, the
+                    // lower triangle as apply lays it out), and y = s P x
         const RowMat y = scale_ * (identity_ ? RowMat(x) : RowMat(x * proj_.transpose()));
-        const float half = static_cast<float>(std::sqrt(0.5));
+        const float root2 = static_cast<float>(std::sqrt(2.0));
         RowMat d_y = d_phi.middleCols(1, m_);
-        for (int i = 0; i < m_; ++i)
-            for (int j = 0; j < m_; ++j) {
-                const auto g = d_phi.col(1 + m_ + i * m_ + j);
-                d_y.col(i) += half * g.cwiseProduct(y.col(j));
-                d_y.col(j) += half * g.cwiseProduct(y.col(i));
+        for (int i = 0, c = 1 + m_; i < m_; ++i)
+            for (int j = 0; j <= i; ++j, ++c) {
+                const auto g = d_phi.col(c);
+                if (i == j) {
+                    d_y.col(i) += root2 * g.cwiseProduct(y.col(i));
+                } else {
+                    d_y.col(i) += g.cwiseProduct(y.col(j));
+                    d_y.col(j) += g.cwiseProduct(y.col(i));
+                }
             }
         if (identity_) d_x = scale_ * d_y;
         else d_x.noalias() = scale_ * (d_y * proj_);

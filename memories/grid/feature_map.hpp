@@ -19,9 +19,13 @@
 //         Non-linear, so capacity keeps growing with the budget.
 //   taylor Based's second-order Taylor feature map (Arora et al. 2024, "Simple linear
 //         attention language models balance the recall-throughput tradeoff", §3.1):
-//         φ(x) = [1, y, vec(y yᵀ)/√2] with y = x when m = d_k and y = P x (as in proj, to
-//         m dimensions) otherwise, m the largest with 1 + m + m² ≤ d_φ_max, so d_φ = 1 + m
-//         + m² and φ(q)·φ(k) = 1 + y_q·y_k + (y_q·y_k)²/2, the Taylor expansion of exp.
+//         the kernel of [1, y, vec(y yᵀ)/√2] with y = x when m = d_k and y = P x (as in proj,
+//         to m dimensions) otherwise. y yᵀ is symmetric, so only its unique entries are kept:
+//         φ(x) = [1, y, y_i²/√2 (i = j), y_i y_j (i > j)], the lower triangle row by row (the
+//         two off-diagonal copies y_i y_j/√2 folded into one, as zoology's Based stores it).
+//         m is the largest with 1 + m + m(m+1)/2 ≤ d_φ_max, so d_φ = 1 + m + m(m+1)/2, and
+//         φ(q)·φ(k) = 1 + y_q·y_k + (y_q·y_k)²/2, the Taylor expansion of exp (the same
+//         kernel as the full vec(y yᵀ)/√2).
 //
 // Layout: apply() maps an n × d_k batch (row per vector) to n × dim().
 #pragma once
@@ -43,7 +47,7 @@ public:
     /// The map's dimensions (its one sizing function; the constructor uses it).
     struct Dims {
         int m = 0;        // dimension after the projection, before DPFP or Taylor (= d_in: no projection)
-        int dim = 0;      // output dimension d_φ: m (proj), 2νm (dpfp) or 1 + m + m² (taylor)
+        int dim = 0;      // output dimension d_φ: m (proj), 2νm (dpfp) or 1 + m + m(m+1)/2 (taylor)
         bool identity = false;      // m = d_in: no projection
         std::int64_t param_floats = 0;  // the projection's m × d_in floats (0 when identity)
         std::int64_t build_scratch_bytes = 0;  // the QR that draws the projection (doubles)

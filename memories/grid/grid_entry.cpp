@@ -36,11 +36,12 @@ double phi_scratch_bytes(const OuterProductGrid::Dims& g, bool dpfp, I batch) {
     return kFloat * double(batch) * (g.phi.dim + (dpfp ? 3.0 * g.phi.m : g.phi.m));
 }
 
-// The feature map's FLOPs per row: the projection (2 per parameter), and DPFP's relus and products.
+// The feature map's FLOPs per row: the projection (2 per parameter), DPFP's relus and products,
+// and the Taylor map's m(m+1)/2 products of y yᵀ's lower triangle (each a product and a scaling).
 double phi_flops_per_row(const OuterProductGrid::Dims& g, const std::string& kind, I nu) {
     const double m = g.phi.m;
     return 2.0 * double(g.phi.param_floats) +
-           (kind == "dpfp" ? 2.0 * m + 2.0 * m * double(nu) : kind == "taylor" ? 2.0 * m * m : 0.0);
+           (kind == "dpfp" ? 2.0 * m + 2.0 * m * double(nu) : kind == "taylor" ? m * (m + 1.0) : 0.0);
 }
 
 }  // namespace

@@ -20,11 +20,11 @@ namespace memcap {
 class OuterProductGrid : public Memory {
 public:
     /// φ's largest output dimension for a shape: floor(B / d_v); without a budget d_k, or for
-    /// the Taylor map 1 + d_k + d_k² (its natural size: y = k, no projection).
+    /// the Taylor map 1 + d_k + d_k(d_k + 1)/2 (its natural size: y = k, no projection).
     static std::int64_t feature_budget(const MemoryShape& shape, const std::string& phi) {
         if (shape.budget_floats) return *shape.budget_floats / shape.d_value;
         const std::int64_t d = shape.d_key;
-        return phi == "taylor" ? 1 + d + d * d : d;
+        return phi == "taylor" ? 1 + d + d * (d + 1) / 2 : d;
     }
     /// A grid's dimensions at a shape: its one sizing function (linear, delta and
     /// selective), used by the constructor (through φ's), the table's cost models and

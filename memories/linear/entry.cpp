@@ -57,6 +57,13 @@ MemoryEntry linear_entry() {
     e.params = {grid_phi_param(), grid_nu_param()};
     e.state_formula = "d_v x d_phi, d_phi = floor(B / d_v) (dpfp: rounded down to a multiple of 2 nu); d_k without a budget";
     e.paper = "Katharopoulos et al. 2020; Schlag, Irie & Schmidhuber 2021";
+    // zoology/mixers/based.py, Based.state_size with a plain feature map (zoology/mixers/feature_maps/
+    // base.py: expanded_size = input_dim): heads * head_dim * expanded + heads * expanded, the
+    // numerator's grid and the normaliser sum phi(k); memcap's linear grid reads M phi(q) unnormalised
+    e.zoology = ZoologyCount{"num_key_value_heads x (head_dim + 1) x expanded_size (zoology/mixers/based.py, a plain feature map: "
+                             "expanded_size = feature_dim); one head, head_dim = d_v, expanded_size = d_phi: memcap's + d_phi "
+                             "(zoology also keeps the normaliser sum phi(k), memcap's unnormalised read does not)",
+                             [](const MemorySize& size, const MemoryShape& s) { return (s.d_value + 1) * size.dim("d_phi"); }};
     e.size = grid_size;
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
         return std::make_unique<LinearGrid>(s, spec.text("phi"), grid_nu(spec), rng);

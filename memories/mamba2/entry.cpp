@@ -23,6 +23,10 @@ MemoryEntry mamba2_entry() {
     e.same_as = "selective";
     e.reduces_to = "linear";
     e.reduces_when = "rho=1";
+    // zoology/mixers/mamba2.py, Mamba2.state_size: 2 * d_model * d_state (expand = 2)
+    e.zoology = ZoologyCount{"2 x d_model x d_state (zoology/mixers/mamba2.py; expand = 2: d_inner = 2 d_model channels of "
+                             "d_state each); d_inner = d_v channels, d_state = d_phi: equal to memcap's (d_model = d_v / 2, d_v even)",
+                             e.zoology->floats};
     return e;
 }
 

@@ -25,11 +25,11 @@ KernelCost mesa_cost(const Spec& spec, const MemoryShape& s, Kernel k, I, I batc
     const double phi = 2.0 * double(size.param_floats) + 3.0 * d + 2.0;  // projection, normalisation
     KernelCost c;
     if (k == Kernel::write_batch) {
-        c.flops = b * (phi + 2.0 * d * d + 2.0 * dv * d + d);  // H += φ φᵀ, G += v φᵀ, the weights
+        c.flops = b * (phi + d * (d + 1.0) + 2.0 * dv * d + d);  // H's triangle += φ φᵀ, G += v φᵀ, the weights
         c.bytes = batch_bytes(s, batch) + kFloat * (double(size.param_floats) + 2.0 * double(size.state_floats));
-        c.scratch_bytes = kFloat * b * 2.0 * d;
+        c.scratch_bytes = kFloat * (b * 2.0 * d + d * d);  // the features, and H's update before packing
     } else {
-        // symmetrise and factor H + λI once (d³/3), then per query a solve (2 d²) and G y (2 d_v d)
+        // unpack and factor H + λI once (d³/3), then per query a solve (2 d²) and G y (2 d_v d)
         c.flops = d * d * d / 3.0 + 2.0 * d * d + b * (phi + 2.0 * d * d + 2.0 * dv * d);
         c.bytes = batch_bytes(s, batch) + kFloat * (double(size.param_floats) + double(size.state_floats));
         c.scratch_bytes = kDouble * (2.0 * d * d + 2.0 * b * d + dv * d) + kFloat * b * d;
@@ -69,7 +69,7 @@ MemoryEntry mesanet_entry() {
                              "step from the task's declared salience feature (1 when none), or always 1")};
     e.params[0].best = {"0.001", "0.01", "0.1", "1", "10"};
     e.params[1].best = {"1", "0.999", "0.99"};
-    e.state_formula = "d_phi^2 + d_v x d_phi, d_phi the largest with d_phi^2 + d_v d_phi <= B; d_k without a budget";
+    e.state_formula = "d_phi(d_phi+1)/2 + d_v x d_phi (H symmetric: its lower triangle), d_phi the largest with d_phi(d_phi+1)/2 + d_v d_phi <= B; d_k without a budget";
     e.paper = "von Oswald et al. 2025 (MesaNet)";
     e.size = mesa_size;
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {

@@ -13,10 +13,13 @@ MesaMemory::Dims MesaMemory::size(const MemoryShape& shape) {
     const std::int64_t dv = shape.d_value;
     std::int64_t d = shape.d_key;
     if (shape.budget_floats) {
-        const double b = static_cast<double>(*shape.budget_floats);
-        d = static_cast<std::int64_t>(std::floor((-double(dv) + std::sqrt(double(dv) * dv + 4.0 * b)) / 2.0));
-        while (d > 0 && d * d + dv * d > *shape.budget_floats) --d;
-        while ((d + 1) * (d + 1) + dv * (d + 1) <= *shape.budget_floats) ++d;
+        const std::int64_t b = *shape.budget_floats;
+        const auto floats = [dv](std::int64_t k) { return k * (k + 1) / 2 + dv * k; };
+        // d(d+1)/2 + d_v d ≤ B: d = (−(2 d_v + 1) + √((2 d_v + 1)² + 8B)) / 2, then exact
+        const double c = 2.0 * double(dv) + 1.0;
+        d = static_cast<std::int64_t>(std::floor((-c + std::sqrt(c * c + 8.0 * double(b))) / 2.0));
+        while (d > 0 && floats(d) > b) --d;
+        while (floats(d + 1) <= b) ++d;
         d = std::max<std::int64_t>(d, 1);  // below the minimum: make_memory refuses it
     }
     return {FeatureMap::size("proj", shape.d_key, d, 1), dv, 1 + dv};
@@ -25,7 +28,7 @@ MesaMemory::Dims MesaMemory::size(const MemoryShape& shape) {
 MesaMemory::MesaMemory(const MemoryShape& shape, double lambda, double gamma, bool gated, Rng& rng)
     : phi_("proj", shape.d_key, size(shape).phi.dim, 1, rng), lambda_(lambda), gamma_(gamma), gated_(gated),
       feature_(shape.salience_feature), d_phi_(phi_.dim()), d_value_(shape.d_value),
-      state_(RowMat::Zero(shape.d_value + phi_.dim(), phi_.dim())) {}
+      state_(Vec::Zero(std::int64_t{shape.d_value} * phi_.dim() + std::int64_t{phi_.dim()} * (phi_.dim() + 1) / 2)) {}
 
 RowMat MesaMemory::features(ConstMatRef x) const {
     RowMat f(x.rows(), d_phi_);
@@ -46,15 +49,28 @@ void MesaMemory::write_batch(ConstMatRef keys, ConstMatRef values) {
     const Vec w = unrolled_weights(values, gamma_, gated_, feature_, decay);
     if (decay != 1.0) state_ *= static_cast<float>(decay);
     const RowMat wf = w.asDiagonal() * f;
-    state_.topRows(d_value_).noalias() += values.transpose() * wf;
-    state_.bottomRows(d_phi_).noalias() += f.transpose() * wf;
+    g().noalias() += values.transpose() * wf;
+    // H's lower triangle only (H is symmetric): Σ w φ φᵀ on and below the diagonal, then packed
+    RowMat h = RowMat::Zero(d_phi_, d_phi_);
+    h.triangularView<Eigen::Lower>() += f.transpose() * wf;
+    float* packed = state_.data() + std::int64_t{d_value_} * d_phi_;
+    for (int i = 0; i < d_phi_; ++i) {
+        Eigen::Map<Vec>(packed, i + 1) += h.row(i).head(i + 1).transpose();
+        packed += i + 1;
+    }
+}
+
+Eigen::MatrixXd MesaMemory::h_plus_lambda() const {
+    Eigen::MatrixXd a(d_phi_, d_phi_);
+    const float* packed = state_.data() + std::int64_t{d_value_} * d_phi_;
+    for (int i = 0; i < d_phi_; ++i)
+        for (int j = 0; j <= i; ++j) a(i, j) = a(j, i) = static_cast<double>(*packed++);
+    a.diagonal().array() += lambda_;
+    return a;
 }
 
 Eigen::LLT<Eigen::MatrixXd> MesaMemory::factor() const {
-    Eigen::MatrixXd a = state_.bottomRows(d_phi_).cast<double>();
-    a = 0.5 * (a + a.transpose());  // H is symmetric up to the GEMM's rounding
-    a.diagonal().array() += lambda_;
-    Eigen::LLT<Eigen::MatrixXd> llt(a);
+    Eigen::LLT<Eigen::MatrixXd> llt(h_plus_lambda());  // exactly symmetric: unpacked from one triangle
     // H + λI is positive definite as computed; a state stored at a low precision (rounded H,
     // memories/precision.hpp) can lose that, and the read is then a measured failure.
     if (llt.info() != Eigen::Success)
@@ -72,7 +88,7 @@ void MesaMemory::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& 
     require_no_hidden(options);
     // Y = Φ_q A⁻¹ (A symmetric: Yᵀ = A⁻¹ Φ_qᵀ), then R = Y Gᵀ
     const Eigen::MatrixXd y = factor().solve(features(queries).cast<double>().transpose()).transpose();
-    out = (y * state_.topRows(d_value_).cast<double>().transpose()).cast<float>();
+    out = (y * g().cast<double>().transpose()).cast<float>();
 }
 
 void MesaMemory::backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
@@ -80,7 +96,7 @@ void MesaMemory::backward(ConstMatRef keys, ConstMatRef values, ConstMatRef quer
     const RowMat fq = features(queries), fk = features(keys);
     const Eigen::LLT<Eigen::MatrixXd> llt = factor();
     const Eigen::MatrixXd y = llt.solve(fq.cast<double>().transpose()).transpose();  // Φ_q A⁻¹, m × d_φ
-    const Eigen::MatrixXd g = state_.topRows(d_value_).cast<double>();                 // d_v × d_φ
+    const Eigen::MatrixXd g = this->g().cast<double>();                                // d_v × d_φ
     const Eigen::MatrixXd zd = llt.solve((d_reads.cast<double>() * g).transpose()).transpose();  // W G A⁻¹
     const Eigen::MatrixXd d_g = d_reads.cast<double>().transpose() * y;  // d_v × d_φ
     const Eigen::MatrixXd d_h = -(y.transpose() * zd);                    // d_φ × d_φ

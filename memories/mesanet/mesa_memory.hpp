@@ -12,14 +12,18 @@
 //               conjugate gradients). For n ≤ d_φ linearly independent keys and λ → 0 it
 //               returns each stored value exactly: no linear read-out of a d_φ-wide key
 //               does better, so it is the ceiling of every linear memory of its key width.
-// state_floats: d_φ² + d_v d_φ, d_φ the largest with d_φ² + d_v d_φ ≤ B (d_k without a
-//               budget); φ = a fixed semi-orthogonal projection when d_φ ≠ d_k (as `linear`'s proj).
+// state_floats: d_φ(d_φ+1)/2 + d_v d_φ, d_φ the largest with d_φ(d_φ+1)/2 + d_v d_φ ≤ B (d_k
+//               without a budget): H is symmetric, so only its unique entries (its lower
+//               triangle) are stored and counted; φ = a fixed semi-orthogonal projection when
+//               d_φ ≠ d_k (as `linear`'s proj).
 // Parameters:   lambda = 0.01 (ridge, > 0; lambda=best races 0.001, 0.01, 0.1, 1, 10),
 //               gamma = 1 ((0, 1]; gamma=best races 1, 0.999, 0.99), gate = salience.
 // Source:       von Oswald et al. 2025, "MesaNet: Sequence Modeling by Locally Optimal
 //               Test-Time Training".
 //
-// State layout: one row-major (d_v + d_φ) × d_φ block: rows 0..d_v−1 are G, the rest H.
+// State layout: one vector: G row-major (d_v × d_φ floats), then H's lower triangle row by row
+// (H(i, 0..i) at d_v d_φ + i(i+1)/2; d_φ(d_φ+1)/2 floats). The read unpacks H to a full
+// symmetric matrix in double before its Cholesky factorisation.
 #pragma once
 
 #include "core/rng.hpp"
@@ -38,9 +42,9 @@ public:
         FeatureMap::Dims phi;
         std::int64_t d_value;
         std::int64_t min_budget;  // d_φ = 1: 1 + d_v
-        std::int64_t state_floats() const { return std::int64_t{phi.dim} * phi.dim + d_value * phi.dim; }
+        std::int64_t state_floats() const { return std::int64_t{phi.dim} * (phi.dim + 1) / 2 + d_value * phi.dim; }
     };
-    /// d_φ = the largest with d_φ² + d_v d_φ ≤ B, or d_k without a budget.
+    /// d_φ = the largest with d_φ(d_φ+1)/2 + d_v d_φ ≤ B, or d_k without a budget.
     static Dims size(const MemoryShape& shape);
 
     MesaMemory(const MemoryShape& shape, double lambda, double gamma, bool gated, Rng& rng);
@@ -64,15 +68,20 @@ public:
 private:
     RowMat features(ConstMatRef x) const;
     void features_backward(ConstMatRef x, ConstMatRef d_f, MatRef d_x) const;
+    /// H + λI in double, unpacked from H's stored lower triangle.
+    Eigen::MatrixXd h_plus_lambda() const;
     /// The Cholesky factor of H + λI, in double.
     Eigen::LLT<Eigen::MatrixXd> factor() const;
+    /// G, the first d_v × d_φ floats of the state (row-major).
+    Eigen::Map<RowMat> g() { return Eigen::Map<RowMat>(state_.data(), d_value_, d_phi_); }
+    Eigen::Map<const RowMat> g() const { return Eigen::Map<const RowMat>(state_.data(), d_value_, d_phi_); }
 
     FeatureMap phi_;
     double lambda_, gamma_;
     bool gated_;
     std::optional<int> feature_;
     int d_phi_, d_value_;
-    RowMat state_;  // [G; H]
+    Vec state_;  // G (d_v × d_φ, row-major), then H's lower triangle row by row
 };
 
 }  // namespace memcap

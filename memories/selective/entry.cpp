@@ -32,6 +32,11 @@ MemoryEntry selective_entry() {
     e.params[0].best = {"1", "0.999", "0.997", "0.99", "0.97", "0.9"};
     e.state_formula = "d_v x d_phi, as linear";
     e.paper = "Gu & Dao 2023 (Mamba); Dao & Gu 2024";
+    // zoology/mixers/mamba.py, Mamba.state_size: 2 * d_model * d_state (expand = 2: d_inner = 2 d_model
+    // channels, each a d_state vector)
+    e.zoology = ZoologyCount{"2 x d_model x d_state (zoology/mixers/mamba.py; expand = 2: d_inner = 2 d_model channels of d_state "
+                             "each); d_inner = d_v channels, d_state = d_phi: equal to memcap's (d_model = d_v / 2, d_v even)",
+                             [](const MemorySize& size, const MemoryShape& s) { return 2 * (s.d_value / 2) * size.dim("d_phi"); }};
     e.size = grid_size;
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {
         return std::make_unique<SelectiveState>(s, spec.real("rho"), spec.text("gate") == "salience",

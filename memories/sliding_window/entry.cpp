@@ -24,6 +24,10 @@ MemoryEntry sliding_window_entry() {
     e.same_as = "softmax";
     e.article = true;
     e.cache = true;
+    // zoology/mixers/slide_attn.py, SlidingAttn.state_size: block_size * d_model * 2 (the window's keys and values)
+    e.zoology = ZoologyCount{"2 x d_model x block_size (zoology/mixers/slide_attn.py); d_model = d_k = d_v, block_size = the "
+                             "window of pairs held: equal to memcap's without a null slot (whose row memcap counts)",
+                             e.zoology->floats};
     return e;
 }
 

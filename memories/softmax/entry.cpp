@@ -82,6 +82,13 @@ MemoryEntry softmax_entry() {
     e.state_formula = "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs (one fewer with a null slot, "
                       "whose row counts); unbounded without a budget";
     e.paper = "Bahdanau et al. 2014; Vaswani et al. 2017";
+    // zoology/mixers/attention.py, MHA.state_size: 2 * d_model * sequence_length (the key-value cache)
+    e.zoology = ZoologyCount{"2 x d_model x sequence_length (zoology/mixers/attention.py); d_model = d_k = d_v, sequence_length = "
+                             "the pairs held: equal to memcap's without a null slot (whose row memcap counts); unbounded without a budget",
+                             [](const MemorySize& size, const MemoryShape& s) {
+                                 const std::int64_t pairs = size.dim("pairs");
+                                 return pairs < 0 ? std::int64_t{-1} : 2 * std::int64_t{s.d_key} * pairs;
+                             }};
     e.size = softmax_size;
     e.make = [](const Spec& spec, const MemoryShape& s, Rng&) -> std::unique_ptr<Memory> {
         return std::make_unique<SoftmaxCache>(s, spec.real("beta"),
