@@ -592,10 +592,34 @@ def median(xs):
     return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
 
 
+def readme_passes(caps, manifest):
+    """The README's words on writing the pairs again: the memories whose capacity never changes with the
+    number of passes, then per other memory each change between two numbers of passes tried."""
+    _, per, parts = passes_table(caps, manifest, OrderedDict())
+    if len(parts) < 2:
+        return "(one number of passes measured)"
+    same, moved = [], OrderedDict()
+    for (m, noise, b), rs in per.items():
+        for (p0, r0), (p1, r1) in zip(zip(parts, rs), list(zip(parts, rs))[1:]):
+            if r0 is not None and r1 is not None and (r0["capacity"] or 0) != (r1["capacity"] or 0):
+                moved.setdefault(m, []).append(((r1["capacity"] or 0) > (r0["capacity"] or 0), "%s → %s at %d floats, %s, %s" % (
+                    cap_text(r0), cap_text(r1), b, p1[1].replace("passes=", "") + " passes", noise_words(noise, short=True))))
+    same = [readme_name(m) for m in memory_order({m for m, _, _ in per}) if m not in moved]
+    items = []
+    for m, ch in moved.items():
+        ups = {up for up, _ in ch}
+        how = "rises" if ups == {True} else "falls" if ups == {False} else "moves"
+        items.append("%s's %s%s at %d point%s (%s)" % (readme_name(m), "" if items else "capacity ", how, len(ch),
+                                                   "" if len(ch) == 1 else "s", "; ".join(w for _, w in ch)))
+    return "%s%s" % ("nothing changes for %s" % list_words(same) if same else "every memory's capacity changes",
+                     "; " + " and ".join(items) if items else "")
+
+
 def readme(data, rows, ctx):
     """reports/streams/README.md's computed parts (its template: README.md.in)."""
-    summary, _ = data
+    summary, manifest = data
     caps = part_capacities(summary)
     theory = optional_csv(os.path.join(ctx.reports_dir, "streams", "theory.csv"))
     table, counts = readme_residuals(theory) if theory else ("(no `theory.csv`)", "0")
-    return {"which_table": readme_which(caps), "residual_table": table, "residual_rows": counts}
+    return {"which_table": readme_which(caps), "residual_table": table, "residual_rows": counts,
+            "passes": readme_passes(caps, manifest)}
