@@ -615,6 +615,20 @@ def readme_passes(caps, manifest):
                      "; " + " and ".join(items) if items else "")
 
 
+def readme_window_lead(caps):
+    """How many times the fixed-state leaders' window the cache holds on recent_recall, over the (noise,
+    budget) points: "2–4×", "≥" on a ratio where the cache passes the largest window tried (a lower bound)."""
+    ratios = []
+    for (noise, b), (ms, top, cache) in leaders(caps.get(("recent_recall", ""), {})).items():
+        if cache is not None and top and cache["capacity"]:
+            ratios.append((cache["capacity"] / top, cache["capacity"] >= cache["largest_tried"]))
+    if not ratios:
+        return "—"
+    lo, hi = min(ratios), max(ratios)
+    words = lambda r: "%s%g" % ("≥" if r[1] else "", r[0])
+    return "%s×" % words(lo) if lo == hi else "%s–%s×" % (words(lo), words(hi))
+
+
 def readme(data, rows, ctx):
     """reports/streams/README.md's computed parts (its template: README.md.in)."""
     summary, manifest = data
@@ -622,4 +636,4 @@ def readme(data, rows, ctx):
     theory = optional_csv(os.path.join(ctx.reports_dir, "streams", "theory.csv"))
     table, counts = readme_residuals(theory) if theory else ("(no `theory.csv`)", "0")
     return {"which_table": readme_which(caps), "residual_table": table, "residual_rows": counts,
-            "passes": readme_passes(caps, manifest)}
+            "passes": readme_passes(caps, manifest), "window_lead": readme_window_lead(caps)}
