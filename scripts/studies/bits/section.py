@@ -834,6 +834,8 @@ def readme(data, rows_, ctx):
     first = read_manifest(os.path.join(ctx.reports_dir, "bits", SWEEPS[0][1]))  # bits.ini: the first table's budgets
     budgets = sorted({int(f) * 32 for b in first.get("config", {}).get("blocks", []) for f in b.get("budgets_floats", [])}
                      & {b for _, _, b in bits})
+    if not budgets:  # no bits.ini manifest: every budget in the first table
+        budgets = sorted({b for _, _, b in bits})
     large = sorted(b for b in {b for _, _, b in bits} if b > max(budgets))
     return {"table": readme_table(bits, floats, budgets, picked),
             "noise": readme_noise(bits, floats, budgets, picked),

@@ -177,6 +177,8 @@ def against_grid(caps, memory):
     """Per noise, how memory's capacity compares with the grid's: "equals the grid without noise; under noise
     stores a half as much at 4096 and 16384 floats and fewer (<4 against 4) at 256 floats"."""
     parts = []
+    if not any(m == memory for m, _, _ in caps):
+        return "(not measured)"
     for noise in noise_order({n for _, n, _ in caps}):
         groups = OrderedDict()
         for b in sorted(b for m, n, b in caps if m == memory and n == noise):
@@ -232,7 +234,7 @@ def chosen_values(caps, memory, key, noise=None):
 
 def value_span(vs):
     xs = sorted(set(vs), key=float)
-    return xs[0] if len(xs) == 1 else "%s–%s" % (xs[0], xs[-1])
+    return "—" if not xs else xs[0] if len(xs) == 1 else "%s–%s" % (xs[0], xs[-1])
 
 
 def readme_sentences(caps, manifest):
@@ -240,7 +242,7 @@ def readme_sentences(caps, manifest):
     out = {"mesanet_vs_grid": against_grid(caps, MESANET)}
     out["mesanet_ridge"] = " and ".join("λ = %s %s" % (value_span(chosen_values(caps, MESANET, "lambda", n)), noise_phrase(n))
                                         for n in reversed(noise_order({n for _, n, _ in caps}))
-                                        if chosen_values(caps, MESANET, "lambda", n))
+                                        if chosen_values(caps, MESANET, "lambda", n)) or "—"
     out["based_range"], out["based_ratios"] = ratios_to_grid(caps, BASED)
     scales = chosen_values(caps, BASED, "scale")
     ends = [v for v in scales if at_end(manifest, BASED, "scale", float(v)) == "highest"]
