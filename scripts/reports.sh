@@ -2,12 +2,20 @@
 # Regenerates reports/ from the memcap binary: the catalog (memcap list --json), the essay reproduction, the
 # default capacity sweep, today's recurrent memories' sweep (modern/), the summaries
 # over seeds, the theory beside them, the
-# capacity table, the figures and REPORT.md. Every CSV is rebuilt byte for byte by the same build on the same machine (fixed seeds, no
-# timestamps, cells in a fixed order at any thread count).
-# usage: scripts/reports.sh path/to/memcap [reports-dir]
+# capacity table, the figures, REPORT.md, the studies' READMEs and the `memcap report` pages of
+# every study that has one (capacity_report/, modern/report/, and deep/report/, streams/report/
+# when their summaries are there). Every CSV is rebuilt byte for byte by the same build on the same
+# machine (fixed seeds, no timestamps, cells in a fixed order at any thread count).
+#
+# With --from-csv, no sweep runs (nor `memcap reproduce`): every report artefact is rebuilt from the
+# committed CSVs: the catalog, every study's summary (memcap aggregate), the theory files, deep's
+# costs.csv, scripts/report.py's tables, figures, REPORT.md and READMEs, and the `memcap report` pages.
+# usage: scripts/reports.sh [--from-csv] path/to/memcap [reports-dir]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-memcap=${1:?usage: reports.sh path/to/memcap [reports-dir]}
+from_csv=0
+if [[ ${1:-} == --from-csv ]]; then from_csv=1; shift; fi
+memcap=${1:?usage: reports.sh [--from-csv] path/to/memcap [reports-dir]}
 out=${2:-$root/reports}
 mkdir -p "$out"
 memcap=$(cd "$(dirname "$memcap")" && pwd)/$(basename "$memcap")
@@ -17,34 +25,59 @@ config=$(realpath --relative-to="$out" "$root/scripts/sweeps/capacity.ini")
 
 # The catalog of memcap's tables (each memory's names, each task's capacity axis and slots, the
 # budget's unit): the report reads names from it, not from Python; committed beside the CSVs.
-"$memcap" list --json > catalog.json.tmp && mv catalog.json.tmp catalog.json
+"$memcap" list --json > catalog.json.tmp  # a failure stops the script (set -e), leaving catalog.json
+mv catalog.json.tmp catalog.json
 
-# 1. Every essay experiment, with the essay-vs-measured table (reproduce/REPRODUCTION.md).
-echo "reports: 1/4 memcap reproduce (the essays' experiments, under a second)" >&2
-"$memcap" reproduce --out reproduce
+if (( from_csv )); then
+    echo "reports: from the committed CSVs: no sweep runs; summaries, theory, tables, figures, REPORT.md and pages" >&2
+    # every study's summary over seeds, from its CSV (the main job's and modern's are made below)
+    for csv in streams/streams.csv deep/deep.csv chains/chains.csv abstention/abstention.csv \
+               learned_keys/learned_keys.csv frontier_large/frontier_large.csv \
+               bits/bits.csv bits/bits_large.csv bits/bits_mid.csv bits/bits_wider.csv bits/bits_xl.csv; do
+        if [[ -f $csv ]]; then "$memcap" aggregate "$csv" --out "${csv%.csv}_summary.csv"; fi
+    done
+    "$memcap" aggregate modern/modern.csv --out modern/modern_summary.csv
+    "$memcap" theory modern/modern_summary.csv --out modern/theory.csv
+    # the theory beside the studies that keep one
+    if [[ -f streams/streams_summary.csv ]]; then
+        "$memcap" theory streams/streams_summary.csv --out streams/theory.csv
+    fi
+    if [[ -f frontier_large/frontier_large_summary.csv ]]; then
+        "$memcap" theory frontier_large/frontier_large_summary.csv \
+            --out frontier_large/theory.csv --capacity frontier_large/theory_capacity.csv
+    fi
+    if [[ -f learned_keys/learned_keys_summary.csv ]]; then
+        "$memcap" theory learned_keys/learned_keys_summary.csv \
+            --out learned_keys/learned_keys_theory.csv --capacity learned_keys/learned_keys_theory_capacity.csv
+    fi
+else
+    # 1. Every essay experiment, with the essay-vs-measured table (reproduce/REPRODUCTION.md).
+    echo "reports: 1/4 memcap reproduce (the essays' experiments, under a second)" >&2
+    "$memcap" reproduce --out reproduce
 
-# 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
-rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal capacity.csv.tuning
-echo "reports: 2/4 the capacity sweep: the frontier (each memory's width chosen on tuning seeds first)" \
-    "and the essays' d = 64 frame, under 2 min on 2 cores" >&2
-start=$(date +%s)
-"$memcap" sweep "$config" --out .
-echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
+    # 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
+    rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal capacity.csv.tuning
+    echo "reports: 2/4 the capacity sweep: the frontier (each memory's width chosen on tuning seeds first)" \
+        "and the essays' d = 64 frame, under 2 min on 2 cores" >&2
+    start=$(date +%s)
+    "$memcap" sweep "$config" --out .
+    echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
-# 3. Today's recurrent memories on the same frontier (scripts/studies/modern/modern.ini, into modern/):
-#    the sweep, its summary and the theory beside its rows (the page is drawn in step 4, with
-#    the capacity lines of the main sweep: the same budgets and noise settings, so the same lines).
-modern_config=$(realpath --relative-to="$out" "$root/scripts/studies/modern/modern.ini")
-mkdir -p modern
-rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning
-echo "reports: 3/4 today's recurrent memories on the frontier (RetNet, GLA, Gated DeltaNet, KDA, RWKV-7," \
-    "MesaNet, Based beside the cache, the grid and the delta rule), under a minute on 2 cores" >&2
-start=$(date +%s)
-"$memcap" sweep "$modern_config" --out modern
-echo "modern sweep: $(( $(date +%s) - start )) s wall" >&2
-"$memcap" aggregate modern/modern.csv --out modern/modern_summary.csv
-"$memcap" theory modern/modern_summary.csv --out modern/theory.csv
-rm -f modern/theory_capacity.csv  # an earlier version's; the modern page uses the main sweep's lines
+    # 3. Today's recurrent memories on the same frontier (scripts/studies/modern/modern.ini, into modern/):
+    #    the sweep, its summary and the theory beside its rows (the page is drawn in step 4, with
+    #    the capacity lines of the main sweep: the same budgets and noise settings, so the same lines).
+    modern_config=$(realpath --relative-to="$out" "$root/scripts/studies/modern/modern.ini")
+    mkdir -p modern
+    rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning
+    echo "reports: 3/4 today's recurrent memories on the frontier (RetNet, GLA, Gated DeltaNet, KDA, RWKV-7," \
+        "MesaNet, Based beside the cache, the grid and the delta rule), under a minute on 2 cores" >&2
+    start=$(date +%s)
+    "$memcap" sweep "$modern_config" --out modern
+    echo "modern sweep: $(( $(date +%s) - start )) s wall" >&2
+    "$memcap" aggregate modern/modern.csv --out modern/modern_summary.csv
+    "$memcap" theory modern/modern_summary.csv --out modern/theory.csv
+    rm -f modern/theory_capacity.csv  # an earlier version's; the modern page uses the main sweep's lines
+fi
 # The FLOPs per write at the capacity points the deep memories are compared with (their
 # chosen settings are the modern sweep's): `memcap cost`, a model, no cell run.
 if [[ -f deep/deep_summary.csv && -f streams/streams_summary.csv ]]; then
@@ -53,7 +86,7 @@ fi
 
 # 4. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
 #    and capacity lines); then the capacity table, figures and REPORT.md.
-echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the two sweeps' pages (30 to 60 s)" >&2
+echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the pages (about 2 min: the streams page draws its theory)" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 "$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
 /usr/bin/python3 "$root/scripts/report.py" .
@@ -63,4 +96,11 @@ echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and
 # The modern sweep's page, with the same capacity lines (a model's line depends on the budget
 # and the noise setting only, and the two sweeps share both).
 "$memcap" report modern/modern_summary.csv --out modern/report --theory modern/theory.csv --theory-capacity theory_capacity.csv
+# The pages of the studies measured apart (their sweeps are not run here), drawn again from their summaries.
+if [[ -f streams/streams_summary.csv ]]; then
+    "$memcap" report streams/streams_summary.csv --out streams/report
+fi
+if [[ -f deep/deep_summary.csv ]]; then
+    "$memcap" report deep/deep_summary.csv --out deep/report
+fi
 echo "reports written to $out" >&2

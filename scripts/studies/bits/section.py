@@ -30,12 +30,13 @@ Every number and sentence is a function of the CSVs (and the sweep's manifest, f
 import os
 import sys
 from collections import OrderedDict
+from decimal import Decimal, ROUND_HALF_UP
 
 from matplotlib.lines import Line2D
 
 from memcap_report.capacity import capacity_rows
 from memcap_report.common import (COLOURS, Context, catalog_order, plain_name, run, the, SUMMARY_COLUMNS, ReportError, base, fmt_cap, fnum, learn_memories, list_words,
-                                  max_pairs_exact, measured, noise_order, noise_words, optional_csv, plt, ratio_words, read_manifest,
+                                  max_pairs_exact, measured, noise_key, noise_order, noise_words, optional_csv, plt, ratio_words, read_manifest,
                                   save, se,
                                   spec_params, state_bits_of, style)
 from memcap_report.race import at_end, listed
@@ -764,3 +765,202 @@ def render(data, rows_, ctx):
 def section(reports_dir, figures):
     """The section's lines ([] when bits/bits_summary.csv is not there); writes figures/bits_frontier.png."""
     return run(sys.modules[__name__], Context(reports_dir, figures))
+
+
+# ------------------------------------------------------------------ the README
+
+def power(bits):
+    """2^k for a power of two, else the number."""
+    k = bits.bit_length() - 1
+    return "2^%d" % k if bits == 1 << k else str(bits)
+
+
+def short_num(x):
+    """A number of bits per pair as the README prints it: one decimal, none when it is whole."""
+    s = "%.1f" % x
+    return s[:-2] if s.endswith(".0") else s
+
+
+def readme_table(bits, floats, budgets, picked):
+    """The README's first table: per memory, at each budget without noise, the capacity, the precision chosen
+    there and the bits per stored pair, the float frontier's capacity in brackets; the limit's row last."""
+    memories = memory_order(m for m, n, _ in bits if n == "cosine=1")
+    lines = ["| memory | %s |" % " | ".join("%s bits" % power(b) for b in budgets), "|---|" + "---|" * len(budgets)]
+    for m in memories:
+        cells = []
+        for i, b in enumerate(budgets):
+            c = bits.get((m, "cosine=1", b))
+            if c is None or c.get("precision") is None:
+                cells.append("–" if c is None else fmt_cap(c["capacity"], c["largest"], c["smallest"]))
+                continue
+            f = floats.get((m, "cosine=1", b))
+            cells.append("%s %s · %.0f%s%s" % (fmt_cap(c["capacity"], c["largest"], c["smallest"]), c["precision"],
+                                               c["bits_per_pair"], " b/pair" if len(lines) == 2 and not cells else "",
+                                             " (%s)" % fmt_cap(f["capacity"], f["largest"], f["smallest"]) if f else ""))
+        lines.append("| %s%s | %s |" % (name(m), "‡" if m in picked else "", " | ".join(cells)))
+    lines.append("| *%s* | %s |" % (LIMIT, " | ".join("*%d* · %s" % (max_pairs_exact(b), short_num(b / max_pairs_exact(b)))
+                                                      for b in budgets)))
+    return "\n".join(lines)
+
+
+def readme_noise(bits, floats, budgets, picked, noise="cosine=0.72"):
+    """The README's sentence of the capacities under noise: per memory at the budgets, the precision when it
+    is the same at every one, then the float frontier's."""
+    memories = memory_order(m for m, n, _ in bits if n == noise)
+
+    def caps(table, m):
+        cs = [table.get((m, noise, b)) for b in budgets]
+        return " / ".join(fmt_cap(c["capacity"], c["largest"], c["smallest"]) if c else "–" for c in cs), cs
+    items, fl = [], []
+    for m in memories:
+        text, cs = caps(bits, m)
+        precs = {c.get("precision") for c in cs if c}
+        same = " (%s at all %d)" % (next(iter(precs)), len(cs)) if len(precs) == 1 and None not in precs and all(cs) else ""
+        items.append("%s%s %s%s" % (name(m), "‡" if m in picked else "", text, same))
+        ftext, fcs = caps(floats, m)
+        if any(fcs):
+            fl.append(ftext)
+    return "%s; the float frontier's %s" % (", ".join(items), ", ".join(fl))
+
+
+def readme(data, rows_, ctx):
+    """reports/bits/README.md's computed parts (its template: README.md.in): the first table (bits.ini's and
+    bits_mid.ini's budgets, the float frontier beside) and the capacities under noise at those budgets."""
+    rows, float_rows, manifest = data
+    bits, _ = capacities(rows)
+    floats, _ = capacities(float_rows) if float_rows else (OrderedDict(), None)
+    floats = comparable(bits, floats)
+    picked = {m for (m, _, _), c in bits.items() if c["picked_from"]}
+    first = read_manifest(os.path.join(ctx.reports_dir, "bits", SWEEPS[0][1]))  # bits.ini: the first table's budgets
+    budgets = sorted({int(f) * 32 for b in first.get("config", {}).get("blocks", []) for f in b.get("budgets_floats", [])}
+                     & {b for _, _, b in bits})
+    if not budgets:  # no bits.ini manifest: every budget in the first table
+        budgets = sorted({b for _, _, b in bits})
+    large = sorted(b for b in {b for _, _, b in bits} if b > max(budgets))
+    return {"table": readme_table(bits, floats, budgets, picked),
+            "noise": readme_noise(bits, floats, budgets, picked),
+            "large_table": readme_large(bits, manifest, large), **sweep_tables(ctx.reports_dir)}
+
+
+def sweep_tables(reports_dir):
+    """The README's tables of single sweeps: bits_xl.ini's and bits_wider.ini's cells by n, bits_mid.ini's HRR
+    blocks by precision."""
+    out = {}
+    for key, summary in (("xl", "bits_xl_summary.csv"), ("wider", "bits_wider_summary.csv")):
+        rows = sweep_rows(reports_dir, summary)
+        table, note = per_n_table(rows) if rows else ("(`bits/%s` is not there)" % summary, "")
+        out[key + "_table"] = table + ("\n\n" + note if note else "")
+    rows = sweep_rows(reports_dir, "bits_mid_summary.csv")
+    out["mid_table"] = blocks_by_precision(rows) if rows else "(`bits/bits_mid_summary.csv` is not there)"
+    return out
+
+
+def readme_large(bits, manifest, budgets):
+    """The README's table of the larger budgets: per memory, at each budget without noise and then under
+    noise, the capacity, the choice there (‡ the picked block, † at an end of the candidates), the bits per
+    stored pair and mean ± SE at the capacity; the limit's row under the noise-free columns."""
+    widths = width_candidates(manifest)
+    noises = noise_order({n for _, n, b in bits if b in budgets})
+    cols = [(n, b) for n in noises for b in budgets]
+    head = ["%s bits%s" % (power(b), ", " + noise_words(n, short=True).replace("no noise", "noise 0") if i == 0 else "")
+            for n in noises for i, b in enumerate(budgets)]
+    lines = ["| memory | %s |" % " | ".join(head), "|---|" + "---|" * len(cols)]
+    for m in memory_order(m for m, n, b in bits if b in budgets):
+        cells = []
+        for n, b in cols:
+            c = bits.get((m, n, b))
+            if c is None:
+                cells.append("–")
+            elif c["capacity"] is None:
+                cells.append("<%d" % c["smallest"])
+            else:
+                top = "≤" if c["at_top"] else ""
+                cells.append("**%s** (%s) · %s%s%s · %s" % (
+                    fmt_cap(c["capacity"], c["largest"], c["smallest"]), settings_text(c, edges_of(c, manifest, widths)),
+                    top, fmt_num(c["bits_per_pair"]), " b/pair" if len(lines) == 2 and not cells else "", mean_se(c["row"])))
+        lines.append("| %s%s | %s |" % (name(m), "‡" if any(bits[k]["picked_from"] for k in bits if k[0] == m) else "",
+                                       " | ".join(cells)))
+    lines.append("| *%s* | %s |" % (LIMIT, " | ".join(
+        ("*%d* · %s" % (max_pairs_exact(b), short_num(b / max_pairs_exact(b)))) if n == "cosine=1" else ""
+        for n, b in cols)))
+    return "\n".join(lines)
+
+
+def sweep_rows(reports_dir, summary):
+    """One bits sweep's summary rows (bits/NAME_summary.csv), [] when it is not there."""
+    return measured(optional_csv(os.path.join(reports_dir, "bits", summary), BITS_COLUMNS))
+
+
+def choice_text(r, with_precision):
+    """The choice a row was read at: its raced settings ("d=2048, β=0.0025"), the precision first when asked."""
+    parts = [("precision", chosen(r, "precision"))] if with_precision else []
+    parts += [tuple(kv.split("=", 1)) for kv in r["tuned"].split(",") if kv and not kv.startswith("precision=")]
+    return ", ".join("%s=%s" % (SETTING_NAMES.get(k, k), v) if k != "precision" else v for k, v in parts)
+
+
+def half_up(x, places=3):
+    """A number as the CSV prints it, rounded half up at `places` decimals (0.9125 -> 0.913: the decimal
+    digits, not the binary float, decide)."""
+    return str(Decimal(repr(x) if isinstance(x, float) else x).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP))
+
+
+def mean_se(r):
+    """Mean ± SE of a summary row, three decimals."""
+    return "%s ± %s" % (half_up(r["accuracy_mean_frac"]), half_up(r["accuracy_se_frac"]))
+
+
+def per_n_table(rows):
+    """(table, note): one sweep's rows by n (rows) and memory and noise (columns), mean ± SE and the choice
+    there, in bold at the capacity; the precision in each cell unless every choice is the same (the note)."""
+    caps, _ = capacities(rows)
+    at = OrderedDict()
+    for r in rows:
+        at[(base(r["memory_spec"]), noise_key(r["task_spec"]), int(r["n"]))] = r
+    cols = [(m, n) for n in noise_order({n for _, n, _ in at}) for m in memory_order(m for m, nn, _ in at if nn == n)]
+    precs = {chosen(r, "precision") for r in at.values()}
+    one = len(precs) == 1
+    lines = ["| n | %s |" % " | ".join("%s, %s" % (name(m), noise_words(n, short=True).replace("no noise", "noise 0"))
+                                        for m, n in cols), "|---|" + "---|" * len(cols)]
+    for n_ in sorted({n for _, _, n in at}):
+        cells = []
+        for m, noise in cols:
+            r = at.get((m, noise, n_))
+            if r is None:
+                cells.append("—")
+                continue
+            c = next((c for (mm, nn, _), c in caps.items() if mm == m and nn == noise), None)
+            bold = "**" if c is not None and c["capacity"] == n_ else ""
+            choice = choice_text(r, not one)
+            cells.append("%s%s%s%s" % (bold, mean_se(r), bold, " (%s)" % choice if choice else ""))
+        lines.append("| %d | %s |" % (n_, " | ".join(cells)))
+    return "\n".join(lines), ("(every choice %s)" % next(iter(precs))) if one else ""
+
+
+def blocks_by_precision(rows):
+    """One sweep's blocks of a memory per precision (HRR at its natural width): per precision, D and, per
+    noise, mean ± SE at the capacity and at the next n tried; the best block (rank_key) in bold."""
+    _, every = capacities(rows)
+    noises = noise_order({n for _, n, _ in every})
+    by_spec = OrderedDict()
+    for r in rows:
+        by_spec.setdefault((r["memory_spec"], noise_key(r["task_spec"])), {})[int(r["n"])] = r
+    specs = OrderedDict()
+    for (m, noise, b), cs in every.items():
+        for i, c in enumerate(cs):
+            specs.setdefault(c["spec"], {})[noise] = (c, i == 0)
+    head = ["precision", "D"] + [w for n in noises for w in (noise_words(n, short=True).replace("no noise", "noise 0"), "next n")]
+    lines = ["| %s |" % " | ".join(head), "|---|---:|" + "---|" * (2 * len(noises))]
+    for spec in sorted(specs, key=precision_rank):
+        cells, d = [], ""
+        for noise in noises:
+            c, top = specs[spec].get(noise, (None, False))
+            if c is None or c["capacity"] is None:
+                cells += ["—", "—"]
+                continue
+            d = str(c["d"])
+            nxt = sorted(n for n in by_spec.get((spec, noise), {}) if n > c["capacity"])
+            bold = "**" if top else ""
+            cells.append("%s%d: %s%s" % (bold, c["capacity"], mean_se(c["row"]), bold))
+            cells.append("%d: %s" % (nxt[0], mean_se(by_spec[(spec, noise)][nxt[0]])) if nxt else "—")
+        lines.append("| %s | %s | %s |" % (chosen({"tuned": "", "memory_spec": spec}, "precision"), d, " | ".join(cells)))
+    return "\n".join(lines)

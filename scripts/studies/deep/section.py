@@ -21,7 +21,7 @@ import sys
 import statistics
 from collections import OrderedDict
 
-from memcap_report.capacity import cap_text, capacity_rows, part_capacities, part_rows
+from memcap_report.capacity import cap_text, capacity_rows, part_capacities, part_rows, passes
 from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fnum, label as published, list_words, measured, noise_key,
                                   noise_order, noise_words, optional_csv, param, ratio_words, read_manifest, spec_params, tuned_keys)
 from memcap_report.race import candidates, is_raced, settings
@@ -479,3 +479,71 @@ def render(data, rows_, ctx):
 def section(reports_dir):
     """The section's lines ([] when deep/deep_summary.csv is not there)."""
     return run(sys.modules[__name__], Context(reports_dir))
+
+
+# ------------------------------------------------------------------ the README
+
+README_PARTS = OrderedDict([  # the README's rows: (part, whether its rows under noise are in the table)
+    (("assoc_recall", "passes=1"), ("assoc_recall", True)),
+    (("recent_recall", ""), ("recent window", True)),
+    (("overwrite_recall", "rewritten"), ("overwrite, rewritten keys", False)),
+    (("overwrite_recall", "untouched"), ("overwrite, untouched keys", False)),
+])
+
+
+def readme(data, rows_, ctx):
+    """reports/deep/README.md's computed parts (its template: README.md.in): the capacity table, a row per
+    part and noise, a column per memory, a cell's capacities at the budgets in order."""
+    main, _, other, _, _ = data
+    caps = capacities(main + other)
+    memories = memory_order(m for pc in caps.values() for m, _, _ in pc)
+    budgets = sorted({b for pc in caps.values() for _, _, b in pc})
+    lines = ["| task | noise | floats | %s |" % " | ".join("cache" if m in caches() else short(m) for m in memories),
+             "|---|---|---|" + "---|" * len(memories)]
+    for part, (name, noisy) in README_PARTS.items():
+        pc = caps.get(part, {})
+        for noise in noise_order({n for _, n, _ in pc}):
+            if noise != "cosine=1" and not noisy:
+                continue
+            cells = [" / ".join(cap_text(pc[(m, noise, b)]) if (m, noise, b) in pc else "—" for b in budgets)
+                     for m in memories]
+            lines.append("| %s | %s | %s | %s |" % (name, "none" if noise == "cosine=1" else noise_words(noise, short=True),
+                                                   " / ".join(str(b) for b in budgets), " | ".join(cells)))
+    # the numbers of the sentences: the better deep MLP memory against the best matrix memory, TTT-Linear
+    # against DeltaNet, the writes' FLOPs against DeltaNet's (as render computes them)
+    _, _, _, costs, _ = data
+    specs = task_specs(main + other)
+    flops = OrderedDict((p, {k: f for k, f in ((k, flops_at(r, p[0], specs, costs)) for k, r in pc.items())
+                             if f is not None}) for p, pc in caps.items())
+    comparison = compare(caps)
+    per = [cap_of(c[4]) / cap_of(c[6]) for c in comparison if cap_of(c[4]) and cap_of(c[6])]
+    fewer = [cap_of(c[6]) / cap_of(c[4]) for c in comparison if cap_of(c[4]) and cap_of(c[6])]
+    equal = [0, 0]
+    for pc in caps.values():
+        both, differ, _, _ = equal_delta(pc)
+        equal[0] += len(both) - len(differ)
+        equal[1] += len(both)
+    ratios = flops_ratios(caps, flops)
+    mlp_costs = [statistics.median(ratios[m]) for m in DEEP_MLP if ratios.get(m)]
+
+    def accuracy(m, noise, budget=4096, n=64):  # mean ± SE at one assoc_recall point, written once
+        rs = [r for r in main + other if base(r["memory_spec"]) == m and base(r["task_spec"]) == "assoc_recall"
+              and passes(r["task_spec"]) == "1" and noise_key(r["task_spec"]) == noise
+              and int(r["budget_floats"]) == budget and int(r["n"]) == n]
+        if len(rs) != 1:
+            return "—"
+        mean = 100 * fnum(rs[0]["accuracy_mean_frac"])
+        return "%s%% ± %.1f%%" % ("100" if mean == 100 else "%.1f" % mean, 100 * fnum(rs[0]["accuracy_se_frac"]))
+    acc = {"acc_%s%s" % (m, "_noise" if noise != "cosine=1" else ""): accuracy(m, noise)
+           for m in ("ttt_mlp", "titans", "delta") for noise in ("cosine=1", "cosine=0.72")}
+
+    def times(x):
+        return ("%.0f" % x) if abs(x - round(x)) < 1e-9 else ("%.1f" % x)
+    return {"capacity_table": "\n".join(lines),
+            "points": str(len(comparison)),
+            "fewer_range": "%s–%s" % (times(min(fewer)), times(max(fewer))) if fewer else "—",
+            "median_ratio": fmt_ratio(statistics.median(per), 1.0).lstrip("×") if per else "—",
+            "equal_points": ("all %d" % equal[1]) if equal[0] == equal[1] else "%d of %d" % tuple(equal),
+            "cost_ttt_mlp": "%.1f×" % statistics.median(ratios["ttt_mlp"]) if ratios.get("ttt_mlp") else "—",
+            "cost_titans": "%.1f×" % statistics.median(ratios["titans"]) if ratios.get("titans") else "—",
+            "cost_range": "%.1f–%.1f×" % (min(mlp_costs), max(mlp_costs)) if mlp_costs else "—", **acc}

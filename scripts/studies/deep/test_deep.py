@@ -270,6 +270,12 @@ class DeepSection(unittest.TestCase):
         self.assertIn("## Memories that are networks: TTT and Titans at equal state", text)
         self.assertLess(text.index("## Where decays, overwrites and gates pay"),
                         text.index("## Memories that are networks"))
+        # its README from the template, every {{key}} computed: the capacity table from the CSVs
+        with open(os.path.join(d, "deep", "README.md")) as f:
+            readme = f.read()
+        self.assertNotIn("{{", readme)
+        self.assertIn("| task | noise | floats | TTT-Linear | TTT-MLP | Titans |", readme)
+        self.assertIn("| assoc_recall | none | 1024 | ", readme)
 
 
 if __name__ == "__main__":

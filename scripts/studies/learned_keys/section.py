@@ -492,3 +492,10 @@ def answer(table, gs, cstats, parity, delta_top):
 def section(out, figdir, frontier_table=None):
     """The section's lines ([] without the study's CSVs)."""
     return run(sys.modules[__name__], Context(out, figdir, table=frontier_table))
+
+
+def readme(data, rows_, ctx):
+    """reports/learned_keys/README.md's computed parts (its template: README.md.in): the rows (cell and
+    seed) of each sweep's CSV, the timing table's cell counts."""
+    _, cells, _, check = data
+    return {"cells": str(len(cells)), "check_cells": str(len(check)) if check else "—"}

@@ -9,8 +9,8 @@ from collections import OrderedDict
 
 from memcap_report.capacity import capacity_rows
 from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fmt_cap, label, list_words, name_order, noise_order, noise_words, span_words,
-                                  optional_csv, read_manifest)
-from memcap_report.race import edge_words, settings
+                                  optional_csv, read_manifest, spec_params)
+from memcap_report.race import at_end, edge_words, settings
 from memcap_report.verdict import plain_rows
 
 
@@ -124,7 +124,8 @@ def readme(data, rows, ctx):
                                           for n in noises for b in budgets)
     lines = [head, "|---|" + "---|" * (len(noises) * len(budgets))]
     lines += ["| %s | %s |" % (", ".join(short(m) for m in ms), " | ".join(cells)) for cells, ms in groups.items()]
-    return {"capacity_table": "\n".join(lines), "theory": theory_words(ctx.reports_dir)}
+    return dict(readme_sentences(caps, data["manifest"]), capacity_table="\n".join(lines),
+                theory=theory_words(ctx.reports_dir))
 
 
 def theory_words(reports_dir):
@@ -151,3 +152,110 @@ def theory_words(reports_dir):
                        round(100 * sum(s <= 2 for s in se) / len(se)), abs(float(worst["residual_points"])),
                        abs(float(worst["residual_se"])), 100 * float(worst["measured_mean_frac"]), worst["d"], worst["n"]))
     return "Theory beside it (`theory.csv`, `memcap theory`): " + "; ".join(out) + "."
+
+
+# ------------------------------------------------------------------ the README's sentences
+# The memories the README's sentences are about (the study's own expectations): the grid every
+# other fixed state is set against, the cache, and the two that store less than the grid.
+GRID, CACHE, MESANET, BASED = "linear", "softmax", "mesanet", "based"
+FRACTIONS = {2: "a half", 4: "a quarter", 8: "an eighth", 16: "a sixteenth"}
+
+
+def fraction(a, b):
+    """a/b in words: "a half", "a quarter", "1/3", "the same"; b/a ≥ 1 assumed."""
+    if a == b:
+        return "the same"
+    k = b / a
+    return FRACTIONS.get(round(k), "1/%g" % k) if abs(k - round(k)) < 1e-9 else "%.2g of" % (a / b)
+
+
+def noise_phrase(noise):
+    return "without noise" if noise == "cosine=1" else "under noise"
+
+
+def against_grid(caps, memory):
+    """Per noise, how memory's capacity compares with the grid's: "equals the grid without noise; under noise
+    stores a half as much at 4096 and 16384 floats and fewer (<4 against 4) at 256 floats"."""
+    parts = []
+    if not any(m == memory for m, _, _ in caps):
+        return "(not measured)"
+    for noise in noise_order({n for _, n, _ in caps}):
+        groups = OrderedDict()
+        for b in sorted(b for m, n, b in caps if m == memory and n == noise):
+            r, g = caps[(memory, noise, b)], caps.get((GRID, noise, b))
+            if g is None:
+                continue
+            a, c = r["capacity"] or 0, g["capacity"] or 0
+            if a == c:
+                continue
+            what = ("%s as much" % fraction(a, c)).replace("a half as", "half as") if a and c and a < c else ("fewer (%s against %s)" % (
+                fmt_cap(r["capacity"], r["largest_tried"], r["smallest_tried"]),
+                fmt_cap(g["capacity"], g["largest_tried"], g["smallest_tried"])) if a < c else "more (×%g)" % (a / c))
+            groups.setdefault(what, []).append(str(b))
+        if not groups:
+            parts.append("equals the grid %s" % noise_phrase(noise))
+        else:
+            parts.append("%s stores %s" % (noise_phrase(noise), " and ".join(
+                "%s at %s floats" % (w, list_words(bs)) for w, bs in groups.items())))
+    return "; ".join(parts)
+
+
+def ratios_to_grid(caps, memory):
+    """Per noise, memory's capacity as a fraction of the grid's at each budget ("—" where either is below
+    the smallest n), and the fractions' range in words."""
+    per, ks = [], []
+    for noise in noise_order({n for _, n, _ in caps}):
+        cells = []
+        for b in sorted(b for m, n, b in caps if m == memory and n == noise):
+            a, c = caps[(memory, noise, b)]["capacity"], (caps.get((GRID, noise, b)) or {}).get("capacity")
+            if a and c:
+                cells.append("1/%g" % (c / a) if c > a else "%g" % (a / c))
+                ks.append(c / a)
+            else:
+                cells.append("—")
+        per.append("%s %s" % (", ".join(cells), noise_phrase(noise)))
+    if not ks:
+        return "—", "—"
+    lo, hi = min(ks), max(ks)
+    rng = fraction(1, lo) if lo == hi else "%s to %s" % (fraction(1, lo), fraction(1, hi))
+    return rng, "; ".join(per)
+
+
+def chosen_values(caps, memory, key, noise=None):
+    """The values of a setting chosen at memory's capacity points (of one noise, or all)."""
+    out = []
+    for (m, n, b), r in caps.items():
+        if m == memory and (noise is None or n == noise) and r["spec_at_capacity"]:
+            v = spec_params(r["spec_at_capacity"]).get(key)
+            if v is not None:
+                out.append(v)
+    return out
+
+
+def value_span(vs):
+    xs = sorted(set(vs), key=float)
+    return "—" if not xs else xs[0] if len(xs) == 1 else "%s–%s" % (xs[0], xs[-1])
+
+
+def readme_sentences(caps, manifest):
+    """The numbers of the README's bullets, each computed from the capacity rows."""
+    out = {"mesanet_vs_grid": against_grid(caps, MESANET)}
+    out["mesanet_ridge"] = " and ".join("λ = %s %s" % (value_span(chosen_values(caps, MESANET, "lambda", n)), noise_phrase(n))
+                                        for n in reversed(noise_order({n for _, n, _ in caps}))
+                                        if chosen_values(caps, MESANET, "lambda", n)) or "—"
+    out["based_range"], out["based_ratios"] = ratios_to_grid(caps, BASED)
+    scales = chosen_values(caps, BASED, "scale")
+    ends = [v for v in scales if at_end(manifest, BASED, "scale", float(v)) == "highest"]
+    out["based_scales"] = ("%s; %s, the end of its candidates, at %d of its %d capacity points" % (
+        value_span(scales), ends[0], len(ends), len(scales))) if ends else "%s, inside its candidates" % value_span(scales)
+    lead, ties = [], []
+    for noise in noise_order({n for _, n, _ in caps}):
+        for b in sorted(b for m, n, b in caps if m == CACHE and n == noise):
+            a, c = caps[(CACHE, noise, b)]["capacity"] or 0, (caps.get((GRID, noise, b)) or {}).get("capacity") or 0
+            if noise == "cosine=1" and a and c:
+                lead.append(a / c)
+            elif noise != "cosine=1" and a == c:
+                ties.append(str(b))
+    out["cache_lead"] = ("%g–%g×" % (min(lead), max(lead)) if min(lead) != max(lead) else "%g×" % lead[0]) if lead else "—"
+    out["cache_ties"] = list_words(ties) if ties else "no budget"
+    return out

@@ -532,3 +532,108 @@ def section(reports_dir, figures_dir=None):
     """The section's lines ([] when streams/streams_summary.csv is not there); draws FIGURE into
     figures_dir (default REPORTS_DIR/figures)."""
     return run(sys.modules[__name__], Context(reports_dir, figures_dir))
+
+
+# ------------------------------------------------------------------ the README
+
+def readme_name(memory):
+    """A memory's name in the README's grouped cells: its table name without the asides."""
+    return label(memory).split(" (")[0].split(" = ")[0]
+
+
+def readme_which(caps):
+    """The README's "which memory when": per part and noise (rows) and budget (columns), the fixed-state
+    memories storing the most (all when tied), their capacity and the cache's beside it."""
+    budgets = sorted({b for pc in caps.values() for _, _, b in pc})
+    lines = ["| task | noise | %s |" % " | ".join("%d floats" % b for b in budgets), "|---|---|" + "---|" * len(budgets)]
+    for part, pc in caps.items():
+        if part in (("overwrite_recall", "untouched"), ("overwrite_recall", "rewritten")):
+            continue  # ranked on both slots together
+        lead = leaders(pc)
+        for noise in noise_order({n for n, _ in lead}):
+            cells = []
+            for b in budgets:
+                if (noise, b) not in lead:
+                    cells.append("—")
+                    continue
+                ms, _, cache = lead[(noise, b)]
+                cells.append("%s: %s (cache %s)" % ("/".join(readme_name(m) for m in ms), cap_text(pc[(ms[0], noise, b)]),
+                                                    "—" if cache is None else cap_text(cache)))
+            lines.append("| %s | %s | %s |" % (part_name(part), noise_words(noise, short=True), " | ".join(cells)))
+    return "\n".join(lines)
+
+
+def readme_residuals(theory):
+    """(table, rows per line): per memory, model and noise, the residuals (model − measured, points) of
+    recent_recall's rows in theory.csv: the median of their sizes, their mean, and the share within 3 SE
+    of the measurement."""
+    groups = OrderedDict()
+    for r in theory:
+        if base(r["task_spec"]) == "recent_recall" and r["residual_points"] != "":
+            groups.setdefault((base(r["memory_spec"]), r["model"]), OrderedDict()).setdefault(noise_key(r["task_spec"]), []).append(r)
+    lines = ["| memory | model | noise | median abs residual (points) | mean residual | within 3 SE |", "|---|---|---|---|---|---|"]
+    counts = set()
+    for (m, model), by_noise in groups.items():
+        for noise in noise_order(by_noise):
+            rs = by_noise[noise]
+            res = [fnum(r["residual_points"]) for r in rs]
+            within = sum(1 for r, x in zip(rs, res) if abs(x) <= 3 * 100 * fnum(r["measured_se_frac"]))
+            mean = sum(res) / len(res)
+            lines.append("| `%s` | %s | %s | %.1f | %s%.1f | %d%% |" % (
+                m, model, noise_words(noise, short=True), median([abs(x) for x in res]),
+                "−" if mean < 0 and round(mean, 1) != 0 else "+", abs(mean), round(100.0 * within / len(rs))))
+            counts.add(len(rs))
+    return "\n".join(lines), "/".join(str(c) for c in sorted(counts))
+
+
+def median(xs):
+    xs = sorted(xs)
+    k = len(xs) // 2
+    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
+
+
+def readme_passes(caps, manifest):
+    """The README's words on writing the pairs again: the memories whose capacity never changes with the
+    number of passes, then per other memory each change between two numbers of passes tried."""
+    _, per, parts = passes_table(caps, manifest, OrderedDict())
+    if len(parts) < 2:
+        return "(one number of passes measured)"
+    same, moved = [], OrderedDict()
+    for (m, noise, b), rs in per.items():
+        for (p0, r0), (p1, r1) in zip(zip(parts, rs), list(zip(parts, rs))[1:]):
+            if r0 is not None and r1 is not None and (r0["capacity"] or 0) != (r1["capacity"] or 0):
+                moved.setdefault(m, []).append(((r1["capacity"] or 0) > (r0["capacity"] or 0), "%s → %s at %d floats, %s, %s" % (
+                    cap_text(r0), cap_text(r1), b, p1[1].replace("passes=", "") + " passes", noise_words(noise, short=True))))
+    same = [readme_name(m) for m in memory_order({m for m, _, _ in per}) if m not in moved]
+    items = []
+    for m, ch in moved.items():
+        ups = {up for up, _ in ch}
+        how = "rises" if ups == {True} else "falls" if ups == {False} else "moves"
+        items.append("%s's %s%s at %d point%s (%s)" % (readme_name(m), "" if items else "capacity ", how, len(ch),
+                                                   "" if len(ch) == 1 else "s", "; ".join(w for _, w in ch)))
+    return "%s%s" % ("nothing changes for %s" % list_words(same) if same else "every memory's capacity changes",
+                     "; " + " and ".join(items) if items else "")
+
+
+def readme_window_lead(caps):
+    """How many times the fixed-state leaders' window the cache holds on recent_recall, over the (noise,
+    budget) points: "2–4×", "≥" on a ratio where the cache passes the largest window tried (a lower bound)."""
+    ratios = []
+    for (noise, b), (ms, top, cache) in leaders(caps.get(("recent_recall", ""), {})).items():
+        if cache is not None and top and cache["capacity"]:
+            ratios.append((cache["capacity"] / top, cache["capacity"] >= cache["largest_tried"]))
+    if not ratios:
+        return "—"
+    lo, hi = min(ratios), max(ratios)
+    words = lambda r: "%s%g" % ("≥" if r[1] else "", r[0])
+    return "%s×" % words(lo) if lo == hi else "%s–%s×" % (words(lo), words(hi))
+
+
+def readme(data, rows, ctx):
+    """reports/streams/README.md's computed parts (its template: README.md.in)."""
+    summary, manifest = data
+    caps = part_capacities(summary)
+    theory = optional_csv(os.path.join(ctx.reports_dir, "streams", "theory.csv"))
+    table, counts = readme_residuals(theory) if theory else ("(no `theory.csv`)", "0")
+    return {"which_table": readme_which(caps), "residual_table": table, "residual_rows": counts,
+            "passes": readme_passes(caps, manifest), "window_lead": readme_window_lead(caps)}

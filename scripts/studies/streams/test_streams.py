@@ -311,6 +311,12 @@ class Section(unittest.TestCase):
             text = f.read()
         self.assertIn("## Where decays, overwrites and gates pay", text)
         self.assertTrue(os.path.exists(os.path.join(d, "figures", "streams_lag.png")))
+        # its README from the template, every {{key}} computed: the which-memory-when table from the CSV
+        with open(os.path.join(d, "streams", "README.md")) as f:
+            readme = f.read()
+        self.assertNotIn("{{", readme)
+        self.assertIn("| task | noise | ", readme)
+        self.assertIn("| recent_recall (window W) | ", readme)
 
 
 class GenericLagFigure(unittest.TestCase):
