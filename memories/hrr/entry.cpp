@@ -97,6 +97,7 @@ MemoryEntry hrr_entry() {
     };
     e.recall_model = hrr_recall;
     // How the reports name it (memcap list --json).
+    e.published = "HRR";  // Plate 1995: holographic reduced representations
     e.plain_name = "HRR";
     return e;
 }
