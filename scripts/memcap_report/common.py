@@ -77,19 +77,24 @@ def optional_csv(path, required=()):
     return read_csv(path, required) if os.path.exists(path) else []
 
 
+def read_json(path):
+    """A JSON file's value; ReportError (one line) when it cannot be read or is not JSON."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        raise ReportError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+    except ValueError as e:
+        raise ReportError("%s: not JSON (%s)" % (path, e)) from None
+
+
 def read_manifest(path):
     """A sweep's manifest (NAME.csv.manifest.json) as a dict: {} when the file is not there (its
     readers then say that they could not state what it records); ReportError when it cannot be read
     or is not a JSON object — the one way the report reads a manifest."""
     if not os.path.exists(path):
         return {}
-    try:
-        with open(path) as f:
-            manifest = json.load(f)
-    except OSError as e:
-        raise ReportError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
-    except ValueError as e:
-        raise ReportError("%s: not JSON (%s)" % (path, e)) from None
+    manifest = read_json(path)
     if not isinstance(manifest, dict):
         raise ReportError("%s: not a manifest (a JSON object)" % path)
     return manifest
@@ -383,13 +388,7 @@ def read_catalog(reports_dir, required=True):
             raise ReportError("%s: not there (`memcap list --json > %s` writes it; scripts/reports.sh does)" %
                               (path, path))
         return
-    try:
-        with open(path) as f:
-            cat = json.load(f)
-    except OSError as e:
-        raise ReportError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
-    except ValueError as e:
-        raise ReportError("%s: not JSON (%s)" % (path, e)) from None
+    cat = read_json(path)
     if not isinstance(cat, dict) or not isinstance(cat.get("memories"), list) or not isinstance(cat.get("tasks"), list):
         raise ReportError("%s: not memcap's catalog (memcap list --json)" % path)
     CATALOG["memories"] = OrderedDict((m["name"], m) for m in cat["memories"])
