@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Regenerates every study: the main job (scripts/reports.sh: the essays, the capacity sweep, the modern
+# sweep and the report), then each study's sweep(s), then every report artefact again from the CSVs
+# (scripts/reports.sh --from-csv: summaries, theory, tables, figures, REPORT.md, the studies' READMEs
+# and pages). One line per sweep as it starts, with the time since the start and an ETA for the whole
+# run; the sweeps' own progress bars below it.
+#
+# usage: scripts/studies.sh [--only A,B] [--skip A,B] [--threads T] [--dry-run] [--list] path/to/memcap [reports-dir]
+#   --only A,B   run these studies only (names: --list)
+#   --skip A,B   run every default study but these
+#   --threads T  passed to each study's sweep (default: all cores; the main job uses all cores)
+#   --dry-run    print each sweep's cells and estimated time (memcap sweep --dry-run); run nothing
+#   --list       print the studies, their sweeps and whether they run by default; run nothing
+# The extra-large sweep (bits_xl, over an hour and a half on 2 cores) runs only when named in --only;
+# on a cluster it runs through MPI or Slurm (docs/sweeps.md).
+#
+# The ETA: before the first sweep, each sweep's estimate from `memcap sweep --dry-run` (timed sample
+# cells and tuning cells, a few seconds a sweep; crossing rounds are not in it) is summed; as sweeps finish, the
+# estimate of those still to run is scaled by the ratio of the measured to the estimated time so far.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# name | sweeps (configs relative to the repository root) | default (1) or on request only (0)
+STUDIES=(
+    "main|scripts/sweeps/capacity.ini scripts/studies/modern/modern.ini|1"
+    "streams|scripts/studies/streams/streams.ini|1"
+    "deep|scripts/studies/deep/deep.ini|1"
+    "chains|scripts/studies/chains/chains.ini|1"
+    "abstention|scripts/studies/abstention/abstention.ini|1"
+    "learned_keys|scripts/studies/learned_keys/learned_keys.ini scripts/studies/learned_keys/learned_keys_check.ini|1"
+    "bits|scripts/studies/bits/bits.ini scripts/studies/bits/bits_mid.ini scripts/studies/bits/bits_wider.ini scripts/studies/bits/bits_large.ini|1"
+    "frontier_large|scripts/sweeps/frontier_large.ini|1"
+    "bits_xl|scripts/studies/bits/bits_xl.ini|0"
+)
+# the reports/ folder a study's CSVs live in (main: reports/ itself; reports.sh places modern's)
+out_of() {
+    case $1 in
+        main) echo "." ;;
+        bits_xl) echo "bits" ;;
+        *) echo "$1" ;;
+    esac
+}
+
+usage() { sed -n '8,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+die() { echo "studies.sh: $*" >&2; exit 2; }
+
+only="" skip="" threads="" dry=0 list=0
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --only) [[ $# -ge 2 ]] || die "--only needs a comma-separated list of studies"; only=$2; shift 2 ;;
+        --skip) [[ $# -ge 2 ]] || die "--skip needs a comma-separated list of studies"; skip=$2; shift 2 ;;
+        --threads) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--threads needs a positive integer, got '${2:-}'"
+                   threads=$2; shift 2 ;;
+        --dry-run) dry=1; shift ;;
+        --list) list=1; shift ;;
+        -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) die "unknown option '$1' (see --help)" ;;
+        *) break ;;
+    esac
+done
+[[ -n $only && -n $skip ]] && die "give --only or --skip, not both"
+
+names=()
+for s in "${STUDIES[@]}"; do names+=("${s%%|*}"); done
+known() { local n; for n in "${names[@]}"; do [[ $n == "$1" ]] && return 0; done; return 1; }
+for n in ${only//,/ } ${skip//,/ }; do known "$n" || die "unknown study '$n' (known: ${names[*]})"; done
+
+if (( list )); then
+    for s in "${STUDIES[@]}"; do
+        IFS='|' read -r name configs default <<< "$s"
+        printf '%-15s %-9s %s\n' "$name" "$([[ $default == 1 ]] && echo default || echo on-request)" "$configs"
+    done
+    exit 0
+fi
+
+memcap=${1:-}
+[[ -n $memcap ]] || usage
+[[ -x $memcap ]] || die "no memcap binary at '$memcap' (build it: cmake --build build --target memcap)"
+memcap=$(cd "$(dirname "$memcap")" && pwd)/$(basename "$memcap")
+out=${2:-$root/reports}
+[[ -d $out ]] || mkdir -p "$out" 2>/dev/null || die "cannot create the reports folder '$out'"
+[[ -w $out ]] || die "cannot write to the reports folder '$out'"
+out=$(cd "$out" && pwd)
+
+chosen=()
+for s in "${STUDIES[@]}"; do
+    IFS='|' read -r name configs default <<< "$s"
+    if [[ -n $only ]]; then
+        [[ ,$only, == *,$name,* ]] && chosen+=("$s")
+    elif [[ $default == 1 && ,$skip, != *,$name,* ]]; then
+        chosen+=("$s")
+    fi
+done
+(( ${#chosen[@]} )) || die "no study left to run"
+
+# Each sweep's estimate (s wall), from memcap sweep --dry-run.
+thread_args=()
+[[ -n $threads ]] && thread_args=(--threads "$threads")
+declare -A estimate
+total_estimate=0
+runs=()  # "name|config"
+for s in "${chosen[@]}"; do
+    IFS='|' read -r name configs default <<< "$s"
+    for c in $configs; do
+        runs+=("$name|$c")
+        line=$("$memcap" sweep "$root/$c" --dry-run "${thread_args[@]}" 2>&1 | grep -E '^ *estimate:' || true)
+        est=$(sed -nE 's/.* ([0-9.]+(e[+]?[0-9]+)?) s wall.*/\1/p' <<< "$line")
+        estimate[$c]=${est:-0}
+        total_estimate=$(awk -v a="$total_estimate" -v b="${est:-0}" 'BEGIN { print a + b }')
+        if (( dry )); then echo "$name: $c: $(sed "s/^ *//" <<< "$line")"; fi
+    done
+done
+if (( dry )); then
+    echo "studies: ${#runs[@]} sweeps; their estimates sum to $(printf '%.0f' "$total_estimate") s wall (crossing rounds not counted; the estimates are rough where cells differ in cost by orders of magnitude)"
+    exit 0
+fi
+
+start=$(date +%s)
+fmt() { printf '%d:%02d' $(( $1 / 60 )) $(( $1 % 60 )); }
+done_estimate=0
+i=0
+main_done=0
+for r in "${runs[@]}"; do
+    IFS='|' read -r name c <<< "$r"
+    i=$(( i + 1 ))
+    now=$(( $(date +%s) - start ))
+    # ETA: the estimate of what is left, scaled by measured / estimated so far
+    left=$(awk -v t="$total_estimate" -v d="$done_estimate" 'BEGIN { print t - d }')
+    eta=$(awk -v now="$now" -v d="$done_estimate" -v left="$left" \
+              'BEGIN { r = (d > 0 && now > 0) ? now / d : 1; printf "%d", now + left * r }')
+    echo "studies: [$i/${#runs[@]}] $name: $c (elapsed $(fmt "$now"), ETA for all $(fmt "$eta"))" >&2
+    if [[ $name == main ]]; then
+        if (( ! main_done )); then  # the main job: both its sweeps and its report, at once
+            "$root/scripts/reports.sh" "$memcap" "$out"
+            main_done=1
+        fi
+    else
+        dir=$out/$(out_of "$name")
+        mkdir -p "$dir"
+        "$memcap" sweep "$root/$c" --out "$dir" --force "${thread_args[@]}"
+    fi
+    done_estimate=$(awk -v a="$done_estimate" -v b="${estimate[$c]}" 'BEGIN { print a + b }')
+done
+# every study's summary, theory, tables, figures, REPORT.md, READMEs and pages, from the CSVs just written
+if (( ${#runs[@]} > 2 )) || [[ ${runs[0]%%|*} != main ]]; then
+    echo "studies: the reports, from the CSVs (scripts/reports.sh --from-csv)" >&2
+    "$root/scripts/reports.sh" --from-csv "$memcap" "$out"
+fi
+echo "studies: done in $(fmt $(( $(date +%s) - start ))) wall" >&2

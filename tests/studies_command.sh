@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# scripts/studies.sh, the one command that regenerates every study: it lists every study config in the
+# repository (a new study's sweep cannot be left out), refuses bad options with one line and exit 2,
+# and --dry-run estimates without writing anything.
+# usage: studies_command.sh path/to/memcap repo-root
+set -u
+memcap=$1 root=$2
+cmd=$root/scripts/studies.sh
+fail() { echo "FAIL: $*"; exit 1; }
+
+list=$(bash "$cmd" --list) || fail "--list exited $?"
+for ini in "$root"/scripts/studies/*/*.ini "$root"/scripts/sweeps/capacity.ini "$root"/scripts/sweeps/frontier_large.ini; do
+    rel=${ini#"$root"/}
+    grep -q -- "$rel" <<< "$list" || fail "studies.sh does not run $rel"
+done
+
+expect_refused() {  # args...: exit 2, one line on stderr, nothing on stdout
+    local err out rc
+    err=$(mktemp)
+    out=$(bash "$cmd" "$@" 2>"$err"); rc=$?
+    [[ $rc == 2 ]] || fail "'$*' exited $rc, not 2"
+    [[ $(wc -l < "$err") == 1 ]] || fail "'$*' printed $(wc -l < "$err") lines on stderr: $(cat "$err")"
+    [[ -z $out ]] || fail "'$*' printed on stdout: $out"
+    rm -f "$err"
+}
+expect_refused --only nosuchstudy "$memcap"
+expect_refused --skip chains,nosuch "$memcap"
+expect_refused --only chains --skip deep "$memcap"
+expect_refused --threads 0 "$memcap"
+expect_refused --bogus "$memcap"
+expect_refused --only chains /nonexistent/memcap
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$(bash "$cmd" --dry-run --only chains "$memcap" "$tmp/reports") || fail "--dry-run exited $?"
+grep -q "chains: scripts/studies/chains/chains.ini: estimate: about" <<< "$out" || fail "no estimate in: $out"
+grep -q "1 sweeps; their estimates sum to" <<< "$out" || fail "no total in: $out"
+[[ -z $(ls -A "$tmp/reports") ]] || fail "--dry-run wrote $(ls -A "$tmp/reports")"
+echo "ok"
