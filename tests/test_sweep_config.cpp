@@ -1,6 +1,7 @@
 // Sweep configs: integer ranges, defaults, block order, and the cells a config names.
 #include "core/error.hpp"
 #include "harness/eval/readout.hpp"
+#include "harness/exec/crossing.hpp"
 #include "harness/exec/grid.hpp"
 #include "harness/exec/sweep_config.hpp"
 #include "memories/registry.hpp"
@@ -8,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -83,4 +85,39 @@ TEST_CASE("a block's cells are the run grid, blocks in file order, [sweep] as de
     REQUIRE_FALSE(cells.back().budget_floats.has_value());
     // the canonical form fills in every default, so a reworded config compares equal
     REQUIRE(config.canonical()["blocks"][1]["memories"][0] == "softmax:beta=4");
+}
+
+TEST_CASE("crossing: log-spaced probes strictly inside a bracket, the bracket at the first mean below", "[sweep][crossing]") {
+    using V = std::vector<std::int64_t>;
+    REQUIRE(crossing_probe_sizes(4, 16, 2) == V{6, 10});  // 4 * 4^(1/3), 4 * 4^(2/3)
+    REQUIRE(crossing_probe_sizes(4, 8, 3) == V{5, 6, 7});
+    REQUIRE(crossing_probe_sizes(4, 5, 3).empty());       // nothing strictly inside
+    REQUIRE(crossing_probe_sizes(4, 6, 5) == V{5});       // distinct
+    for (const auto n : crossing_probe_sizes(1024, 4096, 7)) REQUIRE((n > 1024 && n < 4096));
+    const std::vector<double> means{1.0, 0.95, 0.8, std::nan(""), 0.2};
+    REQUIRE(crossing_bracket(means, 0.9) == std::optional<std::size_t>(2));
+    REQUIRE(crossing_bracket(means, 0.99) == std::optional<std::size_t>(1));
+    REQUIRE(crossing_bracket(means, 0.5) == std::optional<std::size_t>(3));  // NaN counts as below
+    REQUIRE_FALSE(crossing_bracket({0.3, 0.2}, 0.9).has_value());              // the first is below: none
+    REQUIRE_FALSE(crossing_bracket({0.95, 0.92}, 0.9).has_value());            // never below: none
+}
+
+TEST_CASE("crossing keys: thresholds sorted, defaults, and bad values refused", "[sweep][crossing]") {
+    const auto block = [](const std::string& extra) {
+        return "[block b]\nmemories = linear\ntasks = assoc_recall\nseeds = 5\nn = 4 16 64\n" + extra;
+    };
+    const auto path = write_config(block("crossing = 0.99 0.5 0.9\n"));
+    const SweepConfig config = load_sweep_config(path);
+    REQUIRE(config.blocks[0].crossing == std::vector<double>{0.5, 0.9, 0.99});
+    REQUIRE(config.blocks[0].crossing_probes == 3);
+    REQUIRE(config.blocks[0].crossing_seeds == 20);  // 4 x seeds
+    for (const char* bad : {"crossing = 1\n", "crossing = 0\n", "crossing = -0.5\n", "crossing = nan\n", "crossing = 0.9x\n",
+                            "crossing = 0.9 0.9\n", "crossing = 0.9\ncrossing_probes = 0\n", "crossing = 0.9\ncrossing_seeds = 4\n",
+                            "crossing_seeds = 40\n"}) {
+        write_config(block(bad));
+        REQUIRE_THROWS_AS(load_sweep_config(path), UsageError);
+    }
+    write_config("[block b]\nmemories = linear\ntasks = assoc_recall\nn = 64\ncrossing = 0.9\n");
+    REQUIRE_THROWS_AS(load_sweep_config(path), UsageError);
+    std::remove(path.c_str());
 }

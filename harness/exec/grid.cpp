@@ -318,6 +318,11 @@ nlohmann::ordered_json GridBlock::manifest(bool sweep) const {
         if (tuned) j["tuning_seeds"] = tuning_seeds;
         j["readout"] = J::array();
         for (const auto& r : readouts) j["readout"].push_back(r.canonical());
+        if (!crossing.empty()) {  // only then: a sweep without it keeps the manifest it had
+            j["crossing"] = crossing;
+            j["crossing_probes"] = crossing_probes;
+            j["crossing_seeds"] = crossing_seeds;
+        }
         return j;
     }
     j["readout"] = readouts[0].canonical();

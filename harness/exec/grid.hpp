@@ -49,6 +49,11 @@ struct GridBlock {
     std::int64_t tuning_seeds = 3;  // seeds each choice is made on
     std::vector<Spec> readouts;  // as given (auto allowed)
     std::uint64_t first_seed = 0;  // seeds first_seed .. first_seed + seeds - 1 (kTuningSeedBase: the tuning seeds)
+    /// Capacity as a crossing (a sweep block's `crossing`, crossing.hpp): the accuracy thresholds
+    /// whose crossings along n get probes and more scored seeds after the grid; empty: none.
+    std::vector<double> crossing;
+    int crossing_probes = 3;            // log-spaced probe n per bracket
+    std::int64_t crossing_seeds = 0;    // the most scored seeds a point near a crossing gets (0: 4 x seeds)
 
     /// Sets the widths from `d` text: a list ("32 64", "8..512*2"), `best` or `best:LIST`.
     void set_widths(const std::string& text, const std::string& what);

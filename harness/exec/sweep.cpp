@@ -7,6 +7,7 @@
 #include "harness/exec/sweep.hpp"
 
 #include "core/error.hpp"
+#include "harness/exec/crossing.hpp"
 #include "harness/exec/journal.hpp"
 #include "harness/exec/mpi.hpp"
 #include "harness/exec/pipeline.hpp"
@@ -32,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 
 namespace memcap {
 namespace {
@@ -57,6 +59,43 @@ struct SweepOutputs {
     bool fresh = false;             // this run wrote the manifest and a new journal
 };
 
+/// The crossing rounds' journals and tuning journals of this sweep in its directory
+/// (NAME.csv.crossing-R, NAME.csv.crossing-R.tuning), in name order.
+std::vector<std::string> crossing_files(const SweepPlan& p) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    const std::string prefix = p.config.name + ".csv.crossing-";
+    if (!fs::is_directory(p.dir, ec)) return out;
+    for (const auto& entry : fs::directory_iterator(p.dir, ec))
+        if (entry.path().filename().string().rfind(prefix, 0) == 0) out.push_back(entry.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void remove_crossing_files(const SweepPlan& p) {
+    std::error_code ec;
+    for (const auto& f : crossing_files(p)) fs::remove(f, ec);
+}
+
+bool has_crossing(const SweepConfig& config) {
+    for (const auto& b : config.blocks)
+        if (!b.crossing.empty()) return true;
+    return false;
+}
+
+/// A block's crossing rule in words ("" without one).
+std::string crossing_note(const GridBlock& b) {
+    if (b.crossing.empty()) return "";
+    std::string ts;
+    for (const double t : b.crossing) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%s%g", ts.empty() ? "" : " ", t);
+        ts += buf;
+    }
+    return "; then crossing rounds at accuracy " + ts + " (" + std::to_string(b.crossing_probes) + " probes a bracket, up to " +
+           std::to_string(b.crossing_seeds) + " seeds a point)";
+}
+
 std::string describe_block(const GridBlock& b) {
     std::size_t n = b.readouts.size() * b.ds.size() * b.tasks.size() * b.memories.size() * b.budgets.size() *
                     b.ns.size() * static_cast<std::size_t>(b.seeds);
@@ -67,7 +106,7 @@ std::string describe_block(const GridBlock& b) {
            part(b.tasks.size(), "task", "tasks") + " x " + part(b.budgets.size(), "budget", "budgets") + " x " +
            part(b.ns.size(), "n", "n") + " x " + part(static_cast<std::size_t>(b.seeds), "seed", "seeds") + " x " +
            part(b.ds.size(), "d", "d") + " x " + part(b.readouts.size(), "readout", "readouts") + " = " +
-           std::to_string(n) + " cells";
+           std::to_string(n) + " cells" + crossing_note(b);
 }
 
 /// Times an evenly spread sample of cells (at most ~2 s) and extrapolates: CPU seconds for
@@ -243,6 +282,9 @@ void print_dry_run(const SweepPlan& p, int threads) {
                       "(timed %zu sample cells and %zu tuning cells; rough where cells differ in cost by orders of magnitude)",
                       cpu, tuning_cpu, (cpu + tuning_cpu) / threads, threads, threads == 1 ? "" : "s", sampled, sampled_tuning);
     std::cout << "\n  estimate: " << buf << "\n";
+    if (has_crossing(p.config))
+        std::cout << "  crossing rounds follow the cells (probes and seeds near each crossing, planned from the results): "
+                     "not estimated\n";
 }
 
 /// Creates `dir` if missing (its parent must exist); returns true if it made it.
@@ -260,6 +302,16 @@ bool make_output_dir(const fs::path& dir, const std::string& given) {
     return true;
 }
 
+/// The cells of `journal` not yet done, biggest n first (the long cells start early, so the end of
+/// a run is not one straggler).
+std::vector<std::size_t> cells_left(const std::vector<CellSpec>& cells, const Journal& journal) {
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < cells.size(); ++i)
+        if (!journal.done(i)) todo.push_back(i);
+    std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) { return cells[a].n > cells[b].n; });
+    return todo;
+}
+
 /// Rank 0: checks the output directory against --resume, writes the manifest and opens the
 /// journal. Nothing is created before every check passed; a failed start leaves nothing behind.
 SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
@@ -271,14 +323,18 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
         std::error_code ec;
         const bool have_csv = fs::exists(p.csv_path, ec), have_journal = fs::exists(p.journal_path, ec),
                    have_manifest = fs::exists(p.manifest_path, ec), have_tuning = fs::exists(p.tuning_path, ec);
-        if (!o.resume && !o.force && (have_csv || have_journal || have_manifest || have_tuning))
-            throw UsageError("'" + (have_csv ? p.csv_path : have_journal ? p.journal_path : have_manifest ? p.manifest_path : p.tuning_path) +
+        const std::vector<std::string> rounds = crossing_files(p);
+        const bool have_rounds = !rounds.empty();
+        if (!o.resume && !o.force && (have_csv || have_journal || have_manifest || have_tuning || have_rounds))
+            throw UsageError("'" + (have_csv ? p.csv_path : have_journal ? p.journal_path : have_manifest ? p.manifest_path : have_tuning ? p.tuning_path : rounds[0]) +
                              "' already exists; pass --resume to finish or keep that sweep, or --force to start it afresh");
-        if (o.force && (have_csv || have_journal || have_manifest || have_tuning)) {
+        if (o.force && (have_csv || have_journal || have_manifest || have_tuning || have_rounds)) {
             // Every check has passed: the old sweep's files go, and this one starts as new.
-            for (const auto* path : {&p.csv_path, &p.journal_path, &p.manifest_path, &p.tuning_path})
-                if (fs::exists(*path, ec) && !fs::remove(*path, ec))
-                    throw UsageError("--force: cannot remove '" + *path + "': " + ec.message());
+            std::vector<std::string> paths{p.csv_path, p.journal_path, p.manifest_path, p.tuning_path};
+            paths.insert(paths.end(), rounds.begin(), rounds.end());
+            for (const auto& path : paths)
+                if (fs::exists(path, ec) && !fs::remove(path, ec))
+                    throw UsageError("--force: cannot remove '" + path + "': " + ec.message());
         }
         std::string note;
         if (o.resume && !o.force && (have_csv || have_journal)) {
@@ -287,16 +343,13 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
             else out.journal = std::make_unique<Journal>(p.journal_path, p.journal_header, p.cells().size(), note);
         } else {
             fresh = out.fresh = true;
+            for (const auto& f : rounds) fs::remove(f, ec);  // a stale round of a sweep that is gone
             write_manifest(p.manifest_path, p.manifest);
             out.journal = std::make_unique<Journal>(p.journal_path, p.journal_header, p.cells().size());
         }
         if (!note.empty()) std::cerr << "memcap: " << note << "\n";
         if (out.journal) {
-            for (std::size_t i = 0; i < p.cells().size(); ++i)
-                if (!out.journal->done(i)) out.todo.push_back(i);
-            // bigger n first: the long cells start early, so the end of the sweep is not one straggler
-            std::stable_sort(out.todo.begin(), out.todo.end(),
-                             [&](std::size_t a, std::size_t b) { return p.cells()[a].n > p.cells()[b].n; });
+            out.todo = cells_left(p.cells(), *out.journal);
             if (o.resume && have_journal && o.progress)
                 std::cerr << "memcap: resuming " << p.csv_path << ": " << out.journal->done_count() << " of "
                           << p.cells().size() << " cells already done\n";
@@ -310,62 +363,257 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
     return out;
 }
 
-/// Rank 0: computes the cells left (with the other ranks, if any) and journals each as it finishes.
-/// Returns the cells computed per rank; rethrows the first failure.
-std::vector<std::size_t> compute(const SweepOptions& o, const SweepPlan& p, SweepOutputs& out, const MpiSession& mpi,
-                                 int threads) {
+/// Rank 0: computes the cells `todo` of `pipeline` left (with the other ranks, if any) and journals
+/// each as it finishes. Returns the cells computed per rank; rethrows the first failure.
+std::vector<std::size_t> compute(const SweepOptions& o, const Pipeline& pipeline, const std::string& label, Journal& journal,
+                                 const std::vector<std::size_t>& todo, const MpiSession& mpi, int threads) {
     std::vector<std::size_t> per_rank(static_cast<std::size_t>(mpi.size()), 0);
     // The ETA calibrated per memory on its own cells' seconds in one process; over MPI ranks
     // the seconds are the other ranks'.
-    CellProgress bar = p.pipeline.progress(out.todo, "sweep " + p.config.name, o.progress, threads, mpi.size() == 1);
+    CellProgress bar = pipeline.progress(todo, label, o.progress, threads, mpi.size() == 1);
     std::mutex journal_mutex;
     auto record = [&](std::size_t idx, const std::string& rows, int rank, double seconds) {
         std::lock_guard<std::mutex> lock(journal_mutex);
-        out.journal->append(idx, rows);
+        journal.append(idx, rows);
         ++per_rank[static_cast<std::size_t>(rank)];
         bar.tick(idx, seconds);
     };
     std::exception_ptr failure;
     try {
         if (mpi.size() == 1)
-            p.pipeline.run(out.todo, threads, stop_requested(),
-                           [&](std::size_t idx, const std::string& rows, double seconds) { record(idx, rows, 0, seconds); });
+            pipeline.run(todo, threads, stop_requested(),
+                         [&](std::size_t idx, const std::string& rows, double seconds) { record(idx, rows, 0, seconds); });
         else
-            mpi_serve(mpi, p.cells(), out.todo, threads,
+            mpi_serve(mpi, pipeline.cells(), todo, threads,
                       [&](std::size_t idx, const std::string& rows, int rank) { record(idx, rows, rank, -1.0); });
     } catch (...) {
         failure = std::current_exception();
     }
     bar.finish();
-    out.journal->sync();
+    journal.sync();
     if (failure) std::rethrow_exception(failure);
     return per_rank;
 }
 
-/// Rank 0: the CSV from the journal in cell order (atomically), then the journal is removed.
-/// Returns the exit status: 0, or 128 + signal when interrupted before every cell was done.
-int assemble(const SweepOptions& o, const SweepPlan& p, SweepOutputs& out, const std::vector<std::size_t>& per_rank) {
-    if (per_rank.size() > 1 && o.progress) {
-        std::string line = "memcap: cells computed per rank:";
-        for (std::size_t r = 0; r < per_rank.size(); ++r) line += " " + std::to_string(r) + ":" + std::to_string(per_rank[r]);
-        std::cerr << line << "\n";
+/// One crossing round (crossing.hpp): the cells its plan makes, their pipeline (choices made) and,
+/// on rank 0, its journal (NAME.csv.crossing-R: the cells' journal's format and crash safety).
+struct CrossingRound {
+    std::vector<CrossingCell> plan;
+    Pipeline pipeline;
+    std::unique_ptr<Journal> journal;
+};
+
+/// Rank 0's plan of a round to every rank, as (source round, index, n, seed) numbers summed over
+/// the ranks (every other rank holds zeros: the sum is exact); `stop`: no more rounds (an
+/// interruption or a failure on rank 0). False when the rounds stop. One process: nothing to send.
+bool share_round(const MpiSession& mpi, std::vector<CrossingCell>& cells, bool stop) {
+    if (mpi.size() == 1) return !stop;
+    const bool root = mpi.rank() == 0;
+    std::vector<double> head{root ? (stop ? -1.0 : static_cast<double>(cells.size())) : 0.0};
+    mpi.sum(head);
+    if (head[0] < 0) return false;
+    const auto count = static_cast<std::size_t>(head[0]);
+    std::vector<double> body(4 * count, 0.0);
+    if (root)
+        for (std::size_t k = 0; k < count; ++k) {
+            const CrossingCell& c = cells[k];
+            body[4 * k] = c.source_round, body[4 * k + 1] = static_cast<double>(c.index);
+            body[4 * k + 2] = static_cast<double>(c.n), body[4 * k + 3] = static_cast<double>(c.seed);
+        }
+    mpi.sum(body);
+    if (!root) {
+        cells.assign(count, CrossingCell{});
+        for (std::size_t k = 0; k < count; ++k) {
+            CrossingCell& c = cells[k];
+            c.source_round = static_cast<int>(body[4 * k]), c.index = static_cast<std::size_t>(body[4 * k + 1]);
+            c.n = static_cast<std::int64_t>(body[4 * k + 2]), c.seed = static_cast<std::uint64_t>(body[4 * k + 3]);
+        }
     }
-    if (out.journal->done_count() < p.cells().size()) {
-        const int sig = stop_signal() ? stop_signal() : SIGINT;
-        std::cerr << "memcap: " << (sig == SIGTERM ? "terminated" : "interrupted") << " with " << out.journal->done_count()
-                  << " of " << p.cells().size() << " cells done (kept in " << out.journal->path()
-                  << "); run again with --resume to finish\n";
-        return 128 + sig;
+    return true;
+}
+
+/// The cells of a round's plan: a probe's from the grid's cell as written (`written`) at its n, more
+/// seeds from the cell of that point as it ran (the grid's, `grid`, or an earlier round's).
+std::vector<CellSpec> round_cells(const std::vector<CrossingCell>& plan, const std::vector<CellSpec>& written,
+                                  const std::vector<CellSpec>& grid, const std::vector<CrossingRound>& rounds) {
+    std::vector<CellSpec> out;
+    out.reserve(plan.size());
+    for (const auto& c : plan) {
+        CellSpec cell = c.source_round < 0    ? written[c.index]
+                        : c.source_round == 0 ? grid[c.index]
+                                              : rounds[static_cast<std::size_t>(c.source_round - 1)].pipeline.cells()[c.index];
+        if (c.source_round < 0) cell.n = c.n;
+        cell.seed = c.seed;
+        out.push_back(std::move(cell));
     }
+    return out;
+}
+
+/// Makes `pipeline`'s choices on every rank; rank 0 keeps its tuning cells in the journal at
+/// `path` (the format of the cells' journal; `journal_header` names what it belongs to), so a
+/// resume computes only those not yet done.
+void tune_journaled(Pipeline& pipeline, const std::string& path, const std::string& journal_header, bool root, int threads,
+                    bool progress, const TuningShare& share) {
+    std::unique_ptr<Journal> tuning_journal;
+    TuningJournal keeper;
+    if (root) {
+        const std::size_t count = pipeline.races().index_count();
+        std::error_code ec;
+        if (count > 0) {
+            std::string header = journal_header.substr(journal_header.find("config="));
+            header = "memcap-tuning-journal 1 " + header.substr(0, header.size() - 1) + " indices=" + std::to_string(count) + "\n";
+            std::string note;
+            if (fs::exists(path, ec)) {
+                tuning_journal = std::make_unique<Journal>(path, header, count, note);
+                if (!note.empty()) std::cerr << "memcap: " << note << "\n";
+            } else {
+                tuning_journal = std::make_unique<Journal>(path, header, count);
+            }
+            keeper.find = [&](std::size_t i, double& accuracy, double& reads) {
+                if (!tuning_journal->done(i)) return false;
+                return std::sscanf(tuning_journal->rows(i).c_str(), "%lf %lf", &accuracy, &reads) == 2;
+            };
+            keeper.keep = [&](std::size_t i, double accuracy, double reads) {
+                char line[64];
+                std::snprintf(line, sizeof line, "%.17g %.17g\n", accuracy, reads);
+                tuning_journal->append(i, line);
+            };
+        }
+    }
+    pipeline.tune(threads, progress && root, share, keeper);
+    if (tuning_journal) tuning_journal->sync();
+}
+
+/// Rank 0: the cells each rank computed, for the user.
+void assemble_note(const std::vector<std::size_t>& per_rank) {
+    std::string line = "memcap: cells computed per rank:";
+    for (std::size_t r = 0; r < per_rank.size(); ++r) line += " " + std::to_string(r) + ":" + std::to_string(per_rank[r]);
+    std::cerr << line << "\n";
+}
+
+/// Rank 0's message and exit status for an interruption before every cell of `journal` was done.
+int interrupted(const Journal& journal, std::size_t cells) {
+    const int sig = stop_signal() ? stop_signal() : SIGINT;
+    std::cerr << "memcap: " << (sig == SIGTERM ? "terminated" : "interrupted") << " with " << journal.done_count() << " of "
+              << cells << " cells done (kept in " << journal.path() << "); run again with --resume to finish\n";
+    return 128 + sig;
+}
+
+/// Rank 0: the crossing rounds after the grid (crossing.hpp), each planned from every result
+/// before it, shared with the other ranks, tuned, computed and journaled. Returns 0, or 128 +
+/// signal when interrupted (the rounds done so far are kept for --resume).
+int run_crossing(const SweepOptions& o, const SweepPlan& p, const Journal& grid_journal, const std::vector<CellSpec>& written,
+                 const MpiSession& mpi, int threads, const TuningShare& share, std::vector<CrossingRound>& rounds,
+                 std::vector<std::size_t>& per_rank) {
+    CrossingPlan plan(p.config.blocks, written);
+    if (!plan.active()) {
+        std::vector<CrossingCell> none;
+        share_round(mpi, none, false);
+        return 0;
+    }
+    for (std::size_t i = 0; i < p.cells().size(); ++i) plan.score(0, i, cell_score(grid_journal.rows(i)));
+    const auto can_run = [](const CellSpec& cell) {
+        try {
+            Races races;
+            check_cells({cell}, &races);
+            return true;
+        } catch (const UsageError&) {
+            return false;
+        }
+    };
+    bool stopped = false;
+    try {
+        while (true) {
+            std::vector<CrossingCell> next = plan.next_round(can_run);
+            share_round(mpi, next, false);
+            if (next.empty()) break;
+            const std::size_t r = rounds.size() + 1;
+            CrossingRound round;
+            round.plan = next;
+            round.pipeline = Pipeline(round_cells(next, written, p.cells(), rounds));
+            const std::size_t count = round.pipeline.cells().size();
+            std::string encoded;
+            for (const auto& c : next)
+                encoded += std::to_string(c.source_round) + " " + std::to_string(c.index) + " " + std::to_string(c.n) + " " +
+                           std::to_string(c.seed) + "\n";
+            const std::string config = p.manifest["config"].dump();
+            const std::string header = "memcap-journal 1 config=" + hex16(fnv1a(config.data(), config.size())) + " cells=" +
+                                       std::to_string(count) + " crossing=" + std::to_string(r) +
+                                       " plan=" + hex16(fnv1a(encoded.data(), encoded.size())) + "\n";
+            const std::string path = p.csv_path + ".crossing-" + std::to_string(r);
+            std::error_code ec;
+            std::string note;
+            round.journal = fs::exists(path, ec) ? std::make_unique<Journal>(path, header, count, note)
+                                                 : std::make_unique<Journal>(path, header, count);
+            if (!note.empty()) std::cerr << "memcap: " << note << "\n";
+            tune_journaled(round.pipeline, path + ".tuning", header, true, threads, o.progress, share);
+            const std::vector<std::size_t> todo = cells_left(round.pipeline.cells(), *round.journal);
+            const auto done = compute(o, round.pipeline, "sweep " + p.config.name + " crossing " + std::to_string(r), *round.journal,
+                                      todo, mpi, threads);
+            for (std::size_t k = 0; k < done.size(); ++k) per_rank[k] += done[k];
+            if (round.journal->done_count() < count) {
+                stopped = true;
+                std::vector<CrossingCell> none;
+                share_round(mpi, none, true);
+                return interrupted(*round.journal, count);
+            }
+            for (std::size_t i = 0; i < count; ++i) plan.score(r, i, cell_score(round.journal->rows(i)));
+            rounds.push_back(std::move(round));
+        }
+    } catch (...) {
+        if (!stopped) {
+            std::vector<CrossingCell> none;
+            share_round(mpi, none, true);
+        }
+        throw;
+    }
+    if (o.progress) {
+        std::size_t cells = 0;
+        for (const auto& r : rounds) cells += r.plan.size();
+        std::cerr << "memcap: crossing: " << rounds.size() << (rounds.size() == 1 ? " round, " : " rounds, ") << cells
+                  << " cells (" << plan.brackets() << " brackets, " << plan.probe_points() << " probe n)\n";
+    }
+    return 0;
+}
+
+/// Any other rank: the crossing rounds' cells as rank 0 plans them, until it says stop.
+int crossing_worker(const SweepPlan& p, const std::vector<CellSpec>& written, const MpiSession& mpi, int threads,
+                    const TuningShare& share) {
+    std::vector<CrossingRound> rounds;
+    while (true) {
+        std::vector<CrossingCell> next;
+        if (!share_round(mpi, next, false) || next.empty()) return stop_signal() ? 128 + stop_signal() : 0;
+        CrossingRound round;
+        round.plan = next;
+        round.pipeline = Pipeline(round_cells(next, written, p.cells(), rounds));
+        round.pipeline.tune(threads, false, share, {});
+        mpi_work(mpi, round.pipeline.cells(), threads);
+        rounds.push_back(std::move(round));
+    }
+}
+
+/// Rank 0: the CSV (atomically) — the grid's cells in config order, then the crossing rounds'
+/// ordered by block, group, n and seed — then the journals are removed.
+void assemble(const SweepOptions& o, const SweepPlan& p, SweepOutputs& out, const std::vector<std::size_t>& per_rank,
+              const std::vector<CrossingRound>& rounds) {
+    if (per_rank.size() > 1 && o.progress) assemble_note(per_rank);
+    std::vector<std::tuple<std::size_t, std::size_t, std::int64_t, std::uint64_t, std::size_t, std::size_t>> order;
+    for (std::size_t r = 0; r < rounds.size(); ++r)
+        for (std::size_t i = 0; i < rounds[r].plan.size(); ++i) {
+            const CrossingCell& c = rounds[r].plan[i];
+            order.emplace_back(c.block, c.group, c.n, c.seed, r, i);
+        }
+    std::sort(order.begin(), order.end());
     AtomicFile csv(p.csv_path);
     csv.write(cell_header());
     for (std::size_t i = 0; i < p.cells().size(); ++i) csv.write(out.journal->rows(i));
+    for (const auto& [block, group, n, seed, r, i] : order) csv.write(rounds[r].journal->rows(i));
     csv.commit();
     out.journal.reset();
     std::error_code ec;
     fs::remove(p.journal_path, ec);
     fs::remove(p.tuning_path, ec);
-    return 0;
+    remove_crossing_files(p);
 }
 
 /// Runs `step` on rank 0 only, then makes every rank agree: a UsageError there is rethrown
@@ -411,6 +659,7 @@ int run_sweep(const SweepOptions& o) {
             std::error_code ec;
             fs::remove(plan.journal_path, ec);  // left over from a crash between writing the CSV and removing it
             fs::remove(plan.tuning_path, ec);
+            remove_crossing_files(plan);
             std::cerr << "memcap: sweep already complete: " << plan.csv_path << "\n";
         }
         return 0;
@@ -424,39 +673,11 @@ int run_sweep(const SweepOptions& o) {
     // and crash safety as the cells' journal), so a resume computes only those not yet done.
     TuningShare share{mpi.rank(), mpi.size(), [&](std::vector<double>& v) { mpi.sum(v); },
                       [&](int status) { return mpi.agree(status); }};
-    std::unique_ptr<Journal> tuning_journal;
-    TuningJournal keeper;
     try {
-        if (root) {
-            const std::size_t count = plan.pipeline.races().index_count();
-            std::error_code ec;
-            if (count > 0) {
-                std::string header = plan.journal_header.substr(plan.journal_header.find("config="));
-                header = "memcap-tuning-journal 1 " + header.substr(0, header.size() - 1) + " indices=" + std::to_string(count) + "\n";
-                std::string note;
-                if (fs::exists(plan.tuning_path, ec)) {
-                    tuning_journal = std::make_unique<Journal>(plan.tuning_path, header, count, note);
-                    if (!note.empty()) std::cerr << "memcap: " << note << "\n";
-                } else {
-                    tuning_journal = std::make_unique<Journal>(plan.tuning_path, header, count);
-                }
-                keeper.find = [&](std::size_t i, double& accuracy, double& reads) {
-                    if (!tuning_journal->done(i)) return false;
-                    return std::sscanf(tuning_journal->rows(i).c_str(), "%lf %lf", &accuracy, &reads) == 2;
-                };
-                keeper.keep = [&](std::size_t i, double accuracy, double reads) {
-                    char line[64];
-                    std::snprintf(line, sizeof line, "%.17g %.17g\n", accuracy, reads);
-                    tuning_journal->append(i, line);
-                };
-            }
-        }
-        plan.pipeline.tune(threads, o.progress && root, share, keeper);
-        if (tuning_journal) tuning_journal->sync();
+        tune_journaled(plan.pipeline, plan.tuning_path, plan.journal_header, root, threads, o.progress, share);
     } catch (const std::exception& e) {
         if (root && out.fresh) {  // nothing computed yet: leave no files behind
             out.journal.reset();
-            tuning_journal.reset();
             std::error_code ec;
             fs::remove(plan.journal_path, ec), fs::remove(plan.manifest_path, ec), fs::remove(plan.tuning_path, ec);
         }
@@ -465,13 +686,36 @@ int run_sweep(const SweepOptions& o) {
         return 2;
     }
 
+    // Crossing rounds (crossing.hpp) follow the grid: their cells are planned on rank 0 from its
+    // results, and made from the cells as written (a probe) or as they ran (more seeds).
+    const bool crossing = has_crossing(plan.config);
+    std::vector<CellSpec> written;
+    if (crossing) written = plan.config.cells();
     StopSignals signals;
     if (!root) {
         mpi_work(mpi, plan.cells(), threads);
+        if (crossing) return crossing_worker(plan, written, mpi, threads, share);
         return stop_signal() ? 128 + stop_signal() : 0;
     }
-    const auto per_rank = compute(o, plan, out, mpi, threads);
-    return assemble(o, plan, out, per_rank);
+    std::vector<std::size_t> per_rank;
+    try {
+        per_rank = compute(o, plan.pipeline, "sweep " + plan.config.name, *out.journal, out.todo, mpi, threads);
+    } catch (...) {
+        std::vector<CrossingCell> none;
+        if (crossing) share_round(mpi, none, true);
+        throw;
+    }
+    if (out.journal->done_count() < plan.cells().size()) {
+        std::vector<CrossingCell> none;
+        if (crossing) share_round(mpi, none, true);
+        if (per_rank.size() > 1 && o.progress) assemble_note(per_rank);
+        return interrupted(*out.journal, plan.cells().size());
+    }
+    std::vector<CrossingRound> rounds;
+    if (crossing)
+        if (const int status = run_crossing(o, plan, *out.journal, written, mpi, threads, share, rounds, per_rank)) return status;
+    assemble(o, plan, out, per_rank, rounds);
+    return 0;
 }
 
 }  // namespace memcap

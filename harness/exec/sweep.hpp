@@ -9,6 +9,8 @@
 //                               written first, checked by --resume
 //   DIR/NAME.csv.journal        cells in the order they finished, each flushed
 //                               as it finishes; removed once NAME.csv is written
+//   DIR/NAME.csv.crossing-R     the same for crossing round R (crossing.hpp), when a
+//                               block has `crossing`; removed once NAME.csv is written
 //
 // The journal's format and how a torn record is dropped: journal.hpp. The CSV
 // is assembled from the journal in cell order, hence byte-identical whatever

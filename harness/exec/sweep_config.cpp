@@ -12,6 +12,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,8 +24,9 @@
 namespace memcap {
 namespace {
 
-const std::vector<std::string> kKeys = {"memories", "tasks",   "budgets",      "budget_bits", "n",      "seeds",
-                                        "d",        "readout", "tuning_seeds", "plugins"};
+const std::vector<std::string> kKeys = {"memories", "tasks",        "budgets",  "budget_bits",     "n",
+                                        "seeds",    "d",            "readout",  "tuning_seeds",    "plugins",
+                                        "crossing", "crossing_probes", "crossing_seeds"};
 
 std::string join(const std::vector<std::string>& items) {
     std::string out;
@@ -38,6 +42,41 @@ std::string strip_comment(const std::string& value) {
 }
 
 using Values = std::map<std::string, std::string>;
+
+/// The thresholds of `crossing`: numbers strictly between 0 and 1, each once, in ascending order.
+std::vector<double> parse_thresholds(const std::string& text) {
+    std::vector<double> out;
+    for (const auto& w : split_words(text)) {
+        char* end = nullptr;
+        errno = 0;
+        const double t = std::strtod(w.c_str(), &end);
+        if (end != w.c_str() + w.size() || errno == ERANGE || !std::isfinite(t) || !(t > 0 && t < 1))
+            throw UsageError("crossing: '" + w + "' is not an accuracy threshold strictly between 0 and 1");
+        if (std::find(out.begin(), out.end(), t) != out.end()) throw UsageError("crossing: '" + w + "' is given twice");
+        out.push_back(t);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// A block's crossing keys (`v`: the block's values with the defaults; `own`: the block's own).
+void set_crossing(GridBlock& b, const Values& v, const Values& own) {
+    const bool on = v.count("crossing") > 0;
+    for (const char* key : {"crossing_probes", "crossing_seeds"})
+        if (own.count(key) && !on) throw UsageError(std::string("key '") + key + "' needs 'crossing' (the thresholds) in the block or in [sweep]");
+    if (!on) return;
+    b.crossing = parse_thresholds(v.at("crossing"));
+    if (v.count("crossing_probes")) b.crossing_probes = static_cast<int>(parse_positive(v.at("crossing_probes"), "crossing_probes", 64));
+    b.crossing_seeds = std::min<std::int64_t>(4 * b.seeds, 1000000);
+    if (v.count("crossing_seeds")) {
+        b.crossing_seeds = parse_positive(v.at("crossing_seeds"), "crossing_seeds", 1000000);
+        if (b.crossing_seeds < b.seeds)
+            throw UsageError("crossing_seeds: " + std::to_string(b.crossing_seeds) + " is below the block's seeds (" +
+                             std::to_string(b.seeds) + "): it caps the scored seeds near a crossing, the grid's included");
+    }
+    if (b.ns.size() < 2)
+        throw UsageError("crossing: the block has one n (" + std::to_string(b.ns[0]) + "); a crossing is bracketed by two");
+}
 
 /// The keys of one section, checked against kKeys.
 Values section_values(const boost::property_tree::ptree& section, const std::string& where) {
@@ -72,7 +111,9 @@ GridBlock make_block(const std::string& name, const Values& defaults, const Valu
     request.seeds = get("seeds"), request.d = get("d"), request.tuning_seeds = get("tuning_seeds");
     try {
         need("memories"), need("tasks"), need("n");
-        return build_grid(request, kSweepKeys, name);
+        GridBlock b = build_grid(request, kSweepKeys, name);
+        set_crossing(b, v, own);
+        return b;
     } catch (const UsageError& e) {
         throw UsageError(at + e.what());
     }
@@ -101,6 +142,9 @@ void check_defaults(const Values& v, const std::string& where) {
         if (v.count("tuning_seeds")) parse_count(v.at("tuning_seeds"), "tuning_seeds", 1000);
         if (v.count("budgets")) parse_budgets({v.at("budgets")}, "budgets");
         if (v.count("budget_bits")) parse_budget_bits({v.at("budget_bits")}, "budget_bits");
+        if (v.count("crossing")) parse_thresholds(v.at("crossing"));
+        if (v.count("crossing_probes")) parse_positive(v.at("crossing_probes"), "crossing_probes", 64);
+        if (v.count("crossing_seeds")) parse_positive(v.at("crossing_seeds"), "crossing_seeds", 1000000);
     } catch (const UsageError& e) {
         throw UsageError(where + ": " + e.what());
     }

@@ -20,6 +20,8 @@
 //   n         task sizes (required)            budgets   floats or `natural` (default natural)
 //   seeds     count S: seeds 0..S-1 (10)       d         dimension(s) (64)
 //   readout   readout spec(s) (auto)
+//   crossing  accuracy thresholds in (0, 1): probes and seeds near each crossing after the grid
+//             (crossing.hpp), with crossing_probes (3) and crossing_seeds (4 x seeds)
 //   plugins   shared libraries with more backends, loaded before the blocks are
 //             read ([sweep] only; relative to the config's directory; plugins.hpp)
 // Integer lists take single values and ranges: `A..B` (step 1), `A..B+S`

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# A sweep block's `crossing` (docs/sweeps.md): probe n appear only strictly inside a bracketing
+# pair of the grid's means, more seeds only at a bracket's ends and probes, up to the cap; the
+# grid's rows are the same as without the key; the CSV is byte-identical at 1 and 2 threads, over
+# 2 MPI ranks (given mpirun) and after a SIGKILL or SIGINT during a crossing round and --resume;
+# bad crossing keys are refused with one line, exit status 2, nothing written.
+# usage: sweep_crossing.sh path/to/memcap [path/to/mpirun]
+set -uo pipefail
+memcap=$1 mpirun=${2:-}
+work=$(mktemp -d)
+pid=
+trap '[[ -n $pid ]] && kill -9 $pid 2>/dev/null; rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. Bad keys: one line, exit 2, nothing written.
+bad() {  # bad NAME 'block lines' 'expected words'
+    printf '[block b]\nmemories = linear\ntasks = assoc_recall\nseeds = 4\n%b\n' "$2" >"$work/$1.ini"
+    "$memcap" sweep "$work/$1.ini" --out "$work/out_$1" --quiet 2>"$work/err"
+    local status=$?
+    [[ $status -eq 2 ]] || fail "$1: exit $status, expected 2: $(cat "$work/err")"
+    [[ $(wc -l <"$work/err") -eq 1 ]] || fail "$1: not one line: $(cat "$work/err")"
+    grep -q "$3" "$work/err" || fail "$1: message lacks '$3': $(cat "$work/err")"
+    [[ ! -e "$work/out_$1" ]] || fail "$1: wrote $work/out_$1"
+}
+bad above_one 'n = 4 16\ncrossing = 0.9 1' "strictly between 0 and 1"
+bad zero 'n = 4 16\ncrossing = 0' "strictly between 0 and 1"
+bad nan 'n = 4 16\ncrossing = nan' "strictly between 0 and 1"
+bad word 'n = 4 16\ncrossing = high' "strictly between 0 and 1"
+bad twice 'n = 4 16\ncrossing = 0.9 0.9' "given twice"
+bad probes 'n = 4 16\ncrossing = 0.9\ncrossing_probes = 0' "crossing_probes"
+bad cap 'n = 4 16\ncrossing = 0.9\ncrossing_seeds = 3' "below the block's seeds"
+bad one_n 'n = 16\ncrossing = 0.9' "bracketed by two"
+bad orphan 'n = 4 16\ncrossing_probes = 2' "needs 'crossing'"
+echo "ok   bad crossing keys refused (one line, exit 2, nothing written)"
+
+# 2. A d = best block: thread-count invariance, the grid's rows unchanged, probes inside brackets.
+cat >"$work/cross.ini" <<'INI'
+[sweep]
+seeds = 4
+budgets = 256
+[block frontier]
+memories = softmax:beta=best linear
+tasks = assoc_recall
+d = best
+tuning_seeds = 2
+n = 4..256*4
+crossing = 0.5 0.9 0.99
+crossing_probes = 2
+crossing_seeds = 16
+INI
+grep -v '^crossing' "$work/cross.ini" >"$work/grid.ini"
+"$memcap" sweep "$work/cross.ini" --out "$work/t1" --threads 1 --quiet || fail "threads 1"
+"$memcap" sweep "$work/cross.ini" --out "$work/t2" --threads 2 --quiet || fail "threads 2"
+cmp "$work/t1/cross.csv" "$work/t2/cross.csv" || fail "1 and 2 threads differ"
+"$memcap" sweep "$work/grid.ini" --out "$work/g" --threads 2 --quiet || fail "grid"
+grid_lines=$(wc -l <"$work/g/grid.csv")
+head -n "$grid_lines" "$work/t1/cross.csv" | cmp - "$work/g/grid.csv" || fail "the grid's rows changed"
+python3 - "$work/t1/cross.csv" "$((grid_lines - 1))" <<'PY' || fail "crossing rows"
+import csv, sys
+from collections import defaultdict
+rows = list(csv.DictReader(open(sys.argv[1])))
+grid, extra = rows[:int(sys.argv[2])], rows[int(sys.argv[2]):]
+S, CAP, TS, P = 4, 16, (0.5, 0.9, 0.99), 2
+key = lambda r: (r["memory"], r["task_spec"], r["readout"], r["budget_floats"])
+acc = defaultdict(lambda: defaultdict(list))
+for r in grid:
+    acc[key(r)][int(r["n"])].append(float(r["accuracy_frac"]))
+brackets = defaultdict(list)
+for k, per_n in acc.items():
+    ns = sorted(per_n)
+    means = [sum(per_n[n]) / len(per_n[n]) for n in ns]
+    for t in TS:
+        j = next((i for i, m in enumerate(means) if m < t), None)
+        if j:
+            brackets[k].append((ns[j - 1], ns[j]))
+assert extra, "no crossing cells"
+seen, probes = set(), set()
+for r in extra:
+    k, n, s = key(r), int(r["n"]), int(r["seed"])
+    assert (k, n, s) not in seen, ("duplicate cell", k, n, s)
+    seen.add((k, n, s))
+    assert s < CAP, ("seed beyond the cap", s)
+    inside = [(lo, hi) for lo, hi in brackets[k] if lo < n < hi]
+    ends = [(lo, hi) for lo, hi in brackets[k] if n in (lo, hi)]
+    if n in acc[k]:
+        assert ends and s >= S, ("more seeds away from a bracket's end", k, n, s)
+    else:
+        assert inside, ("a probe outside every bracket", k, n, brackets[k])
+        probes.add((k, n))
+        want = set()
+        for lo, hi in inside:
+            want |= {round(lo * (hi / lo) ** (i / (P + 1))) for i in range(1, P + 1)}
+        assert n in want, ("not a log-spaced probe", n, want)
+assert probes, "no probe n"
+order = [(int(r["n"]), int(r["seed"])) for r in extra if key(r) == key(extra[0])]
+assert order == sorted(order), "crossing rows not ordered by n, seed"
+print(f"ok   {len(extra)} crossing rows: {len(probes)} probe n, all inside brackets; more seeds only at brackets' ends")
+PY
+
+# 3. MPI: two ranks give the same bytes.
+if [[ -n $mpirun ]]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+    "$mpirun" -np 2 "$memcap" sweep "$work/cross.ini" --out "$work/np2" --threads 1 --quiet || fail "mpirun -np 2"
+    cmp "$work/t1/cross.csv" "$work/np2/cross.csv" || fail "-np 2 differs from one process"
+    echo "ok   -np 2 identical to one process"
+fi
+
+# 4. Killed during a crossing round (SIGKILL, then SIGINT): --resume gives the same bytes.
+cat >"$work/slow.ini" <<'INI'
+[block big]
+memories = delta
+tasks = assoc_recall
+d = 256
+budgets = 65536
+n = 64 256 1024
+seeds = 40
+crossing = 0.9
+crossing_probes = 8
+crossing_seeds = 80
+INI
+"$memcap" sweep "$work/slow.ini" --out "$work/ref" --threads 2 --quiet || fail "reference"
+records() { local c; c=$(grep -c '^@' "$1" 2>/dev/null); echo "${c:-0}"; }
+for sig in KILL INT; do
+    dir="$work/kill$sig"
+    "$memcap" sweep "$work/slow.ini" --out "$dir" --threads 1 --quiet 2>"$dir.stderr" &
+    pid=$!
+    for _ in $(seq 12000); do
+        (($(records "$dir/slow.csv.crossing-1") >= 3)) && break
+        kill -0 $pid 2>/dev/null || fail "$sig: sweep ended before a crossing round could be killed"
+        sleep 0.02
+    done
+    kill -$sig $pid; wait $pid; status=$?; pid=
+    [[ $sig == KILL || $status -eq 130 ]] || fail "SIGINT: exit $status, expected 130"
+    [[ ! -e "$dir/slow.csv" ]] || fail "$sig: a CSV before the rounds were done"
+    "$memcap" sweep "$work/slow.ini" --out "$dir" --threads 2 --resume --quiet 2>"$dir.resume" || fail "$sig: --resume: $(cat "$dir.resume")"
+    cmp "$work/ref/slow.csv" "$dir/slow.csv" || fail "$sig: resumed CSV differs"
+    ls "$dir" | grep -q 'crossing-' && fail "$sig: crossing journals left behind"
+    echo "ok   SIG$sig during a crossing round: --resume gives the identical CSV"
+done
+exit 0
