@@ -26,6 +26,7 @@ from a generator seeded with RNG_SEED for every curve and pair, so outputs are b
 to run and do not depend on which other curves a report holds."""
 import csv
 import math
+import os
 
 import numpy as np
 
@@ -83,13 +84,25 @@ _MEANS = {}  # Curve.means' memo (a report recomputes some curves: a study's tab
 _DRAWS = {}
 
 
+_LOADED = set()  # the per-seed CSVs in SEEDS (a study reading another's CSV reads it once)
+
+
 def reset_seeds():
     SEEDS.clear()
     _MEANS.clear()
+    _LOADED.clear()
 
 
 def load_seeds(path):
-    """Adds a per-seed CSV's cells to SEEDS (nothing when the file is not there)."""
+    """Adds a per-seed CSV's cells to SEEDS (nothing when the file is not there, or was loaded already)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    real = (os.path.realpath(path), st.st_mtime_ns, st.st_size)
+    if real in _LOADED:
+        return
+    _LOADED.add(real)
     for k, (s, a) in read_seeds(path).items():
         if k in SEEDS:
             have = set(SEEDS[k][0])
