@@ -403,15 +403,41 @@ def apart_table(apart, caps, flops_main, costs, manifest, edges):
     return lines, out
 
 
+def overwrite_noise(comparison):
+    """The better deep MLP memory's n* over the best matrix memory's on the overwrite parts under noise:
+    the range of the ratios ("×0.20 to ×0.31")."""
+    rs = [cap_of(c[4]) / cap_of(c[6]) for c in comparison
+          if c[0][0] == "overwrite_recall" and c[1] != "cosine=1" and cap_of(c[4]) and cap_of(c[6])]
+    if not rs:
+        return "—"
+    return "×%.2f" % rs[0] if min(rs) == max(rs) else "×%.2f to ×%.2f" % (min(rs), max(rs))
+
+
+def apart_readme(pairs):
+    """The README's words on each raced mini-batch or depth against the main block: "TTT-MLP batch = 4,
+    no noise: 18 [<4, 25] against 21 [16, 25] at batch = 1, a tie (×0.86 [...])"."""
+    out = []
+    for m, n, b, k, r, mr in pairs:
+        if mr is None:
+            continue
+        v = spec_params(r["spec_at_capacity"]).get(k) if r["spec_at_capacity"] else "?"
+        fixed = spec_params(mr["spec_at_capacity"]).get(k) if mr["spec_at_capacity"] else None
+        out.append("%s %s = %s, %s: %s against %s%s, %s" % (
+            short(m), k, v, noise_words(n, short=True), cap_text(r), cap_text(mr),
+            " at %s = %s" % (k, fixed) if fixed else "", against(r, mr)))
+    return "; ".join(out) or "—"
+
+
 def apart_words(pairs):
-    """How the raced mini-batch or depth moves the capacity against the main block's."""
+    """How the raced mini-batch or depth moves n* against the main block's (capacity.order: equal where the
+    paired ratio interval holds 1)."""
     pairs = [p for p in pairs if p[5] is not None]
     if not pairs:
         return ""
     tally = OrderedDict([("higher", 0), ("equal", 0), ("lower", 0)])
     for m, n, b, k, r, mr in pairs:
-        a, c = cap_of(r), cap_of(mr)
-        tally["higher" if a > c else "equal" if a == c else "lower"] += 1
+        o = order(r, mr) if cap_of(r) and cap_of(mr) else (cap_of(r) > cap_of(mr)) - (cap_of(r) < cap_of(mr))
+        tally["higher" if o > 0 else "equal" if o == 0 else "lower"] += 1
     chosen = OrderedDict()
     for m, n, b, k, r, mr in pairs:
         v = spec_params(r["spec_at_capacity"]).get(k) if r["spec_at_capacity"] else None
@@ -419,7 +445,8 @@ def apart_words(pairs):
             chosen.setdefault((m, k), []).append(v)
     counts = list_words(["%s at %d" % (w, c) for w, c in tally.items() if c])
     picks = "; ".join("%s %s = %s" % (short(m), k, "/".join(OrderedDict.fromkeys(vs))) for (m, k), vs in chosen.items())
-    return ("With them raced, the capacity against the main block's is %s of the %d (memory, noise) points%s." %
+    return ("With them raced, n* against the main block's is %s (equal: the paired ratio interval holds 1) of the "
+            "%d (memory, noise) points%s." %
             (counts, len(pairs), "; chosen: " + picks if picks else ""))
 
 
@@ -557,7 +584,9 @@ def readme(data, rows_, ctx):
 
     def times(x):
         return ("%.0f" % x) if abs(x - round(x)) < 1e-9 else ("%.1f" % x)
-    return {"capacity_table": "\n".join(lines),
+    _, apart_pairs = apart_table(data[1], caps, {}, costs, data[4]["apart"], OrderedDict())
+    return {"capacity_table": "\n".join(lines), "apart": apart_readme(apart_pairs),
+            "overwrite_noise": overwrite_noise(comparison),
             "points": str(len(comparison)),
             "fewer_range": "%s–%s" % (times(min(fewer)), times(max(fewer))) if fewer else "—",
             "median_ratio": fmt_ratio(statistics.median(per), 1.0).lstrip("×") if per else "—",

@@ -219,8 +219,8 @@ class DeepSection(unittest.TestCase):
                                          "4.6 (batch=1) · 21k FLOPs/write"]])
         self.assertEqual(t["Titans"], [["depth", "noise 0", "1024", "4.6 (d=8, lr=0.1, depth=3) · 1.3M FLOPs/write",
                                         "8.4 (depth=2) · 1.3M FLOPs/write"]])
-        self.assertIn("the capacity against the main block's is higher at 1 and lower at 1 of the 2 (memory, noise) "
-                      "points; chosen: TTT-MLP "
+        self.assertIn("n* against the main block's is higher at 1 and lower at 1 (equal: the paired ratio interval "
+                      "holds 1) of the 2 (memory, noise) points; chosen: TTT-MLP "
                       "batch = 4; Titans depth = 3.", text)
 
     def test_answer_a_deep_memory_wins_somewhere(self):

@@ -656,7 +656,26 @@ def readme(data, rows, ctx):
     return {"which_table": readme_which(caps), "residual_table": table, "residual_rows": counts,
             "passes": readme_passes(caps, manifest), "window_lead": readme_window_lead(caps),
             "overwrite_retnet": readme_pair(caps.get(("overwrite_recall", "both"), {}), "retnet", "delta"),
-            "salient_gain": readme_gate(caps), "salient_cache": readme_lead_vs_cache(caps.get(("salient_recall", ""), {}))}
+            "salient_gain": readme_gate(caps), "salient_cache": readme_lead_vs_cache(caps.get(("salient_recall", ""), {})),
+            "window_leaders": readme_leaders(caps.get(("recent_recall", ""), {})),
+            "gla_vs_retnet": readme_pair(caps.get(("recent_recall", ""), {}), "gla", "retnet"),
+            "grid_window": readme_span(caps.get(("recent_recall", ""), {}), "linear")}
+
+
+def readme_leaders(pc):
+    """The fixed states leading at each (noise, budget) point of one part, ties included (leaders)."""
+    out = ["%s (%s)" % ("/".join(readme_name(m) for m in ms), point_words(noise, b))
+           for (noise, b), (ms, top, cache) in leaders(pc).items()]
+    return "; ".join(out) or "—"
+
+
+def readme_span(pc, memory):
+    """A memory's n* over the points of one part, smallest to largest ('<4 to 21 [18, 25]')."""
+    rs = [r for (m, _, _), r in pc.items() if m == memory]
+    if not rs:
+        return "—"
+    lo, hi = min(rs, key=nstar), max(rs, key=nstar)
+    return cap_text(lo) if lo is hi else "%s to %s" % (cap_text(lo), cap_text(hi))
 
 
 def point_words(noise, b):
