@@ -308,7 +308,7 @@ def resolved_line(rows, what):
     bare = len(pts) - len(bounds) - len(inside)
     ok = [r for r in inside if r["nstar"][THRESHOLD].resolved()]
     return ("%s: %d of %d capacity points (n* at 0.9 inside the tried range, with an interval) have a 95%% interval "
-            "whose half-width is at most %d%% of n*%s; %d more are bounds (n* beyond the n tried)%s." % (
+            "whose half-width is at most %d%% of n*%s; %d more are bounds (n* outside the n tried)%s." % (
                 what, len(ok), len(inside), round(100 * crossing.HALF_WIDTH),
                 "" if not inside else " (%.0f%%)" % (100.0 * len(ok) / len(inside)), len(bounds),
                 "" if not bare else "; %d have no interval (no per-seed rows)" % bare))
