@@ -87,9 +87,13 @@ _DRAWS = {}
 _LOADED = set()  # the per-seed CSVs in SEEDS (a study reading another's CSV reads it once)
 
 
+_DONE = {}  # estimates' and ratio's memo, by the curves' contents (a report asks for some of them again)
+
+
 def reset_seeds():
     SEEDS.clear()
     _MEANS.clear()
+    _DONE.clear()
     _LOADED.clear()
 
 
@@ -232,8 +236,26 @@ class Estimate:
         return None if self.value == -np.inf else self.value
 
 
+def _signature(c):
+    """What a curve's estimates depend on: its cells (held by the memo, so their ids stay theirs), readings,
+    n and point means."""
+    return (tuple(id(x) for x in c.cells), tuple(tuple(map(tuple, at)) for at in c.shape), c.xs.tobytes(),
+            c.point.tobytes(), c.seeds is None)
+
+
+def _memo(key, curves, compute):
+    got = _DONE.get(key)
+    if got is None:
+        got = _DONE[key] = (list(curves), [x for c in curves for x in c.cells], compute())
+    return got[2]
+
+
 def estimates(curve, thresholds=THRESHOLDS):
-    """{t: Estimate} of a curve."""
+    """{t: Estimate} of a curve (memoised by its contents)."""
+    return _memo(("est", _signature(curve), tuple(thresholds)), [curve], lambda: _estimates(curve, thresholds))
+
+
+def _estimates(curve, thresholds):
     lo_x, hi_x = int(curve.xs[0]), int(curve.xs[-1])
     out = {}
     boot = None
@@ -273,6 +295,11 @@ def _clamp(v, c):
 
 
 def ratio(a, b, t=0.9, paired=True):
+    """_ratio, memoised by the two curves' contents."""
+    return _memo(("ratio", _signature(a), _signature(b), t, paired), [a, b], lambda: _ratio(a, b, t, paired))
+
+
+def _ratio(a, b, t=0.9, paired=True):
     """n*_A / n*_B at threshold t of two curves: the point ratio and its bootstrap interval. Paired:
     the seed numbers of the union of both are drawn once and both curves recomputed from the same
     draws (the same episodes); unpaired: each curve from its own draws of its own seeds (a second
