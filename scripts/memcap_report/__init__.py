@@ -23,7 +23,7 @@ leaves the reports directory as it was.
 Reads (written by scripts/reports.sh):
   catalog.json                           `memcap list --json`: memories' names, tasks' capacity axes and
                                          slots (required; the report runs no binary)
-  capacity.csv, capacity_summary.csv     the capacity sweep, per seed and over seeds: the
+  capacity.csv, capacity_summary.csv     the capacity sweep, per seed (the crossings' intervals) and over seeds: the
                                          frontier (rows whose `tuned` column is non-empty:
                                          each memory at its best width, the cache's beta
                                          chosen too) and the essay's fixed-d frame (`tuned`
@@ -52,18 +52,25 @@ Writes:
                         sweep's variants of it differ: assoc_recall:passes=2), the readout's name
     budget_floats       floats of state
     capacity_axis       n (stored pairs), lag (lag recall) or L (copying)
-    capacity_at_0.9     the rule of common.capacity: the largest n with mean accuracy >= 0.9
-                        (a smaller one may miss; REPORT.md lists where); along a lag or L
-                        (lag recall, copying), the last before the first miss scanning
-                        upward; empty: none tried passes
+    capacity_at_0.9     the old rule of common.capacity: the largest n tried with mean accuracy
+                        >= 0.9 (kept: the bits, essay and learned-keys tables, the figures and
+                        the widths at capacity still read it); along a lag or L (lag recall,
+                        copying), the last before the first miss scanning upward; empty: none
+                        tried passes
     largest_tried       the largest n (lag, L) tried
-    capacity_exponent   least-squares slope of log capacity against log budget (same for
-                        every budget of one memory and task)
+    capacity_exponent   least-squares slope of log n* at 0.9 (along a lag or L: of log
+                        capacity) against log budget (same for every budget of one memory and task)
     frame               frontier (widths chosen on tuning seeds) or essay (d = 64 fixed)
     noise               the task's query noise: cosine=1 (none), cosine=C, or noise=SIGMA
     d_at_capacity       the code width of the row at the capacity n (chosen there, in the frontier)
     memory_spec_at_capacity  the memory spec there (with the chosen beta)
     capacity_per_float  capacity_at_0.9 / budget_floats
+    n_star_T, n_star_T_lo, n_star_T_hi   (T = 0.9, 0.5, 0.99; along n only) where mean accuracy
+                        crosses T, interpolated in log n between the two n tried bracketing it,
+                        and its 95% bootstrap interval over the scored seeds (crossing.py);
+                        inf: the largest n tried passes (n* beyond it), -inf: the smallest misses
+    resolved_0.9        1 when the interval at 0.9 has a half-width <= 5% of n*, else 0
+    seeds               scored seeds per n (a range "10-40" where a refined sweep measured more)
   figures/*.png                          the plots REPORT.md shows
   REPORT.md                              "which memory when" first (verdict.py, from every section's
                                          plain rows), then the frontier (figures, capacity table, theory

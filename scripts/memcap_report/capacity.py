@@ -5,6 +5,7 @@ import csv
 import math
 from collections import OrderedDict, defaultdict
 
+from . import crossing
 from .common import (THRESHOLD, base, task_info, capacity, fit_exponent, fmt_cap, fnum, frontier_spec, has_noise,
                      noise_key, se, spec_params, task_labels, tuned_keys)
 
@@ -34,12 +35,26 @@ def capacity_points(task, rs):
     return [(n, sum(v) / len(v)) for n, v in per_n.items()], "n", at
 
 
-def capacity_rows(summary, frame):
+def curve_of(rs, seeds):
+    """crossing.Curve of a group's rows along n (each row a reading; a row made of several parts,
+    all_parts', the lowest of its parts)."""
+    by = OrderedDict()
+    for r in rs:
+        by.setdefault(int(r["n"]), []).append(r.get("_parts") or [r])
+    xs = sorted(by)
+    return crossing.Curve(xs, [by[x] for x in xs], crossing.SEEDS if seeds is None else seeds)
+
+
+def capacity_rows(summary, frame, seeds=None):
     """The capacity table's rows of one frame, and the fitted exponents, keyed
     (frame, memory_spec, task, noise, readout). In the frontier a memory is its spec with
     the tuned keys read `best`, gathering the rows whose chosen width (and beta) differ by n.
     A task is its label (common.task_labels): variants differing in a parameter other than the
-    noise (assoc_recall:passes=2 beside passes=1) are separate rows; one variant is its name."""
+    noise (assoc_recall:passes=2 beside passes=1) are separate rows; one variant is its name.
+    Along n each row also holds `nstar` ({threshold: crossing.Estimate}: the crossing n* at 0.5, 0.9
+    and 0.99, with a bootstrap interval over the seeds of `seeds`, crossing.read_seeds' index of the
+    per-seed CSV, by default every one the report loaded, crossing.SEEDS; cells it lacks: n* alone) and `curve` (crossing.Curve, for paired ratios); along a lag
+    or L neither (their capacity keeps its rule)."""
     groups = OrderedDict()
     labels = task_labels(r["task_spec"] for r in summary)
     for r in summary:
@@ -57,7 +72,9 @@ def capacity_rows(summary, frame):
         # there may read lower on the scored seeds than the tuning seeds said)
         miss = min((x for x, a in pts if a < THRESHOLD and cap is not None and x < cap), default=None)
         beyond = cap if miss is not None else None
-        rows.append(OrderedDict(frame=frame, memory_spec=mem, task=task, noise=noise, readout=readout,
+        curve = curve_of(rs, seeds) if what == "n" else None
+        rows.append(OrderedDict(group=rs, curve=curve, nstar=crossing.estimates(curve) if curve is not None else None,
+                                frame=frame, memory_spec=mem, task=task, noise=noise, readout=readout,
                                 budget_floats=budget, axis=what, capacity=cap, largest_tried=max(p[0] for p in pts),
                                 smallest_tried=min(p[0] for p in pts),
                                 d_at_capacity=int(where["d"]) if where else None,
@@ -70,8 +87,14 @@ def capacity_rows(summary, frame):
     for key in top:
         rs = sorted([r for r in rows if (r["frame"], r["memory_spec"], r["task"], r["noise"], r["readout"]) == key],
                     key=lambda r: r["budget_floats"])
-        exps[key] = fit_exponent([r["budget_floats"] for r in rs], [r["capacity"] for r in rs], top[key])
+        exps[key] = fit_exponent([r["budget_floats"] for r in rs], [nstar_or_capacity(r) for r in rs], top[key])
     return rows, exps
+
+
+def nstar_or_capacity(r, t=THRESHOLD):
+    """The row's n* at t (along n; the largest n tried when it is a lower bound, None below the
+    smallest), else its capacity (a lag, L)."""
+    return r["nstar"][t].as_n() if r.get("nstar") else r["capacity"]
 
 
 def exp_of(exps, r):
@@ -79,9 +102,10 @@ def exp_of(exps, r):
 
 
 
+NSTAR_COLUMNS = ["n_star_%s%s" % (t, end) for t in ("0.9", "0.5", "0.99") for end in ("", "_lo", "_hi")]
 TABLE_COLUMNS = ["memory_spec", "task", "readout", "budget_floats", "capacity_axis", "capacity_at_0.9",
                  "largest_tried", "capacity_exponent", "frame", "noise", "d_at_capacity",
-                 "memory_spec_at_capacity", "capacity_per_float"]
+                 "memory_spec_at_capacity", "capacity_per_float"] + NSTAR_COLUMNS + ["resolved_0.9", "seeds"]
 
 
 def write_table(path, frontier, essay):
@@ -95,7 +119,24 @@ def write_table(path, frontier, essay):
             w.writerow([r["memory_spec"], r["task"], r["readout"], r["budget_floats"], r["axis"],
                         "" if cap is None else cap, r["largest_tried"], "" if e is None else "%.3f" % e,
                         r["frame"], r["noise"], "" if r["d_at_capacity"] is None else r["d_at_capacity"],
-                        r["spec_at_capacity"] or "", "" if cap is None else "%.6g" % (cap / r["budget_floats"])])
+                        r["spec_at_capacity"] or "", "" if cap is None else "%.6g" % (cap / r["budget_floats"])] +
+                       nstar_cells(r))
+
+
+def nstar_cells(r):
+    """The n* columns of one row: n* and its interval at 0.9, 0.5 and 0.99 (crossing.csv_n), whether
+    the interval at 0.9 is within 5% of n* (1/0), the seeds per n (a range when they differ: a
+    refined sweep); empty along a lag or L."""
+    if not r.get("nstar"):
+        return [""] * (len(NSTAR_COLUMNS) + 2)
+    out = []
+    for t in (0.9, 0.5, 0.99):
+        e = r["nstar"][t]
+        out += [crossing.csv_n(e.value), crossing.csv_n(e.lo), crossing.csv_n(e.hi)]
+    c = r["curve"]
+    counts = sorted({len(set(s for j in ids for s in c.cells[j][0])) for at in c.shape for ids in at}) if c.cells else []
+    return out + [int(r["nstar"][0.9].resolved()), ("%d" % counts[0] if len(counts) == 1 else
+                                                   "%d-%d" % (counts[0], counts[-1])) if counts else ""]
 
 
 # ------------------------------------------------------------------ the parts of a task with slots or variants
@@ -168,6 +209,7 @@ def all_parts(parts):
                 row["accuracy_mean_frac"] = u["accuracy_mean_frac"]
                 row["accuracy_se_frac"] = u["accuracy_se_frac"]
         row["slot"] = ""
+        row["_parts"] = [r] + [o[key(r)] for o in other if key(r) in o]
         out.append(row)
     return out
 
@@ -177,14 +219,22 @@ def overwrite_both(rewritten, untouched):
     return all_parts([untouched, rewritten])
 
 
-def part_capacities(summary, order=()):
+_PARTS = {}
+
+
+def part_capacities(summary, order=(), seeds=None):
     """{(task, part): {(memory, noise, budget): capacity row (capacity.capacity_rows, frontier)}}: the
     capacity of every part — a window's lag buckets averaged, each slot part on its own rows, each
     number of passes on its own rows; in part_order's order."""
+    key = (id(summary), len(summary), tuple(order), id(seeds))
+    if key in _PARTS and _PARTS[key][0] is summary:
+        return _PARTS[key][1]
     out = OrderedDict()
     for p, rows in split(summary, order).items():
-        caps, _ = capacity_rows(rows, "frontier")
+        caps, _ = capacity_rows(rows, "frontier", seeds)
         out[p] = OrderedDict(((base(r["memory_spec"]), r["noise"], r["budget_floats"]), r) for r in caps)
+    _PARTS.clear()  # one summary at a time: a section asks again for the one it just asked for
+    _PARTS[key] = (summary, out)
     return out
 
 
@@ -208,13 +258,60 @@ def part_rows(parts, study):
         if family is None:
             continue
         out += [OrderedDict(study=study, task=family, noise=noise, budget=int(b), memory=m, capacity=r["capacity"],
-                            largest_tried=r["largest_tried"]) for (m, noise, b), r in pc.items()]
+                            largest_tried=r["largest_tried"], nstar=r["nstar"][THRESHOLD] if r.get("nstar") else None,
+                            curve=r.get("curve")) for (m, noise, b), r in pc.items()]
     return out
 
 
-def cap_text(r):
-    """A capacity as the tables print it: '≥W' at the largest n tried (a lower bound), '<n' below the smallest."""
+def cap_text(r, t=THRESHOLD, interval=True):
+    """A capacity as the tables print it: along n, n* at t with its 95% interval ('57 [52, 63]';
+    crossing.fmt_est); along a lag or L, the old rule: '≥W' at the largest tried (a lower bound),
+    '<n' below the smallest."""
+    if r.get("nstar"):
+        return crossing.fmt_est(r["nstar"][t], interval)
     return fmt_cap(r["capacity"], r["largest_tried"], r["smallest_tried"])
+
+
+def nstar(r, t=THRESHOLD):
+    """A row's n* at t as a number for ranking: +inf above the tried range, 0 below it; along a lag
+    or L, its capacity (0 for none)."""
+    if r.get("nstar"):
+        v = r["nstar"][t].value
+        return 0.0 if v == -float("inf") else v
+    return r["capacity"] or 0
+
+
+def compare(a, b, t=THRESHOLD):
+    """crossing.Ratio of row a's n* at t over row b's: a paired bootstrap interval where both have curves
+    (along n); else the ratio of their capacities, without an interval (a lag, L)."""
+    if a.get("curve") is not None and b.get("curve") is not None:
+        return crossing.ratio(a["curve"], b["curve"], t)
+    va, vb = a["capacity"] or 0, b["capacity"] or 0
+    return crossing.Ratio(va / vb if vb else (math.inf if va else 1.0), None, None,
+                          "≥" if va and va >= a["largest_tried"] else "", False)
+
+
+def order(a, b, t=THRESHOLD):
+    """1 when row a's n* is above b's (the ratio's interval above 1), -1 below, 0 a tie (it holds 1)."""
+    r = compare(a, b, t)
+    return 0 if r.tie() else (1 if r.value > 1 else -1)
+
+
+def resolved_line(rows, what):
+    """REPORT.md's count of capacity points along n whose interval at 0.9 has a half-width of at most
+    5% of n* (crossing.HALF_WIDTH), out of those with n* inside the tried range and an interval."""
+    pts = [r for r in rows if r.get("nstar")]
+    if not pts:
+        return ""
+    bounds = [r for r in pts if not r["nstar"][THRESHOLD].finite]
+    inside = [r for r in pts if r["nstar"][THRESHOLD].finite and r["nstar"][THRESHOLD].lo is not None]
+    bare = len(pts) - len(bounds) - len(inside)
+    ok = [r for r in inside if r["nstar"][THRESHOLD].resolved()]
+    return ("%s: %d of %d capacity points (n* at 0.9 inside the tried range, with an interval) have a 95%% interval "
+            "whose half-width is at most %d%% of n*%s; %d more are bounds (n* outside the n tried)%s." % (
+                what, len(ok), len(inside), round(100 * crossing.HALF_WIDTH),
+                "" if not inside else " (%.0f%%)" % (100.0 * len(ok) / len(inside)), len(bounds),
+                "" if not bare else "; %d have no interval (no per-seed rows)" % bare))
 
 
 def lag_curve(rows):

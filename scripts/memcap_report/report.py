@@ -12,6 +12,7 @@ import tempfile
 from studies import SECTIONS
 
 from .capacity import capacity_rows, write_table
+from .crossing import load_seeds, reset_seeds
 from .common import (CELL_FIGURE_COLUMNS, Context, ReportError, read_catalog, is_frontier, learn_memories, read_csv, read_manifest, read_summary,
                      reset_memories)
 from .theory import read_theory
@@ -51,6 +52,7 @@ def sections():
 def _build(out, stage):
     """Builds every file into `stage`; returns their paths relative to it."""
     reset_memories()
+    reset_seeds()
     read_catalog(out)  # names, capacity axes and slots from memcap's tables (memcap list --json)
     main = Main()
     main.summary_all = read_summary(os.path.join(out, "capacity_summary.csv"))
@@ -65,6 +67,7 @@ def _build(out, stage):
     main.manifest = read_manifest(os.path.join(out, "capacity.csv.manifest.json"))
 
     # the capacity table: the frontier, then the essay's frame
+    load_seeds(os.path.join(out, "capacity.csv"))  # per seed: the crossings' intervals
     main.frows, main.fexps = capacity_rows(main.frontier_rows, "frontier")
     main.rows, main.exps = capacity_rows(main.summary, "essay")
     table = os.path.join(stage, "capacity_table.csv")

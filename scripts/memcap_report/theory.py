@@ -169,3 +169,34 @@ def theory_notes(theory):
     return text
 
 
+
+
+_MODEL_INDEX = {}
+
+
+def model_nstar(theory, row, t=0.9):
+    """The model's n* at t along a capacity row's curve (capacity.capacity_rows: its `group` of summary
+    rows): theory.csv's model accuracy at each of the row's (memory spec, task, budget, d, n), crossed
+    by crossing.crossing (interpolated in log n); None unless the model applies at every n of the row.
+    Its residual against the measured n* is in n."""
+    from .crossing import crossing
+    import numpy as np
+    idx = _MODEL_INDEX.get(id(theory))
+    if idx is None:
+        idx = {}
+        for m in theory:
+            if m["applies"] != "no":
+                idx[(m["memory_spec"], m["task_spec"], m["budget_floats"], m["d"], m["n"])] = fnum(m["model_accuracy_frac"])
+        _MODEL_INDEX.clear()
+        _MODEL_INDEX[id(theory)] = idx
+    by = defaultdict(list)
+    for r in row.get("group") or []:
+        k = (r["memory_spec"], r["task_spec"], r["budget_floats"], r["d"], r["n"])
+        if k not in idx or math.isnan(idx[k]):
+            return None
+        by[int(r["n"])].append(idx[k])
+    if not by:
+        return None
+    xs = sorted(by)
+    v = crossing(np.array(xs, dtype=float), np.array([[sum(by[x]) / len(by[x]) for x in xs]]), t)[0]
+    return float(v)

@@ -1,73 +1,125 @@
 """Which memory when: one table from every study's plain rows (each section's compute), REPORT.md's
 first. A plain row is a capacity point at the study's best settings: a dict with task (the family:
 the task's name, or its variant "assoc_recall:passes=2"), noise (common.noise_key), budget (floats),
-memory (the backend), capacity (None: below the smallest n tried), largest_tried and study.
+memory (the backend), capacity (the largest power-of-two n passing; None: below the smallest n
+tried), largest_tried and study, and along n also nstar (crossing.Estimate at 0.9) and curve
+(crossing.Curve, for paired ratios).
 
 Per task family and noise: at each budget two or more memories were measured at, the memories are
-ranked by capacity (a memory several studies measured there counts with its largest). The leader
-is the memory ranked first at the most budgets; the runner-up the one ranked first at the most
-budgets once the leader is set aside; a tie on that count goes to the larger capacity summed over
-the budgets, then to the catalog's order. The margin: the leader's capacity over the runner-up's
-at the budgets both were measured at (their range; `≥` when the leader's capacity there was the
-largest n tried, a lower bound)."""
+ranked by n* (a memory several studies measured there counts with its largest). The memory with
+the largest n* leads there, and so does every memory tied with it: the paired bootstrap interval of
+the ratio n*_first / n*_it holds 1 (crossing.ratio; without per-seed rows, equal n*). The leader is
+the memory leading at the most budgets; the runner-up the one leading at the most budgets once the
+leader is set aside; a tie on that count goes to the larger n* summed over the budgets, then to the
+catalog's order. The margin: the ratio n*_leader / n*_runner-up with its paired 95% interval at the
+budgets both were measured at (the smallest and the largest; `≥`: the leader's n* is beyond the
+largest n tried, a lower bound), and at how many of them the interval holds 1 (a tie)."""
 from collections import OrderedDict
 
-from .common import base, catalog_order, label, noise_order, noise_words, ratio_words
+import math
+
+from . import crossing
+from .common import base, catalog_order, label, noise_order, noise_words
+
+
+def value(r):
+    """A plain row's n* for ranking (+inf beyond the tried range, 0 below it); its capacity where it
+    has no n* (a lag)."""
+    e = r.get("nstar")
+    if e is not None:
+        return 0.0 if e.value == -math.inf else e.value
+    return float(r["capacity"] or 0)
+
+
+def known(r):
+    """What a plain row shows of n*: its value, the largest n tried for a bound (n* beyond it)."""
+    return min(value(r), r["largest_tried"])
 
 
 def points(rows):
-    """{(task, noise): {budget: {memory: (capacity or None, largest tried)}}}, the largest capacity
-    when several studies measured a memory at one budget; in order of first appearance."""
+    """{(task, noise): {budget: {memory: plain row}}}, the row showing the largest n* when several
+    studies measured a memory at one budget (a bound counts as the largest n tried: a study that tried
+    larger n and measured a crossing there wins over one whose n* is beyond its smaller range); in
+    order of first appearance."""
     out = OrderedDict()
     for r in rows:
         at = out.setdefault((r["task"], r["noise"]), OrderedDict()).setdefault(int(r["budget"]), OrderedDict())
         old = at.get(r["memory"])
-        if old is None or (r["capacity"] or 0) > (old[0] or 0):
-            at[r["memory"]] = (r["capacity"], r["largest_tried"])
+        if old is None or known(r) > known(old) or (known(r) == known(old) and value(r) > value(old)):
+            at[r["memory"]] = r
     return out
 
 
+def ratio_of(a, b):
+    """n*_a / n*_b (crossing.Ratio): paired interval where both rows have curves; else the point ratio
+    of their values (None when b's is 0)."""
+    if a.get("curve") is not None and b.get("curve") is not None:
+        return crossing.ratio(a["curve"], b["curve"])
+    va, vb = value(a), value(b)
+    if not vb or math.isinf(va) or math.isinf(vb):
+        return None
+    return crossing.Ratio(va / vb, None, None, "≥" if a["capacity"] and a["capacity"] >= a["largest_tried"] else "",
+                          False)
+
+
 def leads(by_budget, without=()):
-    """{memory: budgets at which it is ranked first (ties: every one of them)} over the budgets with
-    two or more memories, `without` set aside."""
+    """{memory: budgets at which it leads: the largest n*, or tied with it} over the budgets with two
+    or more memories, `without` set aside."""
     wins = OrderedDict()
-    for b, caps in by_budget.items():
-        if len(caps) < 2:
+    for b, rows in by_budget.items():
+        if len(rows) < 2:
             continue
-        caps = {m: c for m, c in caps.items() if m not in without}
-        if not caps:
+        rows = {m: r for m, r in rows.items() if m not in without}
+        if not rows:
             continue
-        top = max((c[0] or 0) for c in caps.values())
-        for m, c in caps.items():
-            if (c[0] or 0) == top:
+        order = sorted(rows, key=lambda m: -value(rows[m]))
+        first = order[0]
+        if value(rows[first]) <= 0:
+            continue
+        for m in order:
+            rt = ratio_of(rows[first], rows[m]) if m != first else None
+            if m == first or (value(rows[m]) > 0 and rt is not None and rt.tie()):
                 wins[m] = wins.get(m, 0) + 1
     return wins
 
 
 def pick(by_budget, wins):
-    """The memory with the most budgets led; ties: the larger capacity summed over the budgets, then
-    the catalog's order."""
+    """The memory with the most budgets led; ties: the larger n* summed over the budgets (a bound
+    counting as the largest n tried), then the catalog's order."""
     if not wins:
         return None
     order = catalog_order(wins)
-    total = {m: sum((caps.get(m, (0, 0))[0] or 0) for caps in by_budget.values()) for m in wins}
-    return sorted(wins, key=lambda m: (-wins[m], -total[m], order.index(m)))[0]
+
+    def total(m):
+        return sum(min(value(rows[m]), rows[m]["largest_tried"]) for rows in by_budget.values() if m in rows)
+    return sorted(wins, key=lambda m: (-wins[m], -total(m), order.index(m)))[0]
 
 
 def margin(by_budget, lead, runner):
-    """The leader's capacity over the runner-up's where both were measured: "×2", "×1–×4", "≥×2" (the
-    leader's at the largest n tried and the runner-up's not: a lower bound); "—" when the runner-up
-    stores nothing there."""
-    ratios = OrderedDict()
-    for caps in by_budget.values():
-        if lead in caps and runner in caps and caps[runner][0] and caps[lead][0]:
-            r = caps[lead][0] / caps[runner][0]
-            bound = caps[lead][0] >= caps[lead][1] and caps[runner][0] < caps[runner][1]
-            ratios[r] = ratios.get(r, False) or bound
+    """The leader's n* over the runner-up's where both were measured (crossing.fmt_ratio): one ratio
+    with its interval, or the smallest and the largest; then at how many budgets the interval holds 1;
+    "—" when the runner-up stores nothing there."""
+    ratios = []
+    for rows in by_budget.values():
+        if lead in rows and runner in rows and value(rows[runner]) > 0 and value(rows[lead]) > 0:
+            rt = ratio_of(rows[lead], rows[runner])
+            if rt is not None:
+                ratios.append(rt)
     if not ratios:
         return "—"
-    words = [("≥" if ratios[r] else "") + ratio_words(r, 1) for r in (min(ratios), max(ratios))]
-    return words[0] if min(ratios) == max(ratios) else "%s–%s" % tuple(words)
+    measured = [r for r in ratios if not r.bound.startswith("both")]
+    text = ""
+    if measured:
+        lo = min(measured, key=lambda r: r.value)
+        hi = max(measured, key=lambda r: r.value)
+        text = crossing.fmt_ratio(lo) if lo is hi else "%s – %s" % (crossing.fmt_ratio(lo), crossing.fmt_ratio(hi))
+        ties = sum(r.tie() for r in measured)
+        if ties:
+            text += " (a tie at %d of %d)" % (ties, len(measured))
+    beyond = len(ratios) - len(measured)
+    if beyond:
+        text += "%sboth beyond the n tried at %d budget%s" % ("; " if text else "", beyond, "" if beyond == 1 else "s")
+    return text
 
 
 def table(rows):
@@ -79,10 +131,12 @@ def table(rows):
     lines = ["## Which memory when", "",
              "Per task and noise, over the budgets (floats of state) at which two or more memories were measured at "
              "their best width and settings (the frontier and the studies on it: every study's plain rows): the "
-             "memory storing the most pairs at the most budgets (the leader; ties count for each), the one leading "
-             "most often once the leader is set aside (the runner-up), and the leader's capacity over the "
-             "runner-up's at the budgets both were measured at (`≥`: the leader's is the largest n tried and the "
-             "runner-up's not, a lower bound). Computed from the studies' rows (`scripts/memcap_report/verdict.py`); each study's section "
+             "memory with the largest n* (where mean accuracy crosses 90%, interpolated in log n) at the most "
+             "budgets (the leader; a memory whose ratio to the first has a paired 95% interval holding 1 is tied "
+             "with it, and ties count for each), the one leading most often once the leader is set aside (the "
+             "runner-up), and the ratio n*_leader / n*_runner-up with its paired bootstrap interval over the "
+             "shared seeds, at the budgets both were measured at (the smallest and the largest; `≥`: the leader's "
+             "n* is beyond the largest n tried, a lower bound; a tie where the interval holds 1). Computed from the studies' rows (`scripts/memcap_report/verdict.py`); each study's section "
              "below gives its own tables.", "",
              "| task | noise | budgets | leader (budgets led) | runner-up (led without the leader) | margin |",
              "|---|---|---|---|---|---|"]
@@ -106,6 +160,12 @@ def table(rows):
 
 def plain_rows(capacity_rows, study, task=None):
     """Plain rows from capacity.capacity_rows rows (their task label, or `task` for all of them)."""
-    return [OrderedDict(study=study, task=task or r["task"], noise=r["noise"], budget=int(r["budget_floats"]),
-                        memory=base(r["memory_spec"]), capacity=r["capacity"], largest_tried=r["largest_tried"])
-            for r in capacity_rows]
+    return [plain_row(r, study, task or r["task"], base(r["memory_spec"])) for r in capacity_rows]
+
+
+def plain_row(r, study, task, memory, noise=None, budget=None):
+    """One plain row from a capacity.capacity_rows row."""
+    return OrderedDict(study=study, task=task, noise=r["noise"] if noise is None else noise,
+                       budget=int(r["budget_floats"] if budget is None else budget), memory=memory,
+                       capacity=r["capacity"], largest_tried=r["largest_tried"],
+                       nstar=r["nstar"][0.9] if r.get("nstar") else None, curve=r.get("curve"))

@@ -129,7 +129,7 @@ class Report(unittest.TestCase):
         with Sweep() as s:
             status, err, text = s.report()
             self.assertEqual(status, 0, err)
-            self.assertIn("softmax leads at every budget.", text)
+            self.assertIn("softmax has the largest n* at every budget.", text)
             self.assertIn("- At d = 64, capacity (n at ≥ 90%) at 1024 and 4096 floats: softmax 8 → 32; linear 32 → 128; "
                           "delta 8 → 32; hrr 32 → 64. Still growing: softmax, linear, delta and hrr.", text)
             # the reproduction's verdicts, and how far the differing ones lie from the essay
@@ -150,9 +150,9 @@ class Report(unittest.TestCase):
             s.edit_summary(hrr_perfect)
             status, err, text = s.report()
             self.assertEqual(status, 0, err)
-            self.assertNotIn("softmax leads at every budget", text)
-            self.assertIn("hrr leads at every budget.", text)
-            self.assertIn("most pairs stored at 1024 floats: hrr", text)
+            self.assertNotIn("softmax has the largest n* at every budget", text)
+            self.assertIn("hrr has the largest n* at every budget.", text)
+            self.assertIn("paired bootstrap interval) at 1024 floats: hrr ≥", text)
 
     def test_when_the_cache_stops_growing_the_sentence_changes(self):
         with Sweep() as s:

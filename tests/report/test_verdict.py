@@ -34,12 +34,12 @@ class Verdict(unittest.TestCase):
         self.assertIn("| 256–1024 (2) |", body[0])
         self.assertIn("softmax cache = sliding-window attention (2 of 2)", body[0])
         self.assertIn("DeltaNet (`delta` = `deltanet`) (2)", body[0])  # led both budgets without the cache
-        self.assertTrue(body[0].endswith("| ×2–×4 |"), body[0])
+        self.assertTrue(body[0].endswith("| ×2.00 – ×4.00 |"), body[0])
 
     def test_a_studies_largest_capacity_counts_and_bounds_are_marked(self):
         rows = [row("softmax", 256, 64, largest=64), row("linear", 256, 16), row("linear", 256, 8)]
         line = [l for l in verdict.table(rows) if l.startswith("| assoc_recall")][0]
-        self.assertTrue(line.endswith("| ≥×4 |"), line)  # linear's 16 counts, not its 8; 64 is the largest tried
+        self.assertTrue(line.endswith("| ≥×4.00 |"), line)  # linear's 16 counts, not its 8; 64 is the largest tried
 
     def test_nothing_to_rank(self):
         self.assertEqual(verdict.table([]), [])

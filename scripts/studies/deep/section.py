@@ -21,6 +21,9 @@ import sys
 import statistics
 from collections import OrderedDict
 
+from memcap_report.crossing import load_seeds
+from memcap_report.crossing import fmt_ratio as crossing_ratio
+from memcap_report.capacity import compare as shared_compare, nstar_or_capacity, order, resolved_line
 from memcap_report.capacity import cap_text, capacity_rows, part_capacities, part_rows, passes
 from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fnum, label as published, list_words, measured, noise_key,
                                   noise_order, noise_words, optional_csv, param, ratio_words, read_manifest, spec_params, tuned_keys)
@@ -174,10 +177,14 @@ def fmt_ratio(a, b):
 
 
 def cap_of(r):
-    return (r["capacity"] or 0) if r else 0
+    """A row's n* at 0.9 (its capacity along a lag), the largest n tried for a bound, 0 below the range."""
+    return (nstar_or_capacity(r) or 0) if r else 0
 
 
 def at_top(r):
+    """Whether a row's n* (capacity) is beyond the largest n tried (a lower bound)."""
+    if r is not None and r.get("nstar"):
+        return r["nstar"][0.9].value == float("inf")
     return r is not None and r["capacity"] is not None and r["capacity"] >= r["largest_tried"]
 
 
@@ -233,25 +240,29 @@ def table(pc, flops, manifest, edges):
 
 
 def best(pc, memories, noise, b):
-    """(the memories among `memories` with the largest capacity at a point — all when tied —, their row)."""
+    """(the memories among `memories` with the largest n* at a point — and those tied with it: the paired
+    ratio interval holds 1 —, the first's row)."""
     at = [m for m in memory_order(memories) if (m, noise, b) in pc]
     if not at:
         return [], None
-    top = max(cap_of(pc[(m, noise, b)]) for m in at)
-    ms = [m for m in at if cap_of(pc[(m, noise, b)]) == top]
-    return ms, pc[(ms[0], noise, b)]
+    first = max(at, key=lambda m: cap_of(pc[(m, noise, b)]))
+    top = pc[(first, noise, b)]
+    ms = [m for m in at if m == first or (cap_of(top) and cap_of(pc[(m, noise, b)]) and order(top, pc[(m, noise, b)]) == 0)
+          or (not cap_of(top) and not cap_of(pc[(m, noise, b)]))]
+    return ms, top
 
 
 def against(a, c):
-    """A capacity row against another, in words: 'equal', '×2', '×1/4', 'more', 'fewer' — a ratio
-    at the largest n tried marked as a bound."""
+    """A capacity row against another, in words: n* over n* with its paired interval, 'a tie (×1.02 [0.95,
+    1.10])' where the interval holds 1, 'more', 'fewer' where one is below the range — a ratio at the
+    largest n tried marked as a bound."""
     x, y = cap_of(a), cap_of(c)
-    if x == y:
-        return "equal, both ≥ (the largest n tried)" if x and at_top(a) and at_top(c) else "equal"
     if not x or not y:
-        return "more" if x > y else "fewer"
-    bound = "≥" if (x > y and at_top(a)) else "≤" if (x < y and at_top(c)) else ""
-    return bound + fmt_ratio(x, y)
+        return "equal" if x == y else "more" if x > y else "fewer"
+    if at_top(a) and at_top(c):
+        return "equal, both ≥ (the largest n tried)"
+    r = shared_compare(a, c)
+    return ("a tie (%s)" if r.tie() else "%s") % crossing_ratio(r)
 
 
 def compare(caps):
@@ -268,11 +279,12 @@ def compare(caps):
 
 
 def equal_delta(pc):
-    """(points where TTT-Linear and DeltaNet both ran, those where their capacities differ, those where
+    """(points where TTT-Linear and DeltaNet both ran, those where their n* differ — the paired ratio
+    interval does not hold 1 —, those where
     both have a capacity and TTT-Linear's chosen lr is half DeltaNet's chosen beta — one-pair batches and
     one step are the delta rule at beta = 2 lr —, those where both have a capacity)."""
     both = [(n, b) for n, b in points(pc) if ("ttt_linear", n, b) in pc and ("delta", n, b) in pc]
-    differ = [(n, b) for n, b in both if cap_of(pc[("ttt_linear", n, b)]) != cap_of(pc[("delta", n, b)])]
+    differ = [(n, b) for n, b in both if order(pc[("ttt_linear", n, b)], pc[("delta", n, b)]) != 0]
     chosen = [(n, b) for n, b in both if pc[("ttt_linear", n, b)]["spec_at_capacity"] and
               pc[("delta", n, b)]["spec_at_capacity"]]
     half = [(n, b) for n, b in chosen if twice_lr(pc[("ttt_linear", n, b)]["spec_at_capacity"],
@@ -290,7 +302,7 @@ def twice_lr(ttt_spec, delta_spec):
 
 def part_words(part, pc, comparison):
     """The per-float sentence of one part: the better deep MLP memory against the best matrix memory at each
-    point, and how often TTT-Linear's capacity equals DeltaNet's."""
+    point, and how often TTT-Linear's n* ties DeltaNet's (capacity.order)."""
     text = []
     items = ["%s, %d floats: %s %s against %s %s (%s)" % (
         noise_words(n), b, names(dm), cap_text(dr), names(mm), cap_text(mr), against(dr, mr))
@@ -300,7 +312,7 @@ def part_words(part, pc, comparison):
                     "the best matrix memory (%s): %s." % (names(DEEP_MLP), names(MATRIX), "; ".join(items)))
     both, differ, half, chosen = equal_delta(pc)
     if both:
-        text.append("TTT-Linear's capacity equals %s at %d of %d points%s%s." % (
+        text.append("TTT-Linear's n* ties %s (the paired ratio interval holds 1) at %d of %d points%s%s." % (
             possessive(short("delta")), len(both) - len(differ), len(both),
             "" if not differ else " (not at %s)" % "; ".join(
                 "%s, %d floats: %s against %s" % (noise_words(n), b, cap_text(pc[("ttt_linear", n, b)]),
@@ -391,15 +403,41 @@ def apart_table(apart, caps, flops_main, costs, manifest, edges):
     return lines, out
 
 
+def overwrite_noise(comparison):
+    """The better deep MLP memory's n* over the best matrix memory's on the overwrite parts under noise:
+    the range of the ratios ("×0.20 to ×0.31")."""
+    rs = [cap_of(c[4]) / cap_of(c[6]) for c in comparison
+          if c[0][0] == "overwrite_recall" and c[1] != "cosine=1" and cap_of(c[4]) and cap_of(c[6])]
+    if not rs:
+        return "—"
+    return "×%.2f" % rs[0] if min(rs) == max(rs) else "×%.2f to ×%.2f" % (min(rs), max(rs))
+
+
+def apart_readme(pairs):
+    """The README's words on each raced mini-batch or depth against the main block: "TTT-MLP batch = 4,
+    no noise: 18 [<4, 25] against 21 [16, 25] at batch = 1, a tie (×0.86 [...])"."""
+    out = []
+    for m, n, b, k, r, mr in pairs:
+        if mr is None:
+            continue
+        v = spec_params(r["spec_at_capacity"]).get(k) if r["spec_at_capacity"] else "?"
+        fixed = spec_params(mr["spec_at_capacity"]).get(k) if mr["spec_at_capacity"] else None
+        out.append("%s %s = %s, %s: %s against %s%s, %s" % (
+            short(m), k, v, noise_words(n, short=True), cap_text(r), cap_text(mr),
+            " at %s = %s" % (k, fixed) if fixed else "", against(r, mr)))
+    return "; ".join(out) or "—"
+
+
 def apart_words(pairs):
-    """How the raced mini-batch or depth moves the capacity against the main block's."""
+    """How the raced mini-batch or depth moves n* against the main block's (capacity.order: equal where the
+    paired ratio interval holds 1)."""
     pairs = [p for p in pairs if p[5] is not None]
     if not pairs:
         return ""
     tally = OrderedDict([("higher", 0), ("equal", 0), ("lower", 0)])
     for m, n, b, k, r, mr in pairs:
-        a, c = cap_of(r), cap_of(mr)
-        tally["higher" if a > c else "equal" if a == c else "lower"] += 1
+        o = order(r, mr) if cap_of(r) and cap_of(mr) else (cap_of(r) > cap_of(mr)) - (cap_of(r) < cap_of(mr))
+        tally["higher" if o > 0 else "equal" if o == 0 else "lower"] += 1
     chosen = OrderedDict()
     for m, n, b, k, r, mr in pairs:
         v = spec_params(r["spec_at_capacity"]).get(k) if r["spec_at_capacity"] else None
@@ -407,7 +445,8 @@ def apart_words(pairs):
             chosen.setdefault((m, k), []).append(v)
     counts = list_words(["%s at %d" % (w, c) for w, c in tally.items() if c])
     picks = "; ".join("%s %s = %s" % (short(m), k, "/".join(OrderedDict.fromkeys(vs))) for (m, k), vs in chosen.items())
-    return ("With them raced, the capacity against the main block's is %s of the %d (memory, noise) points%s." %
+    return ("With them raced, n* against the main block's is %s (equal: the paired ratio interval holds 1) of the "
+            "%d (memory, noise) points%s." %
             (counts, len(pairs), "; chosen: " + picks if picks else ""))
 
 
@@ -415,6 +454,8 @@ def apart_words(pairs):
 
 def load(ctx):
     """read's tuple; None when deep/deep_summary.csv is not there."""
+    for path in ("deep/deep.csv", "modern/modern.csv", "streams/streams.csv"):  # per seed: the crossings' intervals (crossing.SEEDS)
+        load_seeds(os.path.join(ctx.reports_dir, path))
     data = read(ctx.reports_dir)
     return data if data[0] else None
 
@@ -447,13 +488,17 @@ def render(data, rows_, ctx):
             "state counts every weight it updates while writing, the "
             "momentum buffer (Titans) and the pending pairs of an unfinished mini-batch. Every memory at its best "
             "width and settings, chosen on tuning seeds disjoint from the %s scored seeds "
-            "(`scripts/studies/deep/deep.ini`, `reports/deep/`)%s. Capacity: the largest n (recent_recall: window W, "
-            "over its lags) with mean accuracy ≥ 90%%; `≥` marks the largest n tried (a lower bound), `<` the "
+            "(`scripts/studies/deep/deep.ini`, `reports/deep/`)%s. Capacity: n* [95%% interval], where mean accuracy "
+            "(recent_recall: window W, over its lags) crosses 90%%, interpolated in log n, the interval from a "
+            "bootstrap over the scored seeds; `≥` marks the largest n tried (a lower bound), `<` the "
             "smallest. In brackets the width and settings chosen there%s." % (
                 (", beside %s from %s" % (names(beside), list_words(where))) if beside else "", "/".join(seeds),
                 "; %s" % desc if desc else "",
                 "; after the dot the FLOPs per written pair there (`memcap cost`, `reports/deep/costs.csv`: the "
                 "cost model, not a timing)" if costs else ""), ""]
+    deep = {base(r["memory_spec"]) for r in main}
+    text += [resolved_line([r for pc in caps.values() for (m, _, _), r in pc.items() if m in deep],
+                           "Resolution (the deep memories)"), ""]
     comparison = compare(caps)
     for p, pc in caps.items():
         text += ["### %s" % PARTS[p], ""] + table(pc, flops.get(p, {}), manifests[p], edges) + [""]
@@ -539,7 +584,9 @@ def readme(data, rows_, ctx):
 
     def times(x):
         return ("%.0f" % x) if abs(x - round(x)) < 1e-9 else ("%.1f" % x)
-    return {"capacity_table": "\n".join(lines),
+    _, apart_pairs = apart_table(data[1], caps, {}, costs, data[4]["apart"], OrderedDict())
+    return {"capacity_table": "\n".join(lines), "apart": apart_readme(apart_pairs),
+            "overwrite_noise": overwrite_noise(comparison),
             "points": str(len(comparison)),
             "fewer_range": "%s–%s" % (times(min(fewer)), times(max(fewer))) if fewer else "—",
             "median_ratio": fmt_ratio(statistics.median(per), 1.0).lstrip("×") if per else "—",

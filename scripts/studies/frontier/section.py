@@ -6,8 +6,10 @@ from collections import OrderedDict, defaultdict
 
 from memcap_report.common import (COLOURS, ORDER, base, fit_exponent, fmt_cap, fnum, frontier_spec, noise_key, noise_order,
                                   noise_words, plt, ratio_words, save, seeds_text, span_words, spec_params, style, tuned_keys)
+from memcap_report.capacity import cap_text, nstar, nstar_or_capacity, resolved_line
+from memcap_report.crossing import fmt_n, fmt_ratio, ratio
 from memcap_report.race import at_end, is_raced, listed
-from memcap_report.theory import broken, residual_lines, tcaps_model, theory_curve
+from memcap_report.theory import model_nstar, broken, residual_lines, tcaps_model, theory_curve
 from memcap_report.verdict import plain_rows
 
 
@@ -193,11 +195,15 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
              "theory_capacity.csv): HRR at its natural size D = d = B, the square d × d grid at its best width, "
              "the cache at its best width (4–64) and β (4–128) without eviction.", "",
              "![frontier capacity](figures/frontier_capacity.png)", ""]
-    lines += frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap)
+    lines += frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap, theory)
     lines += ["", "### Capacity table", "",
-              "n at ≥ 90% (width chosen there; n/B = pairs per float). `≥b`: the largest n tried; `<a`: "
-              "below the smallest. Exponent: slope of log capacity against log budget. *Theory*: the model's "
-              "capacity line at its best width.", ""]
+              "n* [95% interval]: where mean accuracy crosses 90%, interpolated in log n between the two n tried "
+              "that bracket it, the interval from a bootstrap over the scored seeds (`scripts/memcap_report/crossing.py`; "
+              "n* at 50% and 99% in capacity_table.csv). The width is the one chosen at the largest n passing; "
+              "n*/B = pairs per float. `≥b`: the largest n tried passes; `<a`: the smallest misses. Exponent: "
+              "slope of log n* against log budget. *Theory*: the model's capacity line at its best width "
+              "(the largest power of two it reaches).", "",
+              resolved_line(list(cap.values()), "Resolution"), ""]
     for nk in noises:
         edges, narrowest = [], OrderedDict()
         lines.append("**%s**" % noise_words(nk))
@@ -215,9 +221,8 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
                 else:
                     if r["d_at_capacity"] == 4 and "d" in r["tuned_keys"]:
                         narrowest.setdefault(label[m], []).append(b)
-                    cells.append("%s (d=%d%s; %.3g)" % (fmt_cap(r["capacity"], r["largest_tried"], r["smallest_tried"]),
-                                                       r["d_at_capacity"], settings_text(m, r, manifest, edges),
-                                                       r["capacity"] / b))
+                    cells.append("%s (d=%d%s; %.3g)" % (cap_text(r), r["d_at_capacity"],
+                                                       settings_text(m, r, manifest, edges), nstar_or_capacity(r) / b))
             e = fexps.get(("frontier", m, "assoc_recall", nk, "native"))
             lines.append("| %s | %s | %s |" % (label[m], " | ".join(cells), "" if e is None else "%.2f" % e))
             fam = base(m)
@@ -258,14 +263,15 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
 
 
 def leaders(mems, cap, nk, b):
-    """Memories ranked by capacity at one budget and noise (None last)."""
-    vals = [(cap[(m, nk, b)]["capacity"], m) for m in mems if (m, nk, b) in cap]
-    return sorted(vals, key=lambda v: (-(v[0] or 0), mems.index(v[1])))
+    """Memories ranked by n* at 0.9 at one budget and noise (below the range last)."""
+    vals = [(nstar(cap[(m, nk, b)]), m) for m in mems if (m, nk, b) in cap]
+    return sorted(vals, key=lambda v: (-v[0], mems.index(v[1])))
 
 
-def frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap):
-    """The comparison in words: who stores most at equal floats, by what constant, how noise
-    reorders it, and where the essay's d = 64 frame differs. Every number is read from the data."""
+def frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap, theory=()):
+    """The comparison in words: who stores most at equal floats, by what ratio (a paired bootstrap
+    interval; a tie: the interval holds 1), how noise reorders it, and where the essay's d = 64 frame
+    differs. Every number is read from the data."""
     out = ["### What the frontier says", ""]
     for nk in noises:
         parts = []
@@ -274,25 +280,31 @@ def frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap)
             ranked = [v for v in leaders(mems, cap, nk, b) if v[0]]
             if not ranked:
                 continue
-            top = [v for v in ranked if v[0] == ranked[0][0]]
-            rest = [v for v in ranked if v[0] < ranked[0][0]]
-            lead_by_b[b] = [m for _, m in top]
-            r0 = cap[(top[0][1], nk, b)]
-            text = "%d floats: %s %d (d=%s; n/B = 1/%g)" % (
-                b, " = ".join(label[m] for _, m in top), top[0][0],
-                "/".join(str(cap[(m, nk, b)]["d_at_capacity"]) for _, m in top), b / r0["capacity"])
+            first = cap[(ranked[0][1], nk, b)]
+            ties = [v for v in ranked[1:] if ratio(first["curve"], cap[(v[1], nk, b)]["curve"]).tie()]
+            rest = [v for v in ranked[1:] if v not in ties]
+            top = ranked[:1] + ties
+            lead_by_b[b] = [ranked[0][1]]
+            text = "%d floats: %s %s (d=%d; n*/B = 1/%.3g)" % (
+                b, label[ranked[0][1]], cap_text(first), first["d_at_capacity"], b / nstar_or_capacity(first))
+            if ties:
+                text += ", tied (ratio interval holding 1) with %s" % ", ".join(
+                    "%s %s (%s)" % (label[m], cap_text(cap[(m, nk, b)]),
+                                    fmt_ratio(ratio(first["curve"], cap[(m, nk, b)]["curve"]))) for _, m in ties)
             if rest:
-                text += ", %s the next, %s (%d, d=%d)" % (ratio_words(top[0][0], rest[0][0]), label[rest[0][1]], rest[0][0],
-                                                         cap[(rest[0][1], nk, b)]["d_at_capacity"])
+                nxt = cap[(rest[0][1], nk, b)]
+                text += ", %s the next, %s (%s, d=%d)" % (fmt_ratio(ratio(first["curve"], nxt["curve"])),
+                                                         label[rest[0][1]], cap_text(nxt), nxt["d_at_capacity"])
             parts.append(text)
-        out.append("- **%s** — most pairs stored at %s." % (noise_words(nk), "; ".join(parts)))
+        out.append("- **%s** — most pairs stored (n* at 90%% [95%% interval]; ratios: n* over n*, paired bootstrap "
+                   "interval) at %s." % (noise_words(nk), "; ".join(parts)))
         firsts = [tuple(v) for v in lead_by_b.values()]
         if firsts and all(f == firsts[0] for f in firsts):
-            out.append("  %s leads at every budget." % " and ".join(label[m] for m in firsts[0]))
+            out.append("  %s has the largest n* at every budget." % " and ".join(label[m] for m in firsts[0]))
         exps = [(fexps.get(("frontier", m, "assoc_recall", nk, "native")), m) for m in mems]
         exps = [(e, m) for e, m in exps if e is not None]
         if exps:
-            out.append("  Capacity grows as B^k with k = %s." % ", ".join("%.2f (%s)" % (e, label[m]) for e, m in exps))
+            out.append("  n* grows as B^k with k = %s." % ", ".join("%.2f (%s)" % (e, label[m]) for e, m in exps))
     # How noise reorders: the leader at each budget with and without noise.
     if len(noises) > 1:
         n0, n1 = noises[0], noises[1]
@@ -302,20 +314,22 @@ def frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap)
             r1 = [m for c, m in leaders(mems, cap, n1, b) if c]
             if r0 and r1 and r0[0] != r1[0]:
                 a, z = r1[0], r0[0]
-                changes.append("at %d floats %s (%d, d=%d) overtakes %s (%d, d=%d)" % (
-                    b, label[a], cap[(a, n1, b)]["capacity"], cap[(a, n1, b)]["d_at_capacity"], label[z],
-                    cap[(z, n1, b)]["capacity"] or 0, cap[(z, n1, b)]["d_at_capacity"] or 0))
+                changes.append("at %d floats %s (%s, d=%d) overtakes %s (%s, d=%s; %s)" % (
+                    b, label[a], cap_text(cap[(a, n1, b)]), cap[(a, n1, b)]["d_at_capacity"], label[z],
+                    cap_text(cap[(z, n1, b)]), cap[(z, n1, b)]["d_at_capacity"] or "–",
+                    fmt_ratio(ratio(cap[(a, n1, b)]["curve"], cap[(z, n1, b)]["curve"]))))
         losses = []
         for m in mems:
-            ks = [cap[(m, n0, b)]["capacity"] / cap[(m, n1, b)]["capacity"] for b in budgets
-                  if (m, n0, b) in cap and (m, n1, b) in cap and cap[(m, n0, b)]["capacity"] and cap[(m, n1, b)]["capacity"]]
+            ks = [nstar(cap[(m, n0, b)]) / nstar(cap[(m, n1, b)]) for b in budgets
+                  if (m, n0, b) in cap and (m, n1, b) in cap and nstar(cap[(m, n0, b)]) and nstar(cap[(m, n1, b)])
+                  and nstar(cap[(m, n0, b)]) < float("inf") and nstar(cap[(m, n1, b)]) < float("inf")]
             d0 = [cap[(m, n0, b)]["d_at_capacity"] for b in budgets if (m, n0, b) in cap and cap[(m, n0, b)]["capacity"]]
             d1 = [cap[(m, n1, b)]["d_at_capacity"] for b in budgets if (m, n1, b) in cap and cap[(m, n1, b)]["capacity"]]
             if ks:
                 span = ratio_words(min(ks), 1) if min(ks) == max(ks) else "%s to %s" % (ratio_words(min(ks), 1),
                                                                                       ratio_words(max(ks), 1))
                 losses.append("%s %s fewer (widths %s → %s)" % (label[m], span, span_words(d0), span_words(d1)))
-        out.append("- **Under %s**: %s. Pairs stored under noise, against noise 0, over the budgets: %s." % (
+        out.append("- **Under %s**: %s. n* under noise, against noise 0, over the budgets: %s." % (
             noise_words(n1), "; ".join(changes) if changes else "the leader is the same at every budget",
             "; ".join(losses)))
     # Where a smaller n misses below the capacity.
@@ -334,25 +348,29 @@ def frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap)
                    "the tuning seeds; at the miss the chosen one reads lower on the scored seeds than the tuning "
                    "seeds said): %s." % (
                        len(gaps), "" if len(gaps) == 1 else "s", "; ".join(gaps)))
-    # Theory's capacity lines against the measured capacities.
-    agree, differ = 0, []
+    # Theory's n* against the measured n*: the model's accuracy at each measured row (its own width and
+    # settings, theory.csv) crossed with the same rule, against the measured interval.
+    inside, outside = 0, []
     for nk in noises:
         for m in mems:
             for b in budgets:
-                r, c = cap.get((m, nk, b)), tcap.get((base(m), nk, b))
-                if r is None or c is None:
+                r = cap.get((m, nk, b))
+                if r is None or not r.get("nstar"):
                     continue
-                t = int(c["capacity_n"]) if c["capacity_n"] else None
-                if t == r["capacity"]:
-                    agree += 1
+                mt = model_nstar(theory, r)
+                if mt is None:
+                    continue
+                e = r["nstar"][0.9]
+                if e.lo is not None and e.lo <= mt <= e.hi:
+                    inside += 1
                 else:
-                    differ.append("%s, %s, %d floats: model %s (d=%s), measured %s (d=%s)" % (
-                        label[m], noise_words(nk), b, t or "<4", c["d"] or "–", r["capacity"] or "<%d" % r["smallest_tried"],
-                        r["d_at_capacity"] or "–"))
-    if agree or differ:
-        out.append("- **Theory's capacity lines** (memories/theory.hpp at the model's best width) give the measured "
-                   "capacity exactly at %d of %d (memory, noise, budget) points%s." % (
-                       agree, agree + len(differ), "" if not differ else "; they differ at " + "; ".join(differ)))
+                    outside.append("%s, %s, %d floats: model %s, measured %s" % (
+                        label[m], noise_words(nk), b, fmt_n(mt, e.smallest, e.largest), cap_text(r)))
+    if inside or outside:
+        out.append("- **Theory's n*** (the model's accuracy of `memories/theory.hpp` at each measured row's width and "
+                   "settings, crossed at 90%% by the same interpolation; points where the model applies at every n "
+                   "tried): inside the measured 95%% interval at %d of %d (memory, noise, budget) points%s." % (
+                       inside, inside + len(outside), "" if not outside else "; outside it at " + "; ".join(outside)))
     # The essay's frame against the frontier, memory by memory.
     ess = {}
     for r in erows:
@@ -360,12 +378,11 @@ def frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap)
             ess.setdefault((base(r["memory_spec"]), r["budget_floats"]), r)
     diffs = []
     for m in mems:
-        pairs = [(b, ess[(base(m), b)]["capacity"], cap[(m, noises[0], b)]["capacity"]) for b in budgets
-                 if (base(m), b) in ess and (m, noises[0], b) in cap]
+        pairs = [(b, cap_text(ess[(base(m), b)], interval=False), cap_text(cap[(m, noises[0], b)], interval=False))
+                 for b in budgets if (base(m), b) in ess and (m, noises[0], b) in cap]
         if not pairs:
             continue
-        text = "%s %s" % (label[m], ", ".join("%s→%s" % (e if e else "<%d" % ess[(base(m), b)]["smallest_tried"], f or "<4")
-                                           for b, e, f in pairs))
+        text = "%s %s" % (label[m], ", ".join("%s→%s" % (e, f) for b, e, f in pairs))
         ee = next((eexps.get(("essay", r["memory_spec"], "assoc_recall", r["noise"], "native"))
                    for (fam, _), r in ess.items() if fam == base(m)), None)
         fe = fexps.get(("frontier", m, "assoc_recall", noises[0], "native"))
@@ -380,7 +397,7 @@ def frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap)
             if ds:
                 widths.append("%s %s" % (label[m], "–".join(str(x) for x in sorted({min(ds), max(ds)}))))
         out.append("- **The essay's frame (d = 64 for every memory) against the frontier**, %s, capacity at %s "
-                   "floats (d = 64 → best width): %s. The widths chosen at capacity, against 64 in the essay's "
+                   "floats (n* at 90%%, d = 64 → best width): %s. The widths chosen at capacity, against 64 in the essay's "
                    "frame: %s." % (noise_words(noises[0]), ", ".join(str(b) for b in budgets), "; ".join(diffs),
                                    "; ".join(widths)))
     out.append("")

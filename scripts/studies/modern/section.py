@@ -7,7 +7,9 @@ import os
 import sys
 from collections import OrderedDict
 
-from memcap_report.capacity import capacity_rows
+from memcap_report.crossing import load_seeds
+from memcap_report.capacity import cap_text, capacity_rows, nstar, resolved_line
+from memcap_report.crossing import fmt_ratio, ratio
 from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fmt_cap, label, list_words, name_order, noise_order, noise_words, span_words,
                                   optional_csv, read_manifest, spec_params)
 from memcap_report.race import at_end, edge_words, settings
@@ -35,22 +37,24 @@ def table(summary, manifest=None):
                     cells.append("—")
                     continue
                 s = settings(r, manifest, edges)
-                cells.append(fmt_cap(r["capacity"], r["largest_tried"], r["smallest_tried"]) + (" (%s)" % s if s else ""))
+                cells.append(cap_text(r) + (" (%s)" % s if s else ""))
         lines.append("| %s | %s |" % (label(m), " | ".join(cells)))
     return lines, caps, edges
 
 
 def leaders(caps):
-    """Per (noise, budget): the recurrent memories with the largest capacity, that capacity, the cache's."""
+    """Per (noise, budget): the recurrent memories with the largest n* (and those tied with it: a paired
+    ratio interval holding 1), the first's row, the cache's row."""
     out = OrderedDict()
     for noise in noise_order({n for _, n, _ in caps}):
         for b in sorted({bb for _, nn, bb in caps if nn == noise}):
-            rec = {m: r["capacity"] or 0 for (m, n, bb), r in caps.items() if n == noise and bb == b and m not in caches()}
+            rec = {m: r for (m, n, bb), r in caps.items() if n == noise and bb == b and m not in caches()}
             if not rec:
                 continue
-            top = max(rec.values())
-            cache = next((caps[(c, noise, b)]["capacity"] for c in caches() if (c, noise, b) in caps), None)
-            out[(noise, b)] = ([m for m in rec if rec[m] == top], top, cache)
+            first = max(rec, key=lambda m: nstar(rec[m]))
+            top = [m for m in rec if m == first or (nstar(rec[m]) > 0 and ratio(rec[first]["curve"], rec[m]["curve"]).tie())]
+            cache = next((caps[(c, noise, b)] for c in caches() if (c, noise, b) in caps), None)
+            out[(noise, b)] = (top, rec[first], cache)
     return out
 
 
@@ -64,15 +68,19 @@ def answer(lead):
             wins[m] = wins.get(m, 0) + 1
     most = max(wins.values())
     best = [m for m, w in wins.items() if w == most]
-    ratios = ["%s at %d floats: %s against the cache's %s" % (noise_words(n), b, top if top else "<smallest n", cache)
-              for (n, b), (ms, top, cache) in lead.items() if cache]
-    return ("Of the recurrent memories, %s store%s the most pairs at %d of the %d (noise, budget) points (ties "
-            "included). Their largest capacity beside the cache's: %s." %
-            (list_words([label(m) for m in best]), "s" if len(best) == 1 else "", most, len(lead), "; ".join(ratios)))
+    ratios = ["%s at %d floats: %s against the cache's %s (%s)" % (
+        noise_words(n), b, cap_text(top), cap_text(cache), fmt_ratio(ratio(top["curve"], cache["curve"])))
+        for (n, b), (ms, top, cache) in lead.items() if cache]
+    return ("Of the recurrent memories, %s ha%s the largest n* at %d of the %d (noise, budget) points (ties — a "
+            "paired ratio interval holding 1 — included). Their largest n* beside the cache's (ratio, paired 95%% "
+            "interval): %s." %
+            (list_words([label(m) for m in best]), "s" if len(best) == 1 else "ve", most, len(lead), "; ".join(ratios)))
 
 
 def load(ctx):
     """The study's summary and manifest; None when modern/modern_summary.csv is not there."""
+    for path in ("modern/modern.csv",):  # per seed: the crossings' intervals (crossing.SEEDS)
+        load_seeds(os.path.join(ctx.reports_dir, path))
     summary = optional_csv(os.path.join(ctx.reports_dir, "modern", "modern_summary.csv"), SUMMARY_COLUMNS)
     if not summary:
         return None
@@ -92,9 +100,10 @@ def render(data, rows, ctx):
     text = ["## Today's recurrent memories", "",
             "Associative recall at equal state floats, every memory at its best width and settings (decays, "
             "steps, ridge, scale: their candidates in `memcap list`), chosen on tuning seeds disjoint from the %s "
-            "scored seeds (`scripts/studies/modern/modern.ini`, `reports/modern/`). Capacity: the largest n with mean "
-            "accuracy ≥ 90%%; in brackets the width and settings chosen there. `≥` marks the largest n tried, `<` "
-            "the smallest." % "/".join(seeds), ""]
+            "scored seeds (`scripts/studies/modern/modern.ini`, `reports/modern/`). Capacity: n* [95%% interval], "
+            "where mean accuracy crosses 90%%, interpolated in log n, the interval from a bootstrap over the scored "
+            "seeds; in brackets the width and settings chosen at the largest n passing. `≥` marks the largest n "
+            "tried, `<` the smallest." % "/".join(seeds), "", resolved_line(list(caps.values()), "Resolution"), ""]
     return text + lines + ["", edge_words(edges), "", answer(leaders(caps)), ""]
 
 
@@ -116,9 +125,7 @@ def readme(data, rows, ctx):
     budgets = sorted({b for _, _, b in caps})
     groups = OrderedDict()
     for m in name_order(m for m, _, _ in caps):
-        cells = tuple("—" if (m, n, b) not in caps else
-                      fmt_cap(caps[(m, n, b)]["capacity"], caps[(m, n, b)]["largest_tried"], caps[(m, n, b)]["smallest_tried"])
-                      for n in noises for b in budgets)
+        cells = tuple("—" if (m, n, b) not in caps else cap_text(caps[(m, n, b)]) for n in noises for b in budgets)
         groups.setdefault(cells, []).append(m)
     head = "| memory | %s |" % " | ".join("%d%s" % (b, "" if n == "cosine=1" else ", " + noise_words(n, short=True))
                                           for n in noises for b in budgets)
@@ -161,64 +168,66 @@ GRID, CACHE, MESANET, BASED = "linear", "softmax", "mesanet", "based"
 FRACTIONS = {2: "a half", 4: "a quarter", 8: "an eighth", 16: "a sixteenth"}
 
 
-def fraction(a, b):
-    """a/b in words: "a half", "a quarter", "1/3", "the same"; b/a ≥ 1 assumed."""
-    if a == b:
-        return "the same"
-    k = b / a
-    return FRACTIONS.get(round(k), "1/%g" % k) if abs(k - round(k)) < 1e-9 else "%.2g of" % (a / b)
-
-
 def noise_phrase(noise):
     return "without noise" if noise == "cosine=1" else "under noise"
 
 
+def to_grid(caps, memory, noise, b):
+    """crossing.Ratio of memory's n* over the grid's at one point (paired), None where either is missing
+    or below the smallest n tried."""
+    r, g = caps.get((memory, noise, b)), caps.get((GRID, noise, b))
+    if r is None or g is None or not nstar(r) or not nstar(g):
+        return None
+    return ratio(r["curve"], g["curve"])
+
+
+def ratio_text(rt):
+    return ("a tie, " if rt.tie() else "") + fmt_ratio(rt)
+
+
 def against_grid(caps, memory):
-    """Per noise, how memory's capacity compares with the grid's: "equals the grid without noise; under noise
-    stores a half as much at 4096 and 16384 floats and fewer (<4 against 4) at 256 floats"."""
-    parts = []
+    """Per noise, memory's n* over the grid's at each budget with its paired interval ("a tie" where it
+    holds 1): "without noise: a tie, ×0.97 [0.91, 1.03] at 256 floats, ×0.85 [0.80, 0.90] at 4096 floats"."""
     if not any(m == memory for m, _, _ in caps):
         return "(not measured)"
+    parts = []
     for noise in noise_order({n for _, n, _ in caps}):
-        groups = OrderedDict()
+        cells = []
         for b in sorted(b for m, n, b in caps if m == memory and n == noise):
-            r, g = caps[(memory, noise, b)], caps.get((GRID, noise, b))
-            if g is None:
-                continue
-            a, c = r["capacity"] or 0, g["capacity"] or 0
-            if a == c:
-                continue
-            what = ("%s as much" % fraction(a, c)).replace("a half as", "half as") if a and c and a < c else ("fewer (%s against %s)" % (
-                fmt_cap(r["capacity"], r["largest_tried"], r["smallest_tried"]),
-                fmt_cap(g["capacity"], g["largest_tried"], g["smallest_tried"])) if a < c else "more (×%g)" % (a / c))
-            groups.setdefault(what, []).append(str(b))
-        if not groups:
-            parts.append("equals the grid %s" % noise_phrase(noise))
-        else:
-            parts.append("%s stores %s" % (noise_phrase(noise), " and ".join(
-                "%s at %s floats" % (w, list_words(bs)) for w, bs in groups.items())))
+            rt = to_grid(caps, memory, noise, b)
+            cells.append("%s at %d floats" % ("— (below the smallest n)" if rt is None else ratio_text(rt), b))
+        if cells:
+            parts.append("%s: %s" % (noise_phrase(noise), ", ".join(cells)))
     return "; ".join(parts)
 
 
 def ratios_to_grid(caps, memory):
-    """Per noise, memory's capacity as a fraction of the grid's at each budget ("—" where either is below
-    the smallest n), and the fractions' range in words."""
-    per, ks = [], []
-    for noise in noise_order({n for _, n, _ in caps}):
-        cells = []
-        for b in sorted(b for m, n, b in caps if m == memory and n == noise):
-            a, c = caps[(memory, noise, b)]["capacity"], (caps.get((GRID, noise, b)) or {}).get("capacity")
-            if a and c:
-                cells.append("1/%g" % (c / a) if c > a else "%g" % (a / c))
-                ks.append(c / a)
-            else:
-                cells.append("—")
-        per.append("%s %s" % (", ".join(cells), noise_phrase(noise)))
+    """(range, per noise): memory's n* over the grid's, the smallest and largest ratio with their
+    intervals, and every ratio by noise (against_grid)."""
+    ks = [rt for noise in noise_order({n for _, n, _ in caps})
+          for b in sorted(b for m, n, b in caps if m == memory and n == noise)
+          for rt in [to_grid(caps, memory, noise, b)] if rt is not None]
     if not ks:
         return "—", "—"
-    lo, hi = min(ks), max(ks)
-    rng = fraction(1, lo) if lo == hi else "%s to %s" % (fraction(1, lo), fraction(1, hi))
-    return rng, "; ".join(per)
+    lo, hi = min(ks, key=lambda r: r.value), max(ks, key=lambda r: r.value)
+    rng = fmt_ratio(lo) if lo is hi else "%s to %s" % (fmt_ratio(lo), fmt_ratio(hi))
+    return rng, against_grid(caps, memory)
+
+
+def grid_family(caps):
+    """The gated and delta-family memories (every recurrent memory but the grid, MesaNet and Based)
+    against the grid: at how many points the paired ratio interval holds 1, and the ratios' range."""
+    fam = [m for m in name_order(m for m, _, _ in caps) if m not in caches() + (GRID, MESANET, BASED)]
+    rts = [(m, rt) for (m, n, b) in caps if m in fam for rt in [to_grid(caps, m, n, b)] if rt is not None]
+    if not rts:
+        return "—"
+    ties = [rt for _, rt in rts if rt.tie()]
+    lo = min(rts, key=lambda x: x[1].value)
+    hi = max(rts, key=lambda x: x[1].value)
+    return ("%s: their n* over the grid's holds 1 in its paired 95%% interval (a tie) at %d of their %d (memory, "
+            "noise, budget) points; the ratios run from %s (%s) to %s (%s)" % (
+                list_words([short(m) for m in fam]), len(ties), len(rts), fmt_ratio(lo[1]), short(lo[0]),
+                fmt_ratio(hi[1]), short(hi[0])))
 
 
 def chosen_values(caps, memory, key, noise=None):
@@ -248,14 +257,23 @@ def readme_sentences(caps, manifest):
     ends = [v for v in scales if at_end(manifest, BASED, "scale", float(v)) == "highest"]
     out["based_scales"] = ("%s; %s, the end of its candidates, at %d of its %d capacity points" % (
         value_span(scales), ends[0], len(ends), len(scales))) if ends else "%s, inside its candidates" % value_span(scales)
-    lead, ties = [], []
+    lead, ties, noisy = [], [], []
     for noise in noise_order({n for _, n, _ in caps}):
         for b in sorted(b for m, n, b in caps if m == CACHE and n == noise):
-            a, c = caps[(CACHE, noise, b)]["capacity"] or 0, (caps.get((GRID, noise, b)) or {}).get("capacity") or 0
-            if noise == "cosine=1" and a and c:
-                lead.append(a / c)
-            elif noise != "cosine=1" and a == c:
-                ties.append(str(b))
-    out["cache_lead"] = ("%g–%g×" % (min(lead), max(lead)) if min(lead) != max(lead) else "%g×" % lead[0]) if lead else "—"
-    out["cache_ties"] = list_words(ties) if ties else "no budget"
+            rt = to_grid(caps, CACHE, noise, b)
+            if rt is None:
+                continue
+            if noise == "cosine=1":
+                lead.append(rt)
+            else:
+                noisy.append("%s at %d" % (ratio_text(rt), b))
+                if rt.tie():
+                    ties.append(str(b))
+    if lead:
+        lo, hi = min(lead, key=lambda r: r.value), max(lead, key=lambda r: r.value)
+        out["cache_lead"] = fmt_ratio(lo) if lo is hi else "%s to %s" % (fmt_ratio(lo), fmt_ratio(hi))
+    else:
+        out["cache_lead"] = "—"
+    out["cache_ties"] = "%s floats (%s)" % (list_words(ties) if ties else "no budget", "; ".join(noisy) or "—")
+    out["grid_family"] = grid_family(caps)
     return out

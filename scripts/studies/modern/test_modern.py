@@ -46,7 +46,7 @@ class ModernSection(unittest.TestCase):
         text = "\n".join(lines)
         self.assertIn("Gated DeltaNet", text)
         self.assertIn("softmax cache = sliding-window attention", text)
-        self.assertIn("8 (d=16, alpha=1, beta=0.2)", text)  # 16 misses: the largest passing n
+        self.assertIn("8.6 (d=16, alpha=1, beta=0.2)", text)  # 16 misses: n* between 8 and 16
         self.assertIn("≥16 (d=4, beta=64)", text)  # the largest n tried passes
         self.assertEqual(caps[("mesanet", "cosine=1", 256)]["capacity"], 8)
 
@@ -54,10 +54,11 @@ class ModernSection(unittest.TestCase):
         _, caps, _ = modern.table(summary())
         lead = modern.leaders(caps)
         ms, top, cache = lead[("cosine=1", 256)]
-        self.assertEqual((sorted(ms), top, cache), (["gated_deltanet", "linear", "mesanet"], 8, 16))
+        # n* 8.8 against 8.6: without per-seed rows (no interval) only equal n* tie
+        self.assertEqual((sorted(ms), top["nstar"][0.9].value > 8.7, cache["capacity"]), (["mesanet"], True, 16))
         words = modern.answer(lead)
         self.assertIn("at 2 of the 2", words)
-        self.assertIn("8 against the cache's 16", words)
+        self.assertIn("8.8 against the cache's ≥16", words)
 
     def test_ends_of_candidates_are_flagged(self):
         manifest = {"race_candidates": {"memories": {"softmax": {"beta": ["1", "64"]},

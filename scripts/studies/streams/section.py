@@ -22,7 +22,9 @@ import os
 import sys
 from collections import OrderedDict
 
-from memcap_report.capacity import (at_largest_window, cap_text, part_capacities as shared_part_capacities, part_rows, horizon, lag_curve,
+from memcap_report.crossing import load_seeds
+from memcap_report.crossing import fmt_ratio
+from memcap_report.capacity import (compare, nstar, order, resolved_line, at_largest_window, cap_text, part_capacities as shared_part_capacities, part_rows, horizon, lag_curve,
                                     passes)
 from memcap_report.common import (Context, caches, reduces_to, run, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
                                   measured, name_order, noise_key, noise_order, noise_words, optional_csv, param, ratio_words, read_manifest,
@@ -131,33 +133,35 @@ def streams_figure(hz, path):
 # ------------------------------------------------------------------ tables
 
 def leaders(caps):
-    """{(noise, budget): (fixed-state memories with the largest capacity — every one when tied —, that
-    capacity, the cache's capacity row or None)} for one part; a capacity below the smallest n counts 0."""
+    """{(noise, budget): (fixed-state memories with the largest n* — and every one tied with it: the
+    paired ratio interval holds 1 —, that n*, the cache's capacity row or None)} for one part; below the
+    smallest n counts 0 (along a lag: the capacity, ties when equal)."""
     out = OrderedDict()
     for noise in noise_order({n for _, n, _ in caps}):
         for b in sorted({bb for _, nn, bb in caps if nn == noise}):
-            rec = {m: r["capacity"] or 0 for (m, n, bb), r in caps.items() if n == noise and bb == b and m not in caches()}
+            rec = {m: r for (m, n, bb), r in caps.items() if n == noise and bb == b and m not in caches()}
             cache = next((caps[(c, noise, b)] for c in caches() if (c, noise, b) in caps), None)
             if not rec:
                 continue
-            top = max(rec.values())
-            out[(noise, b)] = ([m for m in memory_order(rec) if rec[m] == top], top, cache)
+            first = max(memory_order(rec), key=lambda m: nstar(rec[m]))
+            top = nstar(rec[first])
+            out[(noise, b)] = ([m for m in memory_order(rec) if m == first or (
+                top and nstar(rec[m]) and order(rec[first], rec[m]) == 0) or (not top and not nstar(rec[m]))], top, cache)
     return out
 
 
 def against(lead_row, cache_row):
-    """The leader's capacity against the cache's, in words: 'equal', 'more (×2)', 'fewer (×0.5)', '—'."""
+    """The leader's n* against the cache's, in words, with the ratio leader/cache and its paired interval:
+    'a tie (×1.02 [0.95, 1.10])', 'more (×2.10 [1.80, 2.40])', 'fewer (×0.50 [0.45, 0.56])', '—'."""
     if cache_row is None:
         return "—"
-    a, c = lead_row["capacity"] or 0, cache_row["capacity"] or 0
-    if a == c:
-        both_top = a and a >= lead_row["largest_tried"] and c >= cache_row["largest_tried"]
-        return "equal (both ≥, at the largest n tried)" if both_top else "equal"
+    a, c = nstar(lead_row), nstar(cache_row)
     if not a or not c:
-        return "more" if a > c else "fewer"
-    if a > c:  # the larger capacity at the largest n tried: the ratio is a lower bound
-        return "more (%s%s)" % ("≥" if a >= lead_row["largest_tried"] else "", ratio_words(a, c))
-    return "fewer (the cache %s%s)" % ("≥" if c >= cache_row["largest_tried"] else "", ratio_words(c, a))
+        return "a tie (both below the smallest n)" if not a and not c else "more" if a > c else "fewer"
+    r = compare(lead_row, cache_row)
+    if r.tie():
+        return "a tie (%s)" % fmt_ratio(r)
+    return "%s (%s)" % ("more" if r.value > 1 else "fewer", fmt_ratio(r))
 
 
 def which_table(caps, manifest, edges):
@@ -254,11 +258,17 @@ def gate_words(pairs):
     marked pairs than its ungated special case with intervals apart."""
     if not pairs:
         return ""
-    more = [p for p in pairs if (p[4][0]["capacity"] or 0) > (p[4][1]["capacity"] or 0)]
+    more = [p for p in pairs if order(p[4][0], p[4][1]) > 0]
     apart = [p for p in more if p[5]]
-    return ("A gate stores more marked pairs than the same recurrence without it at %d of %d (memory, noise, budget) "
-            "points, with intervals apart (± 2 SE at the gated capacity) at %d of them: the ungated grid pays for "
-            "every distractor's crosstalk." % (len(more), len(pairs), len(apart)))
+    rs = [compare(p[4][0], p[4][1]) for p in pairs if nstar(p[4][0]) and nstar(p[4][1])]
+    span = ""
+    if rs:
+        lo, hi = min(rs, key=lambda r: r.value), max(rs, key=lambda r: r.value)
+        span = " (n* gated over ungated: %s)" % (fmt_ratio(lo) if lo is hi else "%s to %s" % (fmt_ratio(lo), fmt_ratio(hi)))
+    return ("A gate stores more marked pairs than the same recurrence without it (the paired ratio interval of n* "
+            "above 1) at %d of %d (memory, noise, budget) points%s, with accuracy intervals apart (± 2 SE at the "
+            "gated capacity) at %d of them: the ungated grid pays for every distractor's crosstalk." % (
+                len(more), len(pairs), span, len(apart)))
 
 
 def overwrite_table(summary, manifest, edges):
@@ -348,14 +358,14 @@ def cache_words(points):
     for part, noise, b, ms, first, cache in points:
         if cache is None:
             continue
-        a, c = first["capacity"] or 0, cache["capacity"] or 0
+        o = order(first, cache)
         where = "%s at %s, %d floats (%s)" % (part_name(part), noise_words(noise), b, cap_text(first))
-        (eq if a == c else more if a > c else fewer).append(where)
+        (eq if o == 0 else more if o > 0 else fewer).append(where)
     if not (eq or more or fewer):
         return ""
     text = []
     if eq:
-        text.append("A fixed state matches the cache's capacity on %s" % "; ".join(eq))
+        text.append("A fixed state ties the cache (paired ratio interval of n* holding 1) on %s" % "; ".join(eq))
     if more:
         text.append("it stores more than the cache on %s" % "; ".join(more))
     if fewer:
@@ -395,9 +405,9 @@ def overwrite_words(caps):
     count = OrderedDict()
     for k in rw:
         if k in un:
-            a, c = rw[k]["capacity"] or 0, un[k]["capacity"] or 0
+            o = order(rw[k], un[k])
             tally = count.setdefault(k[0], OrderedDict([("below", 0), ("equal", 0), ("above", 0), ("of", 0)]))
-            tally["below" if a < c else "equal" if a == c else "above"] += 1
+            tally["below" if o < 0 else "equal" if o == 0 else "above"] += 1
             tally["of"] += 1
     if not count:
         return ""
@@ -406,8 +416,8 @@ def overwrite_words(caps):
         t = count[m]
         parts = ["%s at %d" % (w, t[w]) for w in ("below", "equal", "above") if t[w]]
         items.append("%s %s of %d" % (label(m), ", ".join(parts), t["of"]))
-    return ("The capacity on rewritten keys against that on untouched keys, at the (noise, budget) points: " +
-            "; ".join(items) + " (`≥` on both counts as equal).")
+    return ("n* on rewritten keys against n* on untouched keys, at the (noise, budget) points (equal: the paired "
+            "ratio interval holds 1): " + "; ".join(items) + " (`≥` on both counts as equal).")
 
 
 def passes_words(per, parts):
@@ -416,10 +426,11 @@ def passes_words(per, parts):
         return ""
     trend = OrderedDict()
     for (m, noise, b), rs in per.items():
-        caps_ = [r["capacity"] or 0 for r in rs if r is not None]
-        if len(caps_) < 2:
+        rs_ = [r for r in rs if r is not None]
+        if len(rs_) < 2:
             continue
-        t = "rises" if caps_[-1] > caps_[0] else "falls" if caps_[-1] < caps_[0] else "stays"
+        o = order(rs_[-1], rs_[0])
+        t = "rises" if o > 0 else "falls" if o < 0 else "stays"
         trend.setdefault(m, set()).add(t)
     groups = OrderedDict()
     for m, ts in trend.items():
@@ -455,6 +466,8 @@ def task_words(summary):
 
 def load(ctx):
     """(summary rows, manifest); None when streams/streams_summary.csv is not there."""
+    for path in ("streams/streams.csv",):  # per seed: the crossings' intervals (crossing.SEEDS)
+        load_seeds(os.path.join(ctx.reports_dir, path))
     summary, manifest = read(ctx.reports_dir)
     return (summary, manifest) if summary else None
 
@@ -475,11 +488,14 @@ def render(data, rows, ctx):
     text = ["## Where decays, overwrites and gates pay", "",
             "Tasks whose streams hold more than the pairs asked for (`tasks/stream_recall.hpp`, "
             "`scripts/studies/streams/streams.ini`, `reports/streams/`): %s. Every memory at its best width and settings, "
-            "chosen on tuning seeds disjoint from the %s scored seeds. Capacity: the largest n (window W, distinct "
-            "keys, marked pairs) with mean accuracy ≥ 90%% (recent_recall: over its lags); `≥` marks the largest n "
-            "tried (a lower bound), `<` the smallest. In brackets the width and settings chosen there." %
+            "chosen on tuning seeds disjoint from the %s scored seeds. Capacity: n* [95%% interval], where mean accuracy "
+            "(recent_recall: over its lags) crosses 90%% along n (window W, distinct keys, marked pairs), interpolated "
+            "in log n between the two n tried that bracket it, the interval from a bootstrap over the scored seeds; "
+            "`≥` marks the largest n tried (a lower bound), `<` the smallest. In brackets the width and settings "
+            "chosen at the largest n passing. Ties: n* over n* with a paired 95%% interval holding 1." %
             (task_words(summary), "/".join(seeds)), ""]
     which, points = which_table(caps, manifest, edges)
+    text += [resolved_line([r for pc in caps.values() for r in pc.values()], "Resolution"), ""]
     text += ["### Which memory when", "",
              "Per task, noise and budget, the fixed-state memory (any but the cache) storing the most; every one "
              "of them when several tie. overwrite_recall is ranked on rewritten and untouched keys together (the largest n at which both pass: a memory that keeps only the newest pairs is not credited for forgetting the rest), each slot's capacity beside.", ""] + which + [""]
@@ -593,16 +609,17 @@ def median(xs):
 
 
 def readme_passes(caps, manifest):
-    """The README's words on writing the pairs again: the memories whose capacity never changes with the
-    number of passes, then per other memory each change between two numbers of passes tried."""
+    """The README's words on writing the pairs again: the memories whose n* never changes with the
+    number of passes (the paired ratio interval holds 1), then per other memory each change between two
+    numbers of passes tried."""
     _, per, parts = passes_table(caps, manifest, OrderedDict())
     if len(parts) < 2:
         return "(one number of passes measured)"
     same, moved = [], OrderedDict()
     for (m, noise, b), rs in per.items():
         for (p0, r0), (p1, r1) in zip(zip(parts, rs), list(zip(parts, rs))[1:]):
-            if r0 is not None and r1 is not None and (r0["capacity"] or 0) != (r1["capacity"] or 0):
-                moved.setdefault(m, []).append(((r1["capacity"] or 0) > (r0["capacity"] or 0), "%s → %s at %d floats, %s, %s" % (
+            if r0 is not None and r1 is not None and order(r1, r0) != 0:
+                moved.setdefault(m, []).append((order(r1, r0) > 0, "%s → %s at %d floats, %s, %s" % (
                     cap_text(r0), cap_text(r1), b, p1[1].replace("passes=", "") + " passes", noise_words(noise, short=True))))
     same = [readme_name(m) for m in memory_order({m for m, _, _ in per}) if m not in moved]
     items = []
@@ -617,16 +634,17 @@ def readme_passes(caps, manifest):
 
 def readme_window_lead(caps):
     """How many times the fixed-state leaders' window the cache holds on recent_recall, over the (noise,
-    budget) points: "2–4×", "≥" on a ratio where the cache passes the largest window tried (a lower bound)."""
+    budget) points: "×2.00–×4.00" (the window is read to its first miss: a ratio of whole windows, no
+    interval), "≥" on a ratio where the cache passes the largest window tried (a lower bound)."""
+    pc = caps.get(("recent_recall", ""), {})
     ratios = []
-    for (noise, b), (ms, top, cache) in leaders(caps.get(("recent_recall", ""), {})).items():
-        if cache is not None and top and cache["capacity"]:
-            ratios.append((cache["capacity"] / top, cache["capacity"] >= cache["largest_tried"]))
+    for (noise, b), (ms, top, cache) in leaders(pc).items():
+        if cache is not None and top and nstar(cache):
+            ratios.append(compare(cache, pc[(ms[0], noise, b)]))
     if not ratios:
         return "—"
-    lo, hi = min(ratios), max(ratios)
-    words = lambda r: "%s%g" % ("≥" if r[1] else "", r[0])
-    return "%s×" % words(lo) if lo == hi else "%s–%s×" % (words(lo), words(hi))
+    lo, hi = min(ratios, key=lambda r: r.value), max(ratios, key=lambda r: r.value)
+    return fmt_ratio(lo) if lo.value == hi.value else "%s–%s" % (fmt_ratio(lo), fmt_ratio(hi))
 
 
 def readme(data, rows, ctx):
@@ -636,4 +654,64 @@ def readme(data, rows, ctx):
     theory = optional_csv(os.path.join(ctx.reports_dir, "streams", "theory.csv"))
     table, counts = readme_residuals(theory) if theory else ("(no `theory.csv`)", "0")
     return {"which_table": readme_which(caps), "residual_table": table, "residual_rows": counts,
-            "passes": readme_passes(caps, manifest), "window_lead": readme_window_lead(caps)}
+            "passes": readme_passes(caps, manifest), "window_lead": readme_window_lead(caps),
+            "overwrite_retnet": readme_pair(caps.get(("overwrite_recall", "both"), {}), "retnet", "delta"),
+            "salient_gain": readme_gate(caps), "salient_cache": readme_lead_vs_cache(caps.get(("salient_recall", ""), {})),
+            "window_leaders": readme_leaders(caps.get(("recent_recall", ""), {})),
+            "gla_vs_retnet": readme_pair(caps.get(("recent_recall", ""), {}), "gla", "retnet"),
+            "grid_window": readme_span(caps.get(("recent_recall", ""), {}), "linear")}
+
+
+def readme_leaders(pc):
+    """The fixed states leading at each (noise, budget) point of one part, ties included (leaders)."""
+    out = ["%s (%s)" % ("/".join(readme_name(m) for m in ms), point_words(noise, b))
+           for (noise, b), (ms, top, cache) in leaders(pc).items()]
+    return "; ".join(out) or "—"
+
+
+def readme_span(pc, memory):
+    """A memory's n* over the points of one part, smallest to largest ('<4 to 21 [18, 25]')."""
+    rs = [r for (m, _, _), r in pc.items() if m == memory]
+    if not rs:
+        return "—"
+    lo, hi = min(rs, key=nstar), max(rs, key=nstar)
+    return cap_text(lo) if lo is hi else "%s to %s" % (cap_text(lo), cap_text(hi))
+
+
+def point_words(noise, b):
+    return "%s, %d floats" % ("no noise" if noise == "cosine=1" else noise_words(noise, short=True), b)
+
+
+def readme_pair(pc, a, c):
+    """Memory a's n* over memory c's at every (noise, budget) point both ran: 'a tie, ×1.00 [0.95, 1.04]
+    (no noise, 4096 floats)', ..."""
+    out = []
+    for noise, b in [(n, b) for n in noise_order({n for _, n, _ in pc}) for b in sorted({bb for _, nn, bb in pc if nn == n})]:
+        if (a, noise, b) in pc and (c, noise, b) in pc:
+            out.append("%s (%s)" % (against(pc[(a, noise, b)], pc[(c, noise, b)]), point_words(noise, b)))
+    return "; ".join(out) or "—"
+
+
+def readme_gate(caps):
+    """Each gated memory's n* over its ungated special case's on salient_recall: at how many points the
+    paired interval lies above 1, and the ratios' range."""
+    pc = caps.get(("salient_recall", ""), {})
+    rs = []
+    for g, u in reduces_to().items():
+        for (m, noise, b), gr in pc.items():
+            if m == g and (u, noise, b) in pc and nstar(gr) and nstar(pc[(u, noise, b)]):
+                rs.append(compare(gr, pc[(u, noise, b)]))
+    if not rs:
+        return "—"
+    above = [r for r in rs if not r.tie() and r.value > 1]
+    lo, hi = min(rs, key=lambda r: r.value), max(rs, key=lambda r: r.value)
+    return "%s to %s, above 1 at %d of %d (memory, noise, budget) points" % (fmt_ratio(lo), fmt_ratio(hi), len(above), len(rs))
+
+
+def readme_lead_vs_cache(pc):
+    """The leading fixed state against the cache at every point of one part (against's words)."""
+    out = []
+    for (noise, b), (ms, top, cache) in leaders(pc).items():
+        if cache is not None:
+            out.append("%s (%s)" % (against(pc[(ms[0], noise, b)], cache), point_words(noise, b)))
+    return "; ".join(out) or "—"

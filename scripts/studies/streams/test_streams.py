@@ -162,7 +162,7 @@ class Variants(unittest.TestCase):
     def test_passes_table_and_words(self):
         lines, per, parts = streams.passes_table(part_capacities(synthetic()), {}, {})
         text = "\n".join(lines)
-        self.assertIn("| linear attention (grid) | noise 0 | 1024 | 32 (d=32) | 8 (d=32) | 8 (d=32) |", text)
+        self.assertIn("| linear attention (grid) | noise 0 | 1024 | 35 (d=32) | 8.7 (d=32) | 8.7 (d=32) |", text)
         words = streams.passes_words(per, parts)
         self.assertIn("falls for linear attention (grid) and DeltaNet", words)
 
@@ -211,12 +211,12 @@ class WhichMemoryWhen(unittest.TestCase):
         self.assertEqual(by[(("overwrite_recall", "both"), 1024)], (["delta"], 32))  # the lower of its slots' 32, ≥64
 
     def test_the_rows(self):
-        self.assertIn("| recent_recall (window W) | noise 0 | 1024 | RetNet (d=32, gamma=0.97) | 16 | "
-                      "≥32 (d=4, beta=64) | fewer (the cache ≥×2) |", self.text)
+        self.assertIn("| recent_recall (window W) | noise 0 | 1024 | RetNet (d=32, gamma=0.97) | 27 | "
+                      "≥32 (d=4, beta=64) | fewer (≤×0.86) |", self.text)
         self.assertIn("| salient_recall (marked pairs) | noise 0 | 1024 | Mamba-2 (`selective` = `mamba2`) "
                       "(d=32, rho=0.999) | ≥64 | — | — |", self.text)  # the largest n tried passes: ≥
-        self.assertIn("DeltaNet (`delta` = `deltanet`) (d=32, beta=0.5; rewritten 32; untouched ≥64) | 32 |", self.text)
-        self.assertIn("linear attention (grid) (d=32), DeltaNet (`delta` = `deltanet`) (d=32, beta=0.1) | 32 |",
+        self.assertIn("DeltaNet (`delta` = `deltanet`) (d=32, beta=0.5; rewritten 35; untouched ≥64) | 35 |", self.text)
+        self.assertIn("linear attention (grid) (d=32), DeltaNet (`delta` = `deltanet`) (d=32, beta=0.1) | 35 |",
                       self.text)
         self.assertEqual(len(self.lines), 2 + 1 + 1 + 1 + 3)  # head, rule; recent, overwrite, salient, 3 passes
 
@@ -231,7 +231,7 @@ class WhichMemoryWhen(unittest.TestCase):
         for w in (8, 16, 32):  # a decay that holds every lag: it matches the cache
             rows += curve_rows("gla:alpha=0.999,phi=proj,nu=1", "d=32,alpha=0.999", 1024, w, [1, 1, 1, 1], d=32)
         _, points = streams.which_table(part_capacities(rows), {}, {})
-        self.assertIn("matches the cache's capacity on recent_recall (window W) at noise 0, 1024 floats (≥32)",
+        self.assertIn("ties the cache (paired ratio interval of n* holding 1) on recent_recall (window W) at noise 0, 1024 floats (≥32)",
                       streams.cache_words(points))
 
     def test_a_setting_at_an_end_of_its_candidates_gets_a_dagger_but_not_decay_1(self):
