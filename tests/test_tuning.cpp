@@ -501,3 +501,56 @@ TEST_CASE("a race over listed candidates chooses among them, and its own list li
     const auto two = choice("delta:beta=best:0.3/0.7");
     REQUIRE((two.second.find("beta=0.3,") != std::string::npos || two.second.find("beta=0.7,") != std::string::npos));
 }
+
+TEST_CASE("d = best races every setting the spec leaves out that a trained model would learn, as key=best does",
+          "[tuning]") {
+    // memcap run -m MEMORY -t assoc_recall --budget 4096 --d best --n 128 --seeds 10 (and its Python
+    // and sweep spellings: the one grid builder)
+    const auto grid = [](const std::string& memory, const std::string& d, const GridKeys& keys = kRunKeys) {
+        GridRequest r;
+        r.memories = {memory}, r.tasks = {"assoc_recall"}, r.budgets = {"4096"}, r.ns = {"128"}, r.seeds = "10", r.d = d;
+        return build_grid(r, keys);
+    };
+    const auto tuned = [&](const std::string& memory) {
+        auto cells = grid(memory, "best").cells();
+        tune(cells);
+        return cells;
+    };
+    // `delta` races its step beta: the same cells, spec and `tuned` column as `delta:beta=best`
+    REQUIRE(grid("delta", "best").memories.front().canonical() == parse_memory_spec("delta:beta=best").canonical());
+    const auto implicit = tuned("delta"), explicit_ = tuned("delta:beta=best");
+    REQUIRE(implicit.size() == explicit_.size());
+    for (std::size_t i = 0; i < implicit.size(); ++i) {
+        REQUIRE(implicit[i].tuned == explicit_[i].tuned);
+        REQUIRE(implicit[i].memory.canonical() == explicit_[i].memory.canonical());
+        REQUIRE(implicit[i].d == explicit_[i].d);
+    }
+    REQUIRE(implicit.front().tuned.find(",beta=") != std::string::npos);  // "d=64,beta=0.1": the step was chosen
+    // a setting the user gives stays as given
+    const auto pinned = tuned("delta:beta=1");
+    REQUIRE(pinned.front().tuned == "d=" + std::to_string(pinned.front().d));
+    REQUIRE(pinned.front().memory.real("beta") == 1.0);
+    // a fixed width races nothing: the default stays
+    for (const auto& keys : {kRunKeys, kPythonKeys, kSweepKeys}) {
+        const auto fixed = grid("delta", "64", keys);
+        REQUIRE(fixed.memories.front().canonical() == "delta:beta=1,phi=proj,nu=1");
+        REQUIRE_FALSE(fixed.cells().front().needs_tuning());
+        REQUIRE(grid("delta", "best:32,64", keys).memories.front().best_keys() == std::vector<std::string>{"beta"});
+    }
+    // Which settings: real ones with candidates, not optional (raced_at_best_width). The cache races
+    // beta, not its null slot nor the precision; the grid has none (phi is a choice); TTT-MLP races
+    // its learning rate, not its mini-batch size or gradient steps (integers: structure, not a step).
+    const auto raced = [&](const std::string& memory) { return grid(memory, "best").memories.front().best_keys(); };
+    REQUIRE(raced("softmax") == std::vector<std::string>{"beta"});
+    REQUIRE(raced("softmax:null=best") == std::vector<std::string>{"beta", "null"});
+    REQUIRE(raced("linear").empty());
+    REQUIRE(raced("ttt_mlp") == std::vector<std::string>{"lr"});
+    REQUIRE(raced("gated_deltanet:beta=0.5") == std::vector<std::string>{"alpha"});
+    for (const auto& e : memory_registry())
+        for (const auto& p : e.params) {
+            CAPTURE(e.name, p.key);
+            const auto keys = raced(e.name);
+            const bool in = std::find(keys.begin(), keys.end(), p.key) != keys.end();
+            REQUIRE(in == (!p.best.empty() && p.type == ParamType::Real && !p.optional));
+        }
+}
