@@ -232,7 +232,7 @@ po::options_description run_options() {
         ("seeds,s", po::value<std::string>()->default_value("10"), "replicates: seeds 0..S-1")
         ("d", po::value<std::string>()->default_value("64"),
          "code width (key/value dimension); 'best' chooses it per memory, budget and n on tuning seeds\n"
-         "(powers of two from 4 up to the budget that the memory can be built with), 'best:8..512*2' from a list,\n"
+         "(powers of two from 2 up to the budget that the memory can be built with), 'best:8..512*2' from a list,\n"
          "and with it every real setting with candidates the memory spec leaves out (-m delta races beta as\n"
          "delta:beta=best; -m delta:beta=1 keeps 1; integer, choice and optional settings only when given as best)")
         ("tuning-seeds", po::value<std::string>()->default_value("3"),

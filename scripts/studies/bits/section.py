@@ -28,6 +28,7 @@ log2(n!) (common.max_pairs_exact).
 
 Every number and sentence is a function of the CSVs (and the sweep's manifest, for the candidates)."""
 import os
+import re
 import sys
 from collections import OrderedDict
 from decimal import Decimal, ROUND_HALF_UP
@@ -45,7 +46,14 @@ BITS_COLUMNS = SUMMARY_COLUMNS + ("state_bits",)
 # memcap's formats in its order of preference on a tie (memories/precision.hpp), and bits per number.
 PRECISIONS = ("fp32", "bf16", "fp16", "int8", "int4")
 PRECISION_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "int8": 8, "int4": 4}
-NARROWEST = 4  # the narrowest width d = best races (powers of two from 4)
+NARROWEST = 4  # the narrowest width d = best raced before it went down to 2, for manifests that do not say
+
+
+def narrowest(manifest):
+    """The narrowest width a sweep's d = best raced, as its manifest states it ("d = best: powers of two from 2
+    up to the budget, ..." in race_candidates), NARROWEST for a manifest that does not state it."""
+    m = re.search(r"powers of two from (\d+)", str((manifest or {}).get("race_candidates", {}).get("widths", "")))
+    return int(m.group(1)) if m else NARROWEST
 SETTING_NAMES = {"beta": "β", "rho": "ρ"}
 LIMIT = "log2(n!) limit"
 
@@ -135,10 +143,10 @@ def chosen(row, key):
 
 def width_candidates(manifest):
     """{(memory, budget bits): (narrowest, widest) of the widths its blocks at that budget race, widest None
-    for d = best (powers of two from 4 up to what the budget holds: a bound of the budget, not of the
+    for d = best (powers of two from narrowest(manifest) up to what the budget holds: a bound of the budget, not of the
     candidates); False where its blocks fix the width (d = best:D, one width: HRR's natural d = D)}, the
     budget None for a block that names no budgets (it stands for every budget: width_span); None without the
-    manifest's config (then a width is taken as raced, from 4 up, when `tuned` names d)."""
+    manifest's config (then a width is taken as raced, from the narrowest up, when `tuned` names d)."""
     blocks = manifest.get("config", {}).get("blocks")
     if not blocks:
         return None
@@ -152,7 +160,7 @@ def width_candidates(manifest):
             except ValueError:  # a form this reader does not know: taken as d = best
                 ws = None
         if d == "best" or (d.startswith("best:") and ws is None):
-            span = (NARROWEST, None)
+            span = (narrowest(manifest), None)
         elif ws and len(ws) > 1:
             span = (ws[0], ws[-1])
         else:
@@ -299,7 +307,7 @@ def edges_of(c, manifest, widths):
         if end:
             out.append((SETTING_NAMES.get(k, k), v, end))
     span = (width_span(widths, c["memory"], c["bits"]) if widths is not None else
-            (NARROWEST, None) if "d" in [kv.split("=")[0] for kv in c["row"]["tuned"].split(",")] else False)
+            (narrowest(manifest), None) if "d" in [kv.split("=")[0] for kv in c["row"]["tuned"].split(",")] else False)
     if span and c["d"] == span[0]:
         out.append(("d", str(c["d"]), "narrowest"))
     elif span and c["d"] == span[1]:

@@ -37,7 +37,7 @@ def tuning_words(manifest, frontier_rows):
                      "candidates could not be told apart and might reach 90%%; those that never could be, to the cheapest of those "
                      "about as likely to reach it; past a memory's capacity, among those left at the next smaller n), disjoint from the "
                      "%s scored seeds (widths: %s)" % (" or ".join(map(str, tseeds)), "" if tseeds == [1] else "s", seeds_text(frontier_rows),
-                                       ", ".join("every power of two from 4 up to the budget that the memory can be built with" if w == "best" else w
+                                       ", ".join("every power of two from 2 up to the budget that the memory can be built with" if w == "best" else w
                                                  for w in widths)))
         if natural_memories:
             text += "; %s at its natural width d = B, without a race" % ", ".join(natural_memories)
