@@ -28,7 +28,6 @@ log2(n!) (common.max_pairs_exact).
 
 Every number and sentence is a function of the CSVs (and the sweep's manifest, for the candidates)."""
 import os
-import re
 import sys
 from collections import OrderedDict
 from decimal import Decimal, ROUND_HALF_UP
@@ -40,20 +39,13 @@ from memcap_report.common import (COLOURS, Context, catalog_order, plain_name, r
                                   max_pairs_exact, measured, noise_key, noise_order, noise_words, optional_csv, plt, ratio_words, read_manifest,
                                   save, se,
                                   spec_params, state_bits_of, style)
-from memcap_report.race import at_end, listed
+from memcap_report.race import at_end, listed, narrowest_width
 
 BITS_COLUMNS = SUMMARY_COLUMNS + ("state_bits",)
 # memcap's formats in its order of preference on a tie (memories/precision.hpp), and bits per number.
 PRECISIONS = ("fp32", "bf16", "fp16", "int8", "int4")
 PRECISION_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "int8": 8, "int4": 4}
-NARROWEST = 4  # the narrowest width d = best raced before it went down to 2, for manifests that do not say
-
-
-def narrowest(manifest):
-    """The narrowest width a sweep's d = best raced, as its manifest states it ("d = best: powers of two from 2
-    up to the budget, ..." in race_candidates), NARROWEST for a manifest that does not state it."""
-    m = re.search(r"powers of two from (\d+)", str((manifest or {}).get("race_candidates", {}).get("widths", "")))
-    return int(m.group(1)) if m else NARROWEST
+narrowest = narrowest_width  # the narrowest width d = best raced, as the manifest states it
 SETTING_NAMES = {"beta": "β", "rho": "ρ"}
 LIMIT = "log2(n!) limit"
 
