@@ -168,6 +168,8 @@ std::int64_t Spec::integer(const std::string& key) const {
     return parse_int(t, data().name + ":" + key);
 }
 
+bool raced_at_best_width(const ParamInfo& p) { return !p.best.empty() && p.type == ParamType::Real && !p.optional; }
+
 std::vector<std::string> Spec::best_keys() const {
     std::vector<std::string> out;
     for (const auto& kv : data().values)

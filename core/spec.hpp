@@ -54,6 +54,15 @@ struct ParamInfo {
     std::string describe() const;
 };
 
+/// Whether `d = best` races this parameter when the spec leaves it out (`-m delta --d best`
+/// races delta's beta as `-m delta:beta=best` would): it declares candidates, takes a real
+/// value (a step, a decay, a sharpness, a scale: a setting a trained model would learn) and
+/// is not optional. Integer settings (a mini-batch size, gradient steps, a depth), choices
+/// (a feature map, a gate) and optional ones (a null slot; the storage precision, which
+/// budgets in bits race) change the memory's structure or what its state holds, and are
+/// raced only when given as `best`. A value the spec gives is never raced.
+bool raced_at_best_width(const ParamInfo& p);
+
 /// Declaring parameters in a registry table: a real in [min, max] (open ends
 /// when *_open), an integer in [min, max], or a choice (default: the first).
 ParamInfo real_param(std::string key, std::string def, std::string help, double min,

@@ -89,8 +89,9 @@ TEST_CASE("the race adds tuning seeds until candidates are told apart, then take
     const auto grid = best_width_grid("softmax", 512, 16, 1, 2);
     const auto cells = grid.cells();
     Race race(cells.front());
-    // powers of two from 4 that a 512-float cache can hold a pair of: 4 .. 256
-    REQUIRE(race.size() == 7);
+    // powers of two from 2 (kNarrowestWidth) that a 512-float cache can hold a pair of: 2 .. 256
+    REQUIRE(race.size() == 8);
+    REQUIRE(race.candidate(0).d == kNarrowestWidth);
     REQUIRE(race.levels() == tuning_seed_levels(2));
     // The race driven by hand, one tuning cell at a time on one thread (no journal, no MPI):
     // the choice resolve_tuning makes on two threads is the object's.
@@ -126,7 +127,9 @@ TEST_CASE("the race adds tuning seeds until candidates are told apart, then take
 }
 
 TEST_CASE("the race's rules on given scores: told apart, failed, dominated, settled, the cheapest wins", "[tuning]") {
-    const auto cells = best_width_grid("softmax", 512, 16, 1, 2).cells();
+    auto grid = best_width_grid("softmax", 512, 16, 1, 2);
+    grid.set_widths("best:4..256*2", "d");
+    const auto cells = grid.cells();
     Race race(cells.front());  // widths 4 .. 256
     REQUIRE(race.size() == 7);
     REQUIRE(race.cost(0) < race.cost(1));  // d = 4, 8, 16: costlier with the width
@@ -500,4 +503,86 @@ TEST_CASE("a race over listed candidates chooses among them, and its own list li
     }
     const auto two = choice("delta:beta=best:0.3/0.7");
     REQUIRE((two.second.find("beta=0.3,") != std::string::npos || two.second.find("beta=0.7,") != std::string::npos));
+}
+
+TEST_CASE("d = best races every setting the spec leaves out that a trained model would learn, as key=best does",
+          "[tuning]") {
+    // memcap run -m MEMORY -t assoc_recall --budget 4096 --d best --n 128 --seeds 10 (and its Python
+    // and sweep spellings: the one grid builder)
+    const auto grid = [](const std::string& memory, const std::string& d, const GridKeys& keys = kRunKeys) {
+        GridRequest r;
+        r.memories = {memory}, r.tasks = {"assoc_recall"}, r.budgets = {"4096"}, r.ns = {"128"}, r.seeds = "10", r.d = d;
+        return build_grid(r, keys);
+    };
+    const auto tuned = [&](const std::string& memory) {
+        auto cells = grid(memory, "best").cells();
+        tune(cells);
+        return cells;
+    };
+    // `delta` races its step beta: the same cells, spec and `tuned` column as `delta:beta=best`
+    REQUIRE(grid("delta", "best").memories.front().canonical() == parse_memory_spec("delta:beta=best").canonical());
+    const auto implicit = tuned("delta"), explicit_ = tuned("delta:beta=best");
+    REQUIRE(implicit.size() == explicit_.size());
+    for (std::size_t i = 0; i < implicit.size(); ++i) {
+        REQUIRE(implicit[i].tuned == explicit_[i].tuned);
+        REQUIRE(implicit[i].memory.canonical() == explicit_[i].memory.canonical());
+        REQUIRE(implicit[i].d == explicit_[i].d);
+    }
+    REQUIRE(implicit.front().tuned.find(",beta=") != std::string::npos);  // "d=64,beta=0.1": the step was chosen
+    // a setting the user gives stays as given
+    const auto pinned = tuned("delta:beta=1");
+    REQUIRE(pinned.front().tuned == "d=" + std::to_string(pinned.front().d));
+    REQUIRE(pinned.front().memory.real("beta") == 1.0);
+    // a fixed width races nothing: the default stays
+    for (const auto& keys : {kRunKeys, kPythonKeys, kSweepKeys}) {
+        const auto fixed = grid("delta", "64", keys);
+        REQUIRE(fixed.memories.front().canonical() == "delta:beta=1,phi=proj,nu=1");
+        REQUIRE_FALSE(fixed.cells().front().needs_tuning());
+        REQUIRE(grid("delta", "best:32,64", keys).memories.front().best_keys() == std::vector<std::string>{"beta"});
+    }
+    // Which settings: real ones with candidates, not optional (raced_at_best_width). The cache races
+    // beta, not its null slot nor the precision; the grid has none (phi is a choice); TTT-MLP races
+    // its learning rate, not its mini-batch size or gradient steps (integers: structure, not a step).
+    const auto raced = [&](const std::string& memory) { return grid(memory, "best").memories.front().best_keys(); };
+    REQUIRE(raced("softmax") == std::vector<std::string>{"beta"});
+    REQUIRE(raced("softmax:null=best") == std::vector<std::string>{"beta", "null"});
+    REQUIRE(raced("linear").empty());
+    REQUIRE(raced("ttt_mlp") == std::vector<std::string>{"lr"});
+    REQUIRE(raced("gated_deltanet:beta=0.5") == std::vector<std::string>{"alpha"});
+    for (const auto& e : memory_registry())
+        for (const auto& p : e.params) {
+            CAPTURE(e.name, p.key);
+            const auto keys = raced(e.name);
+            const bool in = std::find(keys.begin(), keys.end(), p.key) != keys.end();
+            REQUIRE(in == (!p.best.empty() && p.type == ParamType::Real && !p.optional));
+        }
+}
+
+TEST_CASE("default widths go down to 2, where the cache holds the most pairs a budget allows", "[tuning]") {
+    // The cache at 1024 floats holds n = 256 pairs of d-wide codes only at d = 2 (2 n d floats):
+    // the default list starts there, and not at 1 (every 1-wide unit code is +1 or -1, and the
+    // task refuses d = 1 where two codes must differ).
+    REQUIRE(kNarrowestWidth == 2);
+    const Race race(best_width_grid("softmax:beta=1024", 1024, 256, 1, 1).cells().front());
+    const auto pairs = [&](std::size_t k) {
+        for (const auto& [name, value] : race.resolution(k)->size.dims)
+            if (name == "pairs") return value;
+        return std::int64_t{-1};
+    };
+    REQUIRE(race.candidate(0).d == 2);
+    REQUIRE(pairs(0) == 256);  // every pair held
+    REQUIRE(race.candidate(1).d == 4);
+    REQUIRE(pairs(1) == 128);  // the oldest half evicted
+    std::vector<int> seen;
+    const Race wide(best_width_grid("linear", 1024, 16, 1, 1).cells().front());
+    for (std::size_t k = 0; k < wide.size(); ++k) seen.push_back(wide.candidate(k).d);
+    REQUIRE(seen.front() == 2);
+    for (std::size_t k = 1; k < seen.size(); ++k) REQUIRE(seen[k] == 2 * seen[k - 1]);
+    // a listed width 1 is posed where the task allows it (one pair) and refused where it does not
+    auto one = best_width_grid("softmax", 1024, 1, 1, 1);
+    one.set_widths("best:1,2", "d");
+    REQUIRE(Race(one.cells().front()).size() == 2);
+    auto two = best_width_grid("softmax", 1024, 2, 1, 1);
+    two.set_widths("best:1", "d");
+    REQUIRE_THROWS_AS(Race(two.cells().front()), UsageError);
 }

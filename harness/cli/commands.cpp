@@ -232,7 +232,9 @@ po::options_description run_options() {
         ("seeds,s", po::value<std::string>()->default_value("10"), "replicates: seeds 0..S-1")
         ("d", po::value<std::string>()->default_value("64"),
          "code width (key/value dimension); 'best' chooses it per memory, budget and n on tuning seeds\n"
-         "(powers of two from 4 up to the budget that the memory can be built with), 'best:8..512*2' from a list")
+         "(powers of two from 2 up to the budget that the memory can be built with), 'best:8..512*2' from a list,\n"
+         "and with it every real setting with candidates the memory spec leaves out (-m delta races beta as\n"
+         "delta:beta=best; -m delta:beta=1 keeps 1; integer, choice and optional settings only when given as best)")
         ("tuning-seeds", po::value<std::string>()->default_value("3"),
          "seeds each choice (d=best, key=best) starts on, disjoint from the scored seeds: every candidate\n"
          "on the first; those within 2 standard errors of the leader on more, up to 8x this many; those\n"
@@ -339,7 +341,8 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
 int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) {
     po::options_description desc(
         "memcap sweep CONFIG: every cell the config describes (see scripts/sweeps/ and docs/sweeps.md);\n"
-        "writes DIR/NAME.csv for CONFIG NAME.ini, journaling each cell as it finishes");
+        "writes DIR/NAME.csv for CONFIG NAME.ini, journaling each cell as it finishes; a block's d = best\n"
+        "races the width and each memory's settings as `memcap run --d best` does (memcap run --help)");
     desc.add_options()("help,h", "show this help")
         ("config", po::value<std::string>(), "the sweep config (INI)")
         ("out,o", po::value<std::string>()->default_value("."), "directory for NAME.csv, its manifest and journal")

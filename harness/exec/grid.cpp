@@ -190,6 +190,32 @@ std::string with_precision_raced(const std::string& text) {
     return text + (raw.pairs.empty() ? ":" : ",") + kPrecisionKey + "=best";
 }
 
+/// A memory spec text with every setting `d = best` races (raced_at_best_width) that it leaves
+/// out given as `best`: `delta` becomes `delta:beta=best`, so the implicit race and the
+/// explicit one are the same cells, canonical spec and `tuned` column. An unknown name is
+/// left as it is (parse_memory_spec names the problem).
+std::string with_settings_raced(const std::string& text) {
+    const RawSpec raw = split_spec(text, "memory");
+    const MemoryEntry* entry = nullptr;
+    try {
+        entry = &find_memory(raw.name);
+    } catch (const UsageError&) {
+        return text;
+    }
+    std::string out = text;
+    bool first = raw.pairs.empty();
+    for (const auto& p : entry->params) {
+        if (!raced_at_best_width(p)) continue;
+        if (std::any_of(raw.pairs.begin(), raw.pairs.end(), [&](const auto& kv) { return kv.first == p.key; })) continue;
+        out += (first ? ":" : ",") + p.key + "=best";
+        first = false;
+    }
+    return out;
+}
+
+/// Whether a width text chooses the width on tuning seeds (GridBlock::set_widths).
+bool widths_best(const std::string& text) { return text == "best" || text.rfind("best:", 0) == 0; }
+
 }  // namespace
 
 GridBlock build_grid(const GridRequest& r, const GridKeys& keys, const std::string& name) {
@@ -199,8 +225,12 @@ GridBlock build_grid(const GridRequest& r, const GridKeys& keys, const std::stri
     if (!r.budgets.empty() && !r.budget_bits.empty())
         throw UsageError("give " + keys.budgets + " (floats) or " + keys.budget_bits + " (bits), not both");
     g.budgets_in_bits = !r.budget_bits.empty();
+    // With the width chosen (d = best) every setting the memory declares candidates for and the
+    // spec leaves out is chosen with it (with_settings_raced); a fixed width leaves them at their defaults.
+    const bool d_best = widths_best(r.d);
     const auto parse_memory = [&](const std::string& text) {
-        return parse_memory_spec(g.budgets_in_bits ? with_precision_raced(text) : text);
+        const std::string raced = d_best ? with_settings_raced(text) : text;
+        return parse_memory_spec(g.budgets_in_bits ? with_precision_raced(raced) : raced);
     };
     g.memories = specs(r.memories, parse_memory, cli ? "-m" : keys.memories, keys);
     g.tasks = specs(r.tasks, parse_task_spec, cli ? "-t" : keys.tasks, keys);
@@ -272,7 +302,7 @@ GridBlock build_grid(const GridRequest& r, const GridKeys& keys, const std::stri
 }
 
 void GridBlock::set_widths(const std::string& text, const std::string& what) {
-    d_best = text == "best" || text.rfind("best:", 0) == 0;
+    d_best = widths_best(text);
     d_candidates.clear();
     if (!d_best) {
         ds.clear();

@@ -14,9 +14,11 @@
 // order. Each cell's readout is resolved for its memory here, once.
 //
 // The width may be chosen per (memory, task, readout, budget, n) instead of
-// given: `d = best` (default candidates: powers of two from 4 up to the budget
+// given: `d = best` (default candidates: powers of two from 2 up to the budget
 // that the memory can be built with there) or `d = best:8..512*2`; so may a
-// memory parameter that declares candidates (`softmax:beta=best`). The choice
+// memory parameter that declares candidates (`softmax:beta=best`); with `d = best`
+// every real setting with candidates the spec leaves out is raced so
+// (raced_at_best_width: `delta` as `delta:beta=best`). The choice
 // is made in a race on `tuning_seeds` seeds disjoint from the scored ones (tuning.hpp).
 #pragma once
 

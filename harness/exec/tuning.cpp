@@ -29,13 +29,13 @@ static_assert(kTuningSeedBase > 1000000, "tuning seeds must lie above every scor
 
 namespace {
 
-/// The widths a group tries: its list, or the powers of two from 4 up to the budget.
+/// The widths a group tries: its list, or the powers of two from kNarrowestWidth up to the budget.
 std::vector<int> widths(const CellSpec& c) {
     if (c.d != 0) return {c.d};
     if (!c.d_candidates.empty()) return c.d_candidates;
     std::vector<int> out;
-    const std::int64_t top = std::min<std::int64_t>(c.budget_floats.value_or(4), std::int64_t{1} << 30);
-    for (std::int64_t d = 4; d <= top; d *= 2) out.push_back(static_cast<int>(d));
+    const std::int64_t top = std::min<std::int64_t>(c.budget_floats.value_or(kNarrowestWidth), std::int64_t{1} << 30);
+    for (std::int64_t d = kNarrowestWidth; d <= top; d *= 2) out.push_back(static_cast<int>(d));
     return out;
 }
 

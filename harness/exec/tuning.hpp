@@ -42,10 +42,14 @@
 // Every cell of the group is then rewritten with the choice (d, memory spec) and
 // its `tuned` column names what was chosen and its value ("d=64", "beta=8", "d=64,beta=8").
 //
-// Default widths for `d = best`: 4, 8, 16, ... up to the cell's budget B (a code
+// Default widths for `d = best`: 2, 4, 8, ... up to the cell's budget B (a code
 // wider than the whole state cannot be held; HRR's natural width is D = B), each
 // one the memory can be built with at that budget (and the task can be posed at)
-// whose cell needs at most kTuningMaxCellBytes — rules that do not depend on the
+// whose cell needs at most kTuningMaxCellBytes. The list starts at the narrowest
+// width at which codes can differ (kNarrowestWidth), so a memory whose capacity
+// at a small budget lies at a narrow width (the cache at 1024 floats holds
+// n = 256 pairs only at d = 2: 2·n·d floats) is not cut off by where the list
+// starts — rules that do not depend on the
 // machine, so the candidates, hence the choice, are the same everywhere. The
 // choice depends only on the group and the tuning seeds (accuracies are summed in
 // a fixed order, costs come from a model, not a clock), so it is the same at any
@@ -65,6 +69,13 @@
 #include <vector>
 
 namespace memcap {
+
+/// The narrowest default width of `d = best`: 2, the narrowest at which unit codes can differ
+/// in more than sign. At d = 1 every unit key and value is +1 or -1, so at most two pairs can be
+/// told apart; the tasks refuse d = 1 wherever two codes must differ (Task::require_distinct_codes),
+/// and where they do not (one pair) there is nothing to measure. A width list (`d = best:1,2`) may
+/// still name 1.
+constexpr int kNarrowestWidth = 2;
 
 /// The first tuning seed; tuning seed i is kTuningSeedBase + i.
 constexpr std::uint64_t kTuningSeedBase = std::uint64_t{1} << 40;

@@ -196,7 +196,7 @@ nlohmann::ordered_json race_candidates(const nlohmann::ordered_json& config) {
             for (const auto& p : entry.params)
                 if (!p.best.empty()) memories[entry.name][p.key] = p.best;
     r["memories"] = memories;
-    r["widths"] = "d = best: powers of two from 4 up to the budget, each the memory can be built with there "
+    r["widths"] = "d = best: powers of two from 2 up to the budget, each the memory can be built with there "
                   "and whose cell fits the candidates' memory cap; d = best:LIST: the list";
     return r;
 }

@@ -166,7 +166,8 @@ def run(memories, tasks, n, budgets=None, seeds=10, d=64, readout="auto", tuning
     ``memcap run -m MEM... -t TASK... --budget B... --n N... --seeds S --d D --readout R``:
     ``memories`` and ``tasks`` are spec strings (a string or a list), ``budgets`` floats of
     state or ``"natural"``/``None`` (the default: each backend's natural size at d), ``n``
-    task sizes, ``d`` an int or ``"best"``/``"best:LIST"``; ``on_tuning_seeds=True`` scores on the
+    task sizes, ``d`` an int or ``"best"``/``"best:LIST"`` (which also races every real setting with
+    candidates a memory spec leaves out: ``"delta"`` as ``"delta:beta=best"``); ``on_tuning_seeds=True`` scores on the
     tuning seeds (``--on-tuning-seeds``); ``budget_bits`` gives the budgets in bits instead
     (``--budget-bits``: multiples of 32; memories without ``precision=`` then race it). The grid is built by the command line's builder: the
     same ranges (``n="4..512*2"``, ``budgets="256..16384*4"``), the same refusal of a value

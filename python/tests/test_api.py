@@ -85,7 +85,10 @@ class RunTest(unittest.TestCase):
                                    d="best:8..64*2", n=32, seeds=2, tuning_seeds=2),
                               ["-m", "hrr", "-m", "softmax", "-t", "assoc_recall", "--budget", "1024", "--d",
                                "best:8..64*2", "--n", "32", "--seeds", "2", "--tuning-seeds", "2"])
-        self.assertTrue((df.tuned == "d=" + df.d.astype(str)).all())  # the width chosen, as d says
+        # the width chosen, as d says; the cache races its beta with it (HRR has no setting to race)
+        beta = df.memory_spec.str.extract(r"beta=([^,]*)")[0]
+        self.assertTrue((df.tuned == "d=" + df.d.astype(str) + (",beta=" + beta).fillna("")).all())
+        self.assertTrue(beta[df.memory == "softmax"].notna().all())
 
     def test_any_thread_count_gives_the_same_frame(self):
         kwargs = dict(memories=["softmax", "delta"], tasks="assoc_recall", n=[16, 64], seeds=3, progress=False)

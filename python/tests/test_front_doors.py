@@ -81,7 +81,8 @@ class SameCellsTest(unittest.TestCase):
                               "--n", "16", "--seeds", "2", "--tuning-seeds", "2"],
                              ["memories = softmax", "tasks = assoc_recall", "budgets = 512", "d = best:8..32*2",
                               "n = 16", "seeds = 2", "tuning_seeds = 2"])
-        self.assertTrue((df.tuned == "d=" + df.d.astype(str)).all())  # the width chosen, as d says
+        # the width chosen, as d says, and with it the cache's beta (d = best races it): as memory_spec says
+        self.assertTrue((df.tuned == "d=" + df.d.astype(str) + ",beta=" + df.memory_spec.str.extract(r"beta=([^,]*)")[0]).all())
 
 
 class SameRefusalTest(unittest.TestCase):

@@ -2,7 +2,12 @@
 candidates a spec or a sweep's manifest lists, whether a chosen value sits at an end of them, and
 the width and settings chosen at a capacity point in words."""
 
+import re
+
 from .common import base, fnum, label, spec_params
+
+# The narrowest default width of d = best in manifests that do not state theirs (before it went down to 2).
+NARROWEST_UNSTATED = 4
 
 # Decays: 1 (no decay) is the end of their range, not only of their candidates, so it is not flagged.
 DECAYS = ("gamma", "alpha", "w", "rho")
@@ -22,6 +27,13 @@ def listed(spec, key):
 def candidates(manifest):
     """{memory: {key: [candidates]}}: the race candidates a sweep's manifest records."""
     return manifest.get("race_candidates", {}).get("memories", {})
+
+
+def narrowest_width(manifest):
+    """The narrowest width a sweep's d = best raced by default, as its manifest states it ("d = best: powers of
+    two from 2 up to the budget, ..." in race_candidates); NARROWEST_UNSTATED for a manifest that does not."""
+    m = re.search(r"powers of two from (\d+)", str((manifest or {}).get("race_candidates", {}).get("widths", "")))
+    return int(m.group(1)) if m else NARROWEST_UNSTATED
 
 
 def at_end(manifest, memory, key, value, cands=None):

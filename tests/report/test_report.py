@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import memcap_report  # noqa: E402
 from memcap_report import common  # noqa: E402
-from memcap_report.race import at_end  # noqa: E402
+from memcap_report.race import at_end, narrowest_width  # noqa: E402
 from studies.chains import section as chains  # noqa: E402
 from studies.frontier import section as frontier_section  # noqa: E402
 
@@ -106,6 +106,12 @@ class SpecsAndErrors(unittest.TestCase):
         self.assertEqual(edges, [("delta", "beta", "0.01", "lowest", 4096, 64)])
         lines = frontier_section.edge_lines(edges, {})
         self.assertIn("delta's β = 0.01 (the lowest candidate) at 4096 floats", lines[0])
+        # The narrowest width is the manifest's (d = best went down to 2; a manifest that does not say: 4).
+        stated = {"race_candidates": {"widths": "d = best: powers of two from 2 up to the budget, each ..."}}
+        self.assertEqual(narrowest_width(stated), 2)
+        self.assertEqual(narrowest_width(manifest), 4)
+        self.assertIn("d = 2: softmax cache at 1024 floats",
+                      frontier_section.edge_lines([], {"softmax cache": [1024]}, narrowest_width(stated))[0])
         self.assertIn("approaches the linear grid", lines[0])
         self.assertNotIn("argmax", lines[0])  # only the ends that occur are explained
         row["spec_at_capacity"] = "delta:beta=0.1,phi=proj,nu=1"

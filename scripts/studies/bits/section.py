@@ -39,13 +39,13 @@ from memcap_report.common import (COLOURS, Context, catalog_order, plain_name, r
                                   max_pairs_exact, measured, noise_key, noise_order, noise_words, optional_csv, plt, ratio_words, read_manifest,
                                   save, se,
                                   spec_params, state_bits_of, style)
-from memcap_report.race import at_end, listed
+from memcap_report.race import at_end, listed, narrowest_width
 
 BITS_COLUMNS = SUMMARY_COLUMNS + ("state_bits",)
 # memcap's formats in its order of preference on a tie (memories/precision.hpp), and bits per number.
 PRECISIONS = ("fp32", "bf16", "fp16", "int8", "int4")
 PRECISION_BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "int8": 8, "int4": 4}
-NARROWEST = 4  # the narrowest width d = best races (powers of two from 4)
+narrowest = narrowest_width  # the narrowest width d = best raced, as the manifest states it
 SETTING_NAMES = {"beta": "β", "rho": "ρ"}
 LIMIT = "log2(n!) limit"
 
@@ -135,10 +135,10 @@ def chosen(row, key):
 
 def width_candidates(manifest):
     """{(memory, budget bits): (narrowest, widest) of the widths its blocks at that budget race, widest None
-    for d = best (powers of two from 4 up to what the budget holds: a bound of the budget, not of the
+    for d = best (powers of two from narrowest(manifest) up to what the budget holds: a bound of the budget, not of the
     candidates); False where its blocks fix the width (d = best:D, one width: HRR's natural d = D)}, the
     budget None for a block that names no budgets (it stands for every budget: width_span); None without the
-    manifest's config (then a width is taken as raced, from 4 up, when `tuned` names d)."""
+    manifest's config (then a width is taken as raced, from the narrowest up, when `tuned` names d)."""
     blocks = manifest.get("config", {}).get("blocks")
     if not blocks:
         return None
@@ -152,7 +152,7 @@ def width_candidates(manifest):
             except ValueError:  # a form this reader does not know: taken as d = best
                 ws = None
         if d == "best" or (d.startswith("best:") and ws is None):
-            span = (NARROWEST, None)
+            span = (narrowest(manifest), None)
         elif ws and len(ws) > 1:
             span = (ws[0], ws[-1])
         else:
@@ -299,7 +299,7 @@ def edges_of(c, manifest, widths):
         if end:
             out.append((SETTING_NAMES.get(k, k), v, end))
     span = (width_span(widths, c["memory"], c["bits"]) if widths is not None else
-            (NARROWEST, None) if "d" in [kv.split("=")[0] for kv in c["row"]["tuned"].split(",")] else False)
+            (narrowest(manifest), None) if "d" in [kv.split("=")[0] for kv in c["row"]["tuned"].split(",")] else False)
     if span and c["d"] == span[0]:
         out.append(("d", str(c["d"]), "narrowest"))
     elif span and c["d"] == span[1]:

@@ -238,6 +238,15 @@ class Edges(unittest.TestCase):
         self.assertEqual(bits.raced_words(bits.width_candidates(MANIFEST)),
                          ["the softmax cache from 4 up to what the budget holds", "the linear grid 4–32"])
 
+    def test_the_narrowest_default_width_is_the_manifests(self):
+        # A manifest that states its default widths (race_candidates.widths) sets where d = best starts;
+        # one that does not is read as the lists before they went down to 2 (from 4).
+        stated = dict(MANIFEST, race_candidates=dict(MANIFEST["race_candidates"], widths=(
+            "d = best: powers of two from 2 up to the budget, each the memory can be built with there")))
+        self.assertEqual(bits.narrowest(stated), 2)
+        self.assertEqual(bits.narrowest(MANIFEST), 4)
+        self.assertEqual(bits.raced_words(bits.width_candidates(stated))[0], "the softmax cache from 2 up to what the budget holds")
+
     def test_the_ends_of_a_listed_race_are_its_own(self):
         # A block that lists the cache's candidates (beta=best:256/1024, precision=best:int8/int4): β = 1024 is its
         # highest; int4 its lowest precision. Listing int4/int8 for the grid makes its int8 the highest raced.

@@ -8,7 +8,7 @@ from memcap_report.common import (COLOURS, ORDER, base, fit_exponent, fmt_cap, f
                                   noise_words, plt, ratio_words, save, seeds_text, span_words, spec_params, style, tuned_keys)
 from memcap_report.capacity import cap_text, nstar, nstar_or_capacity, resolved_line
 from memcap_report.crossing import fmt_n, fmt_ratio, ratio
-from memcap_report.race import at_end, is_raced, listed
+from memcap_report.race import NARROWEST_UNSTATED, at_end, is_raced, listed, narrowest_width
 from memcap_report.theory import model_nstar, broken, residual_lines, tcaps_model, theory_curve
 from memcap_report.verdict import plain_rows
 
@@ -39,7 +39,7 @@ def tuning_words(manifest, frontier_rows):
                      "candidates could not be told apart and might reach 90%%; those that never could be, to the cheapest of those "
                      "about as likely to reach it; past a memory's capacity, among those left at the next smaller n), disjoint from the "
                      "%s scored seeds (widths: %s)" % (" or ".join(map(str, tseeds)), "" if tseeds == [1] else "s", seeds_text(frontier_rows),
-                                       ", ".join("every power of two from 4 up to the budget that the memory can be built with" if w == "best" else w
+                                       ", ".join("every power of two from 2 up to the budget that the memory can be built with" if w == "best" else w
                                                  for w in widths)))
         if natural_memories:
             text += "; %s at its natural width d = B, without a race" % ", ".join(natural_memories)
@@ -88,7 +88,7 @@ def settings_text(m, r, manifest, edges):
     return out
 
 
-def edge_lines(edges, narrowest):
+def edge_lines(edges, narrowest, width=NARROWEST_UNSTATED):
     """What the table's daggers mean, computed from the choices that sit at an end."""
     if not edges and not narrowest:
         return []
@@ -106,11 +106,11 @@ def edge_lines(edges, narrowest):
         lines.append("†: chosen at an end of its candidates (`memcap list` shows them) — " + "; ".join(parts) + ". "
                      "What that end means: " + "; ".join(why) + ".")
     if narrowest:
-        lines.append("Chosen at the narrowest candidate width, d = 4: " + "; ".join(
+        lines.append("Chosen at the narrowest candidate width, d = %d: " % width + "; ".join(
             "%s at %s" % (m, ", ".join("%s floats" % b for b in bs)) for m, bs in narrowest.items()) +
-            ". Without query noise, nothing but precision limits how narrow a cache's codes can be: at float32 a "
-            "4-wide key separates every stored pair, so its capacity here is the number of pairs the budget holds "
-            "at the narrowest width tried, not a property of attention.")
+            ". Without query noise, nothing but precision and the sharpest β tried limits how narrow a cache's codes "
+            "can be, so its capacity here is set by the pairs the budget holds at the narrowest width tried, not "
+            "by a property of attention.")
     return lines + [""]
 
 
@@ -219,7 +219,7 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
                 elif r["capacity"] is None:
                     cells.append("<%d" % r["smallest_tried"])
                 else:
-                    if r["d_at_capacity"] == 4 and "d" in r["tuned_keys"]:
+                    if r["d_at_capacity"] == narrowest_width(manifest) and "d" in r["tuned_keys"]:
                         narrowest.setdefault(label[m], []).append(b)
                     cells.append("%s (d=%d%s; %.3g)" % (cap_text(r), r["d_at_capacity"],
                                                        settings_text(m, r, manifest, edges), nstar_or_capacity(r) / b))
@@ -240,7 +240,7 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
                 lines.append("| *theory: %s* | %s | %s |" % (tcaps_model(tcaps, fam), " | ".join(tc),
                                                             "" if te is None else "*%.2f*" % te))
         lines.append("")
-        lines += edge_lines(edges, narrowest)
+        lines += edge_lines(edges, narrowest, narrowest_width(manifest))
         ext = sorted({k[2] for k in tcap if k[1] == nk and k[2] > budgets[-1] and tcap[k]["capacity_n"]})
         if ext:
             parts = []
