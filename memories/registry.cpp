@@ -297,6 +297,19 @@ std::string describe_zoology(const MemoryEntry& entry) {
            " floats (memcap: " + std::to_string(size.state_floats) + ")";
 }
 
+void check_gates(const MemoryEntry& entry, const TokenGates& gates) {
+    const auto refuse = [&](const std::string& what) {
+        throw UsageError("memory '" + entry.name + "' takes no per-token " + what + " (its table entry does not declare it)");
+    };
+    const GateInputs& g = entry.gates;
+    if (gates.log_decay.size() > 0) {
+        if (gates.log_decay.cols() == 1 && !g.log_decay) refuse("decay");
+        if (gates.log_decay.cols() > 1 && !g.channel_decay) refuse("per-channel decay");
+    }
+    if (gates.beta.size() > 0 && !g.beta) refuse("write strength beta");
+    if (gates.write_gate.size() > 0 && !g.write_gate) refuse("write gate");
+}
+
 std::unique_ptr<Memory> make_memory(const Spec& spec, const MemoryShape& shape, std::uint64_t seed) {
     const MemoryEntry& entry = find_memory(spec.name());
     return make_memory(entry, memory_size(entry, spec, shape), spec, shape, seed);
