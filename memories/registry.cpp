@@ -7,6 +7,7 @@
 #include "memories/registry.hpp"
 
 #include "core/error.hpp"
+#include "memories/heads.hpp"
 #include "memories/precision.hpp"
 
 #include <algorithm>
@@ -155,6 +156,7 @@ std::deque<MemoryEntry>& registry_storage() {
         for (auto& e : table) {
             e.reduced_precision = true;  // every built-in backend: mutable_state, or a cache's rows
             add_precision(e);
+            if (e.splits_into_heads) add_heads(e);
         }
         return std::deque<MemoryEntry>(std::make_move_iterator(table.begin()), std::make_move_iterator(table.end()));
     }();

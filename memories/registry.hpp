@@ -135,6 +135,10 @@ struct MemoryEntry {
     /// Every other gate input is refused (up front by the harness, check_gates; by the memory
     /// with std::invalid_argument). Default: none.
     GateInputs gates;
+    /// True when the table gives the entry the key `heads` (memories/heads.hpp): heads=h splits
+    /// its width and state into h heads of d/h and floor(B/h) floats each (the grids and the
+    /// cache). heads=1, or left out, is the memory itself.
+    bool splits_into_heads = false;
     /// True when the memory implements Memory::backward (the gradient of its reads with
     /// respect to keys and queries), checked against finite differences by the tests:
     /// assoc_recall:keys=learned trains a key table through it; others are refused.
