@@ -79,7 +79,7 @@ TEST_CASE("mqar: zoology's stream, written token by token through the shift", "[
     }
 }
 
-TEST_CASE("mqar: query gaps follow the power law (alpha = 0.01: mostly near; alpha = 1: uniform)", "[tasks][mqar]") {
+TEST_CASE("mqar: query gaps follow the power law (alpha = 0.01 mostly near, alpha = 1 uniform)", "[tasks][mqar]") {
     // With P(g) ∝ (g+1)^(α−1) over 124 gaps, P(g < 12) = H(12)/H(124) ≈ 0.58 at α → 0, 12/124 ≈ 0.10 at α = 1.
     const auto near_share = [](const std::string& alpha) {
         const auto task = make_task(parse_task_spec("mqar:vocab=512,length=256,alpha=" + alpha));
