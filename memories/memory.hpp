@@ -25,6 +25,23 @@
 // re-derives what it needs from it — so there is one definition of each memory,
 // never a second copy for training.
 //
+// The causal form (causal): the memory as a sequence layer. Given T tokens' queries,
+// keys and values (rows of Q, K, V) and optional per-token gate inputs (TokenGates), it
+// writes (k_t, v_t) under token t's gates and then reads with q_t, for t = 0..T−1 in
+// order: o_t is read from the state *after* the write at t — flash-linear-attention's
+// convention (its ops take q, k, v, g, beta and an initial state and return the outputs
+// and the final state). It starts from the state the memory holds (reset() for a zero
+// initial state) and leaves the final state in the memory. The default is the definition,
+// token by token (causal_by_token): write (or write_gated) then read. A backend overrides
+// causal with a faster form (the linear grid's chunked O = tril(φ(Q) φ(K)ᵀ) V) that equals
+// the definition up to floating-point rounding; the conformance tests check that for every
+// backend. An episode that is written, then read (write_batch, then read_batch) is the
+// special case with reads only after the last write.
+//
+// Gate inputs a memory takes are declared in its table entry (MemoryEntry::gates); a gate
+// input it does not take is refused with std::invalid_argument (write_gated), never
+// ignored, and the harness refuses it up front from the declared traits.
+//
 // `state_floats()` counts the floats of state the memory holds now — what
 // changes as it is written; it never exceeds the budget it was built with.
 // Fixed parameters (projections, rotations, gates) are reported separately by
@@ -99,6 +116,43 @@ struct ReadOptions {
     IndexView hidden;
 };
 
+/// Per-token gate inputs of a causal pass (Memory::causal), in the spirit of
+/// flash-linear-attention's g and beta. Each is empty — absent: the memory's own setting at
+/// every token — or has one row per token.
+struct TokenGates {
+    /// log a_t ≤ 0: the decay of the state at token t, applied with its write, replacing the
+    /// memory's own decay (a_t = exp(log a_t); already the token's decay: not raised to the
+    /// write gate's power). T × 1: one decay for every channel; T × c: a decay per channel
+    /// (c = the memory's channels, d_φ for the grids), for families with per-channel decays.
+    RowMat log_decay;
+    /// β_t > 0: the write strength at token t (the delta rule's step), replacing the memory's.
+    Vec beta;
+    /// Δ_t ∈ [0, 1]: the write gate at token t, replacing the step the memory takes from the
+    /// task's salience feature: it scales the write's strength and, without log_decay, is the
+    /// power of the memory's own decay (a^Δ_t, Mamba's discretisation); Δ_t = 0 leaves the
+    /// state exactly as it was (the token is skipped, its decay too).
+    Vec write_gate;
+
+    bool empty() const { return log_decay.size() == 0 && beta.size() == 0 && write_gate.size() == 0; }
+};
+
+/// Which gate inputs a memory takes (its table entry's `gates`, memories/registry.hpp).
+struct GateInputs {
+    bool log_decay = false;      // TokenGates::log_decay with one column
+    bool channel_decay = false;  // TokenGates::log_decay with one column per channel
+    bool beta = false;           // TokenGates::beta
+    bool write_gate = false;     // TokenGates::write_gate
+    bool any() const { return log_decay || channel_decay || beta || write_gate; }
+};
+
+/// The gate inputs of one token (row t of a TokenGates), as Memory::write_gated takes them.
+struct TokenGate {
+    const float* log_decay = nullptr;  // decay_channels entries, or null: absent
+    Eigen::Index decay_channels = 0;
+    std::optional<float> beta;
+    std::optional<float> write_gate;
+};
+
 /// Thrown by a write when the memory can no longer hold a meaningful state (an online
 /// network whose weights became non-finite: its learning rate diverged). The readout turns
 /// it into the cell's error row, naming the episode and what() — a measured failure, never
@@ -141,6 +195,58 @@ public:
             read(queries.row(i).transpose(), tmp);
             out.row(i) = tmp.transpose();
         }
+    }
+
+    /// Stores one pair under one token's gate inputs (see TokenGates; an absent one: the
+    /// memory's own setting). The default refuses any gate input with std::invalid_argument
+    /// (a memory whose table entry declares no gates); a backend that takes some refuses the
+    /// others, and a per-channel decay of the wrong width, the same way — before it changes
+    /// the state.
+    virtual void write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) {
+        (void)key, (void)value, (void)gate;
+        throw std::invalid_argument("this memory takes no per-token gate inputs (its table entry declares no gates)");
+    }
+
+    /// The causal form (see the header): for t = 0..T−1, writes (keys row t, values row t)
+    /// under the gates of token t, then reads queries row t into out row t (T × d_value),
+    /// starting from the state held and leaving the final state. `gates`: empty, or each of
+    /// its parts empty or with T rows (std::invalid_argument otherwise). The default is
+    /// causal_by_token; an override must equal it up to rounding.
+    virtual void causal(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out) {
+        causal_by_token(queries, keys, values, gates, out);
+    }
+    /// The definition of the causal form, token by token: write (write_gated when `gates` is
+    /// not empty), then read. What every causal override is tested against.
+    void causal_by_token(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out) {
+        require_causal_shapes(queries, keys, values, gates, out);
+        Vec tmp(out.cols());
+        for (Eigen::Index t = 0; t < keys.rows(); ++t) {
+            if (gates.empty()) write(keys.row(t).transpose(), values.row(t).transpose());
+            else write_gated(keys.row(t).transpose(), values.row(t).transpose(), token_gate(gates, t));
+            read(queries.row(t).transpose(), tmp);
+            out.row(t) = tmp.transpose();
+        }
+    }
+
+    /// The gate inputs of token t of `gates`.
+    static TokenGate token_gate(const TokenGates& gates, Eigen::Index t) {
+        TokenGate g;
+        if (gates.log_decay.size() > 0) g.log_decay = gates.log_decay.row(t).data(), g.decay_channels = gates.log_decay.cols();
+        if (gates.beta.size() > 0) g.beta = gates.beta(t);
+        if (gates.write_gate.size() > 0) g.write_gate = gates.write_gate(t);
+        return g;
+    }
+    /// std::invalid_argument unless Q, K, V and `out` have one row per token, `out` is
+    /// d_value wide, and every part of `gates` is empty or has one row per token.
+    static void require_causal_shapes(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
+                                      MatRef out) {
+        const Eigen::Index t = keys.rows();
+        if (queries.rows() != t || values.rows() != t || out.rows() != t || out.cols() != values.cols())
+            throw std::invalid_argument("causal: Q, K, V and the outputs must have one row per token (O as wide as V)");
+        const auto bad = [t](Eigen::Index rows, Eigen::Index size) { return size > 0 && rows != t; };
+        if (bad(gates.log_decay.rows(), gates.log_decay.size()) || bad(gates.beta.size(), gates.beta.size()) ||
+            bad(gates.write_gate.size(), gates.write_gate.size()))
+            throw std::invalid_argument("causal: a gate input must be absent or have one row per token");
     }
 
     /// The backward pass of one episode (memories declared `backward` in their table

@@ -213,6 +213,18 @@ public:
         StateRef s = inner_->mutable_state();
         round_to(p_, s.data(), s.size());
     }
+    void write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) override {
+        if (grows_) {
+            key_ = key, value_ = value;
+            round_to(p_, key_.data(), key_.size());
+            round_to(p_, value_.data(), value_.size());
+            inner_->write_gated(key_, value_, gate);
+            return;
+        }
+        inner_->write_gated(key, value, gate);
+        StateRef s = inner_->mutable_state();
+        round_to(p_, s.data(), s.size());
+    }
     void write_batch(ConstMatRef keys, ConstMatRef values) override {
         if (!grows_) {
             for (Eigen::Index i = 0; i < keys.rows(); ++i) write(keys.row(i).transpose(), values.row(i).transpose());

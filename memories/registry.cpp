@@ -7,6 +7,7 @@
 #include "memories/registry.hpp"
 
 #include "core/error.hpp"
+#include "memories/heads.hpp"
 #include "memories/precision.hpp"
 
 #include <algorithm>
@@ -155,6 +156,7 @@ std::deque<MemoryEntry>& registry_storage() {
         for (auto& e : table) {
             e.reduced_precision = true;  // every built-in backend: mutable_state, or a cache's rows
             add_precision(e);
+            if (e.splits_into_heads) add_heads(e);
         }
         return std::deque<MemoryEntry>(std::make_move_iterator(table.begin()), std::make_move_iterator(table.end()));
     }();
@@ -295,6 +297,19 @@ std::string describe_zoology(const MemoryEntry& entry) {
     const MemorySize size = memory_size(parse_memory_spec(entry.name), shape);
     return entry.zoology->formula + "; at d=64, B=1024: " + std::to_string(entry.zoology->floats(size, shape)) +
            " floats (memcap: " + std::to_string(size.state_floats) + ")";
+}
+
+void check_gates(const MemoryEntry& entry, const TokenGates& gates) {
+    const auto refuse = [&](const std::string& what) {
+        throw UsageError("memory '" + entry.name + "' takes no per-token " + what + " (its table entry does not declare it)");
+    };
+    const GateInputs& g = entry.gates;
+    if (gates.log_decay.size() > 0) {
+        if (gates.log_decay.cols() == 1 && !g.log_decay) refuse("decay");
+        if (gates.log_decay.cols() > 1 && !g.channel_decay) refuse("per-channel decay");
+    }
+    if (gates.beta.size() > 0 && !g.beta) refuse("write strength beta");
+    if (gates.write_gate.size() > 0 && !g.write_gate) refuse("write gate");
 }
 
 std::unique_ptr<Memory> make_memory(const Spec& spec, const MemoryShape& shape, std::uint64_t seed) {

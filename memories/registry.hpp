@@ -130,6 +130,15 @@ struct MemoryEntry {
     /// True when the memory keeps written pairs apart, so that a read can be told
     /// to skip one of them (the structural-mask control).
     bool can_hide_pairs = false;
+    /// The per-token gate inputs its causal form takes (Memory::write_gated, TokenGates):
+    /// e.g. a decay per token for the decaying grids, a step β per token for the delta rule.
+    /// Every other gate input is refused (up front by the harness, check_gates; by the memory
+    /// with std::invalid_argument). Default: none.
+    GateInputs gates;
+    /// True when the table gives the entry the key `heads` (memories/heads.hpp): heads=h splits
+    /// its width and state into h heads of d/h and floor(B/h) floats each (the grids and the
+    /// cache). heads=1, or left out, is the memory itself.
+    bool splits_into_heads = false;
     /// True when the memory implements Memory::backward (the gradient of its reads with
     /// respect to keys and queries), checked against finite differences by the tests:
     /// assoc_recall:keys=learned trains a key table through it; others are refused.
@@ -237,6 +246,10 @@ std::string describe_size(const MemorySize& size);
 /// One line for `memcap list`: `entry`'s zoology formula and zoology's count at d = 64 and
 /// B = 1024 beside memcap's (empty when the entry has no zoology count).
 std::string describe_zoology(const MemoryEntry& entry);
+
+/// Refuses gate inputs `entry` does not declare (MemoryEntry::gates): UsageError with one line
+/// naming the memory and the gate input. A per-channel decay's width is the memory's to check.
+void check_gates(const MemoryEntry& entry, const TokenGates& gates);
 
 /// Builds the memory `spec` for `shape`, checking the budget against the backend's
 /// minimum. Its random parameters come from the stream (memory spec, d_key, d_value,

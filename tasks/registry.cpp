@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "tasks/assoc_recall.hpp"
 #include "tasks/chain_recall.hpp"
+#include "tasks/mqar.hpp"
 #include "tasks/selective_copying.hpp"
 #include "tasks/sequence_recall.hpp"
 #include "tasks/stream_recall.hpp"
@@ -81,6 +82,14 @@ std::vector<TaskEntry> build_task_registry() {
           int_param("episodes", "1000", "scored episodes per seed", 1, 1e8)},
          "stream length L", "Gu & Dao 2023 (Mamba) section 3.1",
          [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<SelectiveCopying>(s); }},
+        {"mqar", "multi-query associative recall as zoology poses it: every token of a stream of pairs, power-law queries and filler written, each query read as it arrives",
+         {int_param("vocab", "8192", "V: key symbols 1..V/2-1, value symbols V/2..V-1 (the answer set); V >= 2n + 2", 4, 1 << 24),
+          int_param("length", "256", "T: tokens in the stream (even, >= 4n): 2n of pairs, then the query region", 2, 1 << 24),
+          real_param("alpha", "0.01", "power-law exponent of the query gaps: P(gap g) ~ alpha (g+1)^(alpha-1)", 0.0, true),
+          optional_param(int_param("queries", "", "keys asked per stream, a random subset of the n (<= n); none: every key once", 1, 1 << 24)),
+          int_param("episodes", "64", "streams scored per seed", 1, 1e8)},
+         "number of key-value pairs in the stream", "Arora, Eyuboglu et al. 2023 (Zoology), zoology/data/multiquery_ar.py",
+         [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<Mqar>(s); }},
     };
     // The capacity axis and the slots of the tasks whose capacity is not counted in stored pairs
     // alone (the reports read them from `memcap list --json`).

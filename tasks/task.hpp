@@ -65,6 +65,12 @@ struct Episode {
     /// task hides nothing; see Task::hides_pairs. The readout hands it to the memory's
     /// read_batch as ReadOptions::hidden.
     std::vector<int> hidden;
+    /// For a task read as its stream is written (mqar): per query, the write (row of keys and
+    /// values) whose causal read answers it. keys, values and queries then have one row per
+    /// written token (queries row t: the query read after the write of row t), and the readout
+    /// runs the memory's causal form (Memory::causal) over them and scores its rows read_at[i].
+    /// Empty for every task that writes, then reads.
+    std::vector<int> read_at;
     /// For tasks whose keys are embeddings of vocabulary symbols (assoc_recall:vocab=V):
     /// the symbol of each written key (row i of keys is the table's row key_symbol[i],
     /// normalised), and the length of each query before it was normalised (query i is
@@ -176,6 +182,7 @@ public:
         const std::uint64_t held = out.fixed_parts;
         out.fixed_parts = 0;  // only a task that keeps fixed parts sets it again
         out.hidden.clear();   // only a task that hides pairs fills it
+        out.read_at.clear();  // only a task read as it is written fills it
         out.tie_tolerance = 0.0f;  // only a task with a tie rule sets it
         out.key_symbol.clear();    // only a task with a vocabulary fills these two
         out.query_norm.clear();

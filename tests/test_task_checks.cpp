@@ -89,7 +89,8 @@ TEST_CASE("peak bytes of a task's side grow with n and d, and cover one episode"
         REQUIRE(e.queries.rows() == task->queries_per_episode(small));
         const double episode = 4.0 * double(e.keys.size() + e.values.size() + e.queries.size() + e.candidates.size());
         REQUIRE(double(task->peak_bytes(small)) >= episode);
-        // n = 10^8 at d = 64: at least the keys and values, 51.2 GB
-        REQUIRE(task->peak_bytes(large) >= std::int64_t{51200} * 1000 * 1000);
+        // n = 10^8 at d = 64: at least the keys and values, 51.2 GB (for a task whose writes grow
+        // with n; mqar's stream has its own length)
+        if (task->writes_per_episode(large) >= large.n) REQUIRE(task->peak_bytes(large) >= std::int64_t{51200} * 1000 * 1000);
     }
 }

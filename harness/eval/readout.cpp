@@ -361,7 +361,7 @@ thread_local LastEpisode last_episode;
 CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell) {
     CellOutcome out;
     std::vector<SlotScore> by_slot;
-    RowMat reads, next;
+    RowMat reads, next, outputs;
     const int hops = task.hops();
     std::vector<Decision>* decisions = task.has_absent() ? &out.decisions : nullptr;
     auto* spectral = dynamic_cast<SpectralMemory*>(&memory);
@@ -379,6 +379,28 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
             }
         const Episode& e = last_episode.get(task, cell, index);
         memory.reset();
+        if (!e.read_at.empty()) {  // read as the stream is written: the causal form, its reads at read_at
+            try {
+                outputs.resize(e.keys.rows(), e.candidates.cols());
+                memory.causal(e.queries, e.keys, e.values, TokenGates{}, outputs);
+            } catch (const MemoryFailure& failure) {
+                out.ok = false;
+                out.message = "episode " + std::to_string(index) + ": " + failure.what();
+                last_episode.trim();
+                return out;
+            }
+            reads.resize(static_cast<Eigen::Index>(e.read_at.size()), e.candidates.cols());
+            for (std::size_t i = 0; i < e.read_at.size(); ++i) reads.row(static_cast<Eigen::Index>(i)) = outputs.row(e.read_at[i]);
+            if (!all_finite(reads.data(), reads.size())) {
+                out.ok = false;
+                out.message = "non-finite read in episode " + std::to_string(index);
+                last_episode.trim();
+                return out;
+            }
+            score_reads(e, reads, by_slot, 0, decisions, &last_episode.panel);
+            out.state_floats = std::max(out.state_floats, memory.state_floats());
+            continue;
+        }
         try {
             memory.write_batch(e.keys, e.values);
         } catch (const MemoryFailure& failure) {

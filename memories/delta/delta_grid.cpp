@@ -14,6 +14,15 @@ void DeltaGrid::write(ConstVecRef key, ConstVecRef value) {
     grid_.noalias() += (beta_ * err) * f;
 }
 
+void DeltaGrid::write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) {
+    if (gate.log_decay || gate.write_gate)
+        throw std::invalid_argument("the delta rule takes only a per-token write strength beta (no decay, no write gate)");
+    const float beta = gate.beta ? *gate.beta : beta_;
+    const RowMat f = features(key.transpose());
+    const Vec err = value - grid_ * f.transpose();
+    grid_.noalias() += (beta * err) * f;
+}
+
 void DeltaGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
     // The delta rule is sequential — each write sees the grid left by the previous
     // one — but a chunk of C writes can be done with matrix products (the "UT" form of

@@ -26,6 +26,8 @@ public:
 
     void write(ConstVecRef key, ConstVecRef value) override;
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
+    /// One write with the token's step β_t in place of β_w (the only gate input it takes).
+    void write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) override;
 
 protected:
     /// Back through the recurrence, last write first: with u_t = β(v_t − M_{t−1} φ_t)

@@ -28,6 +28,8 @@ MemoryEntry delta_entry() {
     // few pairs, where overwriting what a key already reads pays.
     e.params[0].best = {"0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "1.5"};
     e.state_formula = "d_v x d_phi, as linear";
+    e.gates.beta = true;  // a step per token (DeltaGrid::write_gated)
+    e.splits_into_heads = true;  // heads=h (memories/heads.hpp)
     e.paper = "Schlag, Irie & Schmidhuber 2021";
     // zoology/mixers/delta_net.py, DeltaNet.state_size: num_heads * head_k_dim * head_v_dim
     e.zoology = ZoologyCount{"num_heads x head_k_dim x head_v_dim (zoology/mixers/delta_net.py); one head, head_k_dim = d_phi, "

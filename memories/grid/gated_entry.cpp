@@ -78,6 +78,7 @@ MemoryEntry gated_grid_entry(std::function<GatedGrid::Rule(const Spec&)> rule) {
         if (r.delta() || r.per_channel || r.gated) return std::nullopt;
         return theory::decayed_grid_model(r.alpha, size.dim("d_phi"), b);
     };
+    e.splits_into_heads = true;  // heads=h (memories/heads.hpp)
     e.order_free = false;  // a decay or an edit makes the state depend on the order of writes
     e.backward = true;     // GatedGrid::write_backward
     return e;

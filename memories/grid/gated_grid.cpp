@@ -35,15 +35,13 @@ GatedGrid::RowVec GatedGrid::decays_at(float delta) const {
     return delta == 1.0f ? RowVec(decays_.transpose()) : RowVec(decays_.transpose().array().pow(delta));
 }
 
-float GatedGrid::strength(float delta) const {
-    double b = rule_.beta;
+float GatedGrid::strength(float delta, std::optional<float> beta) const {
+    double b = beta ? double(*beta) : rule_.beta;
     if (rule_.longhorn) b = b / (1.0 + b);  // β / (1 + β ‖φ‖²) with ‖φ‖ = 1 (the delta forms' unit features)
     return static_cast<float>(b * delta);
 }
 
 void GatedGrid::step(RowMat& grid, const float* fp, ConstVecRef value, Vec* update) const {
-    const Eigen::Index d = grid.cols();
-    const Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>> f(fp, d);
     const float delta = gate(value);
     if (delta == 0.0f) {  // a skipped token: the state exactly as it was
         if (update) update->setZero(value.size());
@@ -52,19 +50,25 @@ void GatedGrid::step(RowMat& grid, const float* fp, ConstVecRef value, Vec* upda
     const bool decays = rule_.alpha != 1.0;
     RowVec a;  // this write's decays a^Δ
     if (decays) a = decays_at(delta);
-    const float b = strength(delta);
+    apply(grid, fp, value, decays ? &a : nullptr, !rule_.per_channel, strength(delta), update);
+}
+
+void GatedGrid::apply(RowMat& grid, const float* fp, ConstVecRef value, const RowVec* a, bool uniform, float b,
+                      Vec* update) const {
+    const Eigen::Index d = grid.cols();
+    const Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>> f(fp, d);
     Vec u;
     if (!rule_.delta()) {
         u = b * value;
     } else {
         Vec r;
-        if (rule_.form == Rule::Form::delta_removal_first || !decays) r.noalias() = grid * f.transpose();
-        else r.noalias() = grid * (a.cwiseProduct(f)).transpose();
+        if (rule_.form == Rule::Form::delta_removal_first || !a) r.noalias() = grid * f.transpose();
+        else r.noalias() = grid * (a->cwiseProduct(f)).transpose();
         u = b * (value - r);
     }
-    if (decays) {
-        if (rule_.per_channel) grid.array().rowwise() *= a.array();
-        else grid *= a(0);
+    if (a) {
+        if (!uniform) grid.array().rowwise() *= a->array();
+        else grid *= (*a)(0);
     }
     grid.noalias() += u * f;
     if (update) *update = u;
@@ -73,6 +77,32 @@ void GatedGrid::step(RowMat& grid, const float* fp, ConstVecRef value, Vec* upda
 void GatedGrid::write(ConstVecRef key, ConstVecRef value) {
     const RowMat f = features(key.transpose());
     step(grid_, f.data(), value, nullptr);
+}
+
+void GatedGrid::write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& g) {
+    // refused before the state changes: what this rule does not take
+    const Eigen::Index d = grid_.cols();
+    if (g.beta && !rule_.delta())
+        throw std::invalid_argument("an additive gated grid takes no per-token write strength beta");
+    if (g.log_decay && g.decay_channels != 1 && (!rule_.per_channel || g.decay_channels != d))
+        throw std::invalid_argument(rule_.per_channel ? "a per-channel decay must have d_phi = " + std::to_string(d) + " entries"
+                                                      : "this grid's decay is one scalar: a per-channel decay is refused");
+    const float delta = g.write_gate ? *g.write_gate : gate(value);
+    if (delta == 0.0f) return;  // a skipped token: the state exactly as it was
+    const RowMat f = features(key.transpose());
+    RowVec a;
+    bool uniform = !rule_.per_channel;
+    const RowVec* decay = nullptr;
+    if (g.log_decay) {
+        uniform = g.decay_channels == 1;
+        if (uniform) a = RowVec::Constant(d, std::exp(g.log_decay[0]));
+        else a = Eigen::Map<const RowVec>(g.log_decay, d).array().exp().matrix();
+        decay = &a;
+    } else if (rule_.alpha != 1.0) {
+        a = decays_at(delta);
+        decay = &a;
+    }
+    apply(grid_, f.data(), value, decay, uniform, strength(delta, g.beta), nullptr);
 }
 
 void GatedGrid::write_batch(ConstMatRef keys, ConstMatRef values) {

@@ -64,6 +64,10 @@ public:
 
     void write(ConstVecRef key, ConstVecRef value) override;
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
+    /// One write under a token's gate inputs (Memory::write_gated): a decay (one for every
+    /// channel, or per channel for the per-channel rules) replaces a^Δ, β (delta forms only)
+    /// replaces the rule's β (Longhorn's rule applied to it), the write gate replaces Δ.
+    void write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) override;
 
     /// The channel decays a (d_φ entries).
     const Vec& decays() const { return decays_; }
@@ -88,8 +92,11 @@ private:
     float gate(ConstVecRef value) const;
     /// This write's channel decays a^Δ.
     RowVec decays_at(float delta) const;
-    /// The write strength b for a step Δ.
-    float strength(float delta) const;
+    /// The write strength b for a step Δ (β: the token's, or the rule's when absent).
+    float strength(float delta, std::optional<float> beta = std::nullopt) const;
+    /// The update of `grid` by feature row f with decays `a` (null: none; `uniform`: one
+    /// decay, a(0), for every channel) and strength b; `update` receives u_t when given.
+    void apply(RowMat& grid, const float* f, ConstVecRef value, const RowVec* a, bool uniform, float b, Vec* update) const;
 
     Rule rule_;
     std::optional<int> feature_;

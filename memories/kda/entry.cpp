@@ -35,6 +35,7 @@ MemoryEntry kda_entry() {
                 strength_param("beta", "1", "write strength beta"), step_rule_param(), gate_param(), grid_phi_param(),
                 grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
+    e.gates = GateInputs{true, true, true, true};  // log_decay, channel_decay, beta, write_gate (GatedGrid::write_gated)
     e.paper = "Kimi Team 2025 (Kimi Linear)";
     // How the reports name it (memcap list --json).
     e.published = "KDA";

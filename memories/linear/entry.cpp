@@ -56,6 +56,7 @@ MemoryEntry linear_entry() {
     e.description = "linear-attention / fast-weight outer-product grid";
     e.params = {grid_phi_param(), grid_nu_param()};
     e.state_formula = "d_v x d_phi, d_phi = floor(B / d_v) (dpfp: rounded down to a multiple of 2 nu); d_k without a budget";
+    e.splits_into_heads = true;  // heads=h (memories/heads.hpp)
     e.paper = "Katharopoulos et al. 2020; Schlag, Irie & Schmidhuber 2021";
     // zoology/mixers/based.py, Based.state_size with a plain feature map (zoology/mixers/feature_maps/
     // base.py: expanded_size = input_dim): heads * head_dim * expanded + heads * expanded, the

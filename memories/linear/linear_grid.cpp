@@ -3,6 +3,8 @@
 
 #include "core/simd.hpp"
 
+#include <algorithm>
+
 namespace memcap {
 
 void LinearGrid::write(ConstVecRef key, ConstVecRef value) {
@@ -22,6 +24,24 @@ void LinearGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
                                      grid_.data(), grid_.cols(), grid_.rows(), grid_.cols());
     else
         grid_.noalias() += values.transpose() * f;
+}
+
+void LinearGrid::causal(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out) {
+    if (!gates.empty()) return causal_by_token(queries, keys, values, gates, out);  // refuses them
+    require_causal_shapes(queries, keys, values, gates, out);
+    const RowMat fq = features(queries), fk = features(keys);
+    constexpr Eigen::Index kChunk = 64;
+    RowMat scores;
+    for (Eigen::Index start = 0; start < fk.rows(); start += kChunk) {
+        const Eigen::Index c = std::min(kChunk, fk.rows() - start);
+        const auto q = fq.middleRows(start, c), k = fk.middleRows(start, c);
+        const auto v = values.middleRows(start, c);
+        out.middleRows(start, c).noalias() = q * grid_.transpose();
+        scores.noalias() = q * k.transpose();
+        scores.triangularView<Eigen::StrictlyUpper>().setZero();
+        out.middleRows(start, c).noalias() += scores * v;
+        grid_.noalias() += v.transpose() * k;
+    }
 }
 
 void LinearGrid::write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const {

@@ -26,6 +26,10 @@ public:
 
     void write(ConstVecRef key, ConstVecRef value) override;
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
+    /// The causal form in chunks of 64 tokens (no gate inputs: it takes none): per chunk from
+    /// the state M, O = φ(Q) Mᵀ + tril(φ(Q) φ(K)ᵀ) V (the diagonal included: o_t reads the
+    /// state after the write at t), then M += Vᵀ φ(K) — linear attention's chunked form.
+    void causal(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out) override;
 
 protected:
     /// M = Σ v_i φ(k_i)ᵀ: ∂L/∂φ(k_i) = ∂L/∂M ᵀ v_i.

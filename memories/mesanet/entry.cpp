@@ -70,6 +70,7 @@ MemoryEntry mesanet_entry() {
     e.params[0].best = {"0.001", "0.01", "0.1", "1", "10"};
     e.params[1].best = {"1", "0.999", "0.99"};
     e.state_formula = "d_phi(d_phi+1)/2 + d_v x d_phi (H symmetric: its lower triangle), d_phi the largest with d_phi(d_phi+1)/2 + d_v d_phi <= B; d_k without a budget";
+    e.gates.log_decay = e.gates.write_gate = true;  // MesaMemory::write_gated
     e.paper = "von Oswald et al. 2025 (MesaNet)";
     e.size = mesa_size;
     e.make = [](const Spec& spec, const MemoryShape& s, Rng& rng) -> std::unique_ptr<Memory> {

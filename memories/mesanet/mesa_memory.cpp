@@ -60,6 +60,24 @@ void MesaMemory::write_batch(ConstMatRef keys, ConstMatRef values) {
     }
 }
 
+void MesaMemory::write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) {
+    if (gate.beta) throw std::invalid_argument("MesaNet takes no per-token write strength beta");
+    if (gate.log_decay && gate.decay_channels != 1)
+        throw std::invalid_argument("MesaNet's decay is one scalar: a per-channel decay is refused");
+    const float delta = gate.write_gate ? *gate.write_gate
+                                        : (gated_ ? salience_step(value.data(), static_cast<int>(value.size()), feature_) : 1.0f);
+    if (delta == 0.0f) return;  // a skipped token: the state exactly as it was
+    const double a = gate.log_decay ? std::exp(double(gate.log_decay[0])) : std::pow(gamma_, double(delta));
+    const RowMat f = features(key.transpose());
+    if (a != 1.0) state_ *= static_cast<float>(a);
+    g().noalias() += (delta * value) * f;
+    float* packed = state_.data() + std::int64_t{d_value_} * d_phi_;
+    for (int i = 0; i < d_phi_; ++i) {
+        Eigen::Map<Vec>(packed, i + 1) += (delta * f(0, i)) * f.row(0).head(i + 1).transpose();
+        packed += i + 1;
+    }
+}
+
 Eigen::MatrixXd MesaMemory::h_plus_lambda() const {
     Eigen::MatrixXd a(d_phi_, d_phi_);
     const float* packed = state_.data() + std::int64_t{d_value_} * d_phi_;

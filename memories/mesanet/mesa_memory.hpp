@@ -52,6 +52,10 @@ public:
     void reset() override { state_.setZero(); }
     void write(ConstVecRef key, ConstVecRef value) override { write_batch(key.transpose(), value.transpose()); }
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
+    /// One write under a token's gates: H ← a H + Δ φ φᵀ, G ← a G + Δ v φᵀ with Δ the write
+    /// gate (else the salience step) and a = exp(log decay) (else γ^Δ); Δ = 0 skips the token.
+    /// A per-channel decay and β are refused.
+    void write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) override;
     void read(ConstVecRef query, VecRef out) const override;
     void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override;
     std::int64_t state_floats() const override { return state_.size(); }

@@ -30,6 +30,7 @@ MemoryEntry retnet_entry() {
     e.params = {decay_param("gamma", "0.99", "decay per write (1 = the linear grid)", {"1", "0.999", "0.997", "0.99", "0.97", "0.9"}),
                 grid_phi_param(), grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
+    e.gates = GateInputs{true, false, false, true};  // log_decay, channel_decay, beta, write_gate (GatedGrid::write_gated)
     e.paper = "Sun et al. 2023";
     // How the reports name it (memcap list --json).
     e.published = "RetNet";

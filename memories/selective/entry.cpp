@@ -31,6 +31,8 @@ MemoryEntry selective_entry() {
     // about 1000, 300, 100, 30 and 10 writes
     e.params[0].best = {"1", "0.999", "0.997", "0.99", "0.97", "0.9"};
     e.state_formula = "d_v x d_phi, as linear";
+    e.gates.log_decay = e.gates.write_gate = true;  // SelectiveState::write_gated
+    e.splits_into_heads = true;  // heads=h (memories/heads.hpp)
     e.paper = "Gu & Dao 2023 (Mamba); Dao & Gu 2024";
     // zoology/mixers/mamba.py, Mamba.state_size: 2 * d_model * d_state (expand = 2: d_inner = 2 d_model
     // channels, each a d_state vector)

@@ -14,6 +14,18 @@ float SelectiveState::step(const float* value, int d_value) const {
 
 void SelectiveState::write(ConstVecRef key, ConstVecRef value) { write_batch(key.transpose(), value.transpose()); }
 
+void SelectiveState::write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& g) {
+    if (g.beta) throw std::invalid_argument("the selective state takes no per-token write strength beta");
+    if (g.log_decay && g.decay_channels != 1)
+        throw std::invalid_argument("the selective state's decay is one scalar: a per-channel decay is refused");
+    const float delta = g.write_gate ? *g.write_gate : step(value.data(), static_cast<int>(value.size()));
+    if (delta == 0.0f) return;  // a skipped token: the state exactly as it was
+    const double a = g.log_decay ? std::exp(double(g.log_decay[0])) : std::pow(rho_, double(delta));
+    const RowMat f = features(key.transpose());
+    if (a != 1.0) grid_ *= static_cast<float>(a);
+    grid_.noalias() += (delta * value) * f;
+}
+
 void SelectiveState::write_batch(ConstMatRef keys, ConstMatRef values) {
     // Unrolled: S_n = (Π_i a_i) S_0 + Σ_i w_i v_i φ(k_i)ᵀ with w_i = b_i Π_{j>i} a_j,
     // so n writes are one GEMM.

@@ -46,6 +46,10 @@ public:
 
     void write(ConstVecRef key, ConstVecRef value) override;
     void write_batch(ConstMatRef keys, ConstMatRef values) override;
+    /// One write under a token's gates: S ← a S + Δ v φ(k)ᵀ with Δ the write gate (else the
+    /// salience step) and a = exp(log decay) (else ρ^Δ); Δ = 0 skips the token. One decay
+    /// for the whole state (Mamba-2's scalar per head): a per-channel decay and β are refused.
+    void write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) override;
 
     /// The step Δ(v) for one value (see the header comment): 1 without a gate or
     /// without a declared salience feature.

@@ -81,6 +81,7 @@ MemoryEntry softmax_entry() {
     e.params[1].best = {"0", "2", "4", "6", "8", "10", "12", "14", "16"};  // softmax:null=best
     e.state_formula = "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs (one fewer with a null slot, "
                       "whose row counts); unbounded without a budget";
+    e.splits_into_heads = true;  // heads=h (memories/heads.hpp)
     e.paper = "Bahdanau et al. 2014; Vaswani et al. 2017";
     // zoology/mixers/attention.py, MHA.state_size: 2 * d_model * sequence_length (the key-value cache)
     e.zoology = ZoologyCount{"2 x d_model x sequence_length (zoology/mixers/attention.py); d_model = d_k = d_v, sequence_length = "
