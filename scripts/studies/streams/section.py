@@ -9,7 +9,9 @@ chose, by its published name (the catalog's table names, common.label).
                     the last lag before the first bucket below 0.9 (common.capacity along "lag").
   overwrite_recall  n = distinct keys; slot 0 = untouched keys, slot 1 = keys written again (right
                     answer: the latest value). Capacity on each slot on its own.
-  salient_recall    n = marked pairs among distractors·n unmarked ones; capacity counts marked pairs.
+  salient_recall    n = marked pairs among distractors·n unmarked ones; capacity counts marked pairs. Two
+                    frames, the same gate for every memory: none gated (the default, every pair written)
+                    and every memory gated (gate=all: the task skips the distractors before any write).
   assoc_recall      passes = p: the n pairs written p times; capacity at each p.
 
 What the section holds, every number read from the CSV: the table "which memory when" (per task,
@@ -22,22 +24,23 @@ import os
 import sys
 from collections import OrderedDict
 
-from memcap_report.capacity import (at_largest_window, cap_text, part_capacities as shared_part_capacities, part_rows, horizon, lag_curve,
-                                    passes)
-from memcap_report.common import (Context, caches, reduces_to, run, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
+from memcap_report.capacity import (at_largest_window, cap_text, part_capacities as shared_part_capacities, part_of, part_rows, horizon,
+                                    lag_curve, passes)
+from memcap_report.common import (Context, caches, run, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
                                   measured, name_order, noise_key, noise_order, noise_words, optional_csv, param, ratio_words, read_manifest,
-                                  se, tuned_keys)
+                                  se, spec_params, tuned_keys)
 from memcap_report.race import edge_words, settings
 
 FIGURE = "streams_lag.png"
 # The study's parts, in its tables' order: (task, part) -> how the tables name it (the parts themselves:
-# capacity.part_of, from the catalog's slot parts and a task's passes).
+# capacity.part_of, from the catalog's slot parts, a task's passes and its gate).
 PART_NAMES = OrderedDict([
     (("recent_recall", ""), "recent_recall (window W)"),
     (("overwrite_recall", "both"), "overwrite_recall (rewritten and untouched keys)"),
     (("overwrite_recall", "rewritten"), "overwrite_recall (rewritten keys)"),
     (("overwrite_recall", "untouched"), "overwrite_recall (untouched keys)"),
-    (("salient_recall", ""), "salient_recall (marked pairs)"),
+    (("salient_recall", ""), "salient_recall (marked pairs, no memory gated)"),
+    (("salient_recall", "gate=all"), "salient_recall:gate=all (marked pairs, every memory gated)"),
 ])
 OVERWRITE_SLOTS = {"0": "untouched", "1": "rewritten"}
 
@@ -221,44 +224,106 @@ def closest_n(ns, target=OVERWRITE_AT):
 
 
 
+GATE_FRAMES = (("salient_recall", ""), ("salient_recall", "gate=all"))  # no memory gated, every memory gated
+
+
 def gate_table(caps, summary):
-    """(lines, pairs): what the gate buys on salient_recall. Per (gated, ungated) pair present (the catalog's reduces_to: each gated
-    memory and its special case, the same recurrence with the step Δ = 1 on every write at decay 1), noise
-    and budget: both capacities, and both accuracies (± 1 SE) at the gated memory's capacity, with whether
-    their intervals (mean ± 2 SE) are apart. pairs = [(gated, ungated, noise, budget, capacity rows, apart)]."""
-    pc = caps.get(("salient_recall", ""), {})
-    rows = [r for r in summary if base(r["task_spec"]) == "salient_recall"]
-    acc = {(base(r["memory_spec"]), noise_of(r), int(r["budget_floats"]), int(r["n"])): (fnum(r["accuracy_mean_frac"]), se(r))
-           for r in rows}
-    lines = ["| gated memory | ungated special case | noise | floats | capacity: gated / ungated | at n = the gated capacity: "
-             "gated / ungated | intervals (± 2 SE) |", "|---|---|---|---|---|---|---|"]
+    """(lines, pairs): what the gate buys on salient_recall, the same gate for every memory. Per memory
+    measured in both frames (gate=none: every pair written; gate=all: the task skips the distractors for
+    every memory), noise and budget: both capacities, their ratio, and both accuracies (± 1 SE) at n = the
+    gated capacity, with whether their intervals (mean ± 2 SE) are apart.
+    pairs = [(memory, noise, budget, (ungated row, gated row), apart)]."""
+    none, every = (caps.get(p, {}) for p in GATE_FRAMES)
+    acc = {}
+    for r in summary:
+        if base(r["task_spec"]) == "salient_recall":
+            frame = GATE_FRAMES[1] if part_of(r) == GATE_FRAMES[1] else GATE_FRAMES[0]
+            acc[(frame, base(r["memory_spec"]), noise_of(r), int(r["budget_floats"]), int(r["n"]))] = (
+                fnum(r["accuracy_mean_frac"]), se(r))
+    lines = ["| memory | noise | floats | capacity: none gated / every memory gated | gated ÷ ungated | "
+             "at n = the gated capacity: ungated / gated | intervals (± 2 SE) |", "|---|---|---|---|---|---|---|"]
     pairs = []
-    for g, u in reduces_to().items():
-        for (m, noise, b), gr in pc.items():
-            if m != g or (u, noise, b) not in pc:
-                continue
-            ur = pc[(u, noise, b)]
-            n = gr["capacity"]
-            a, c = acc.get((g, noise, b, n)) if n else None, acc.get((u, noise, b, n)) if n else None
-            apart = bool(a and c and a[0] - 2 * a[1] > c[0] + 2 * c[1])
-            at = ("%.2f ± %.2f / %.2f ± %.2f" % (a[0], a[1], c[0], c[1])) if a and c else "—"
-            lines.append("| %s | %s | %s | %d | %s / %s | %s | %s |" % (
-                label(g), label(u), noise_words(noise), b, cap_text(gr), cap_text(ur), at,
-                "apart" if apart else ("overlap" if a and c else "—")))
-            pairs.append((g, u, noise, b, (gr, ur), apart))
+    keys = [k for k in every if k in none]
+    for noise in noise_order({k[1] for k in keys}):
+        for b in sorted({k[2] for k in keys if k[1] == noise}):
+            for m in memory_order(k[0] for k in keys if k[1] == noise and k[2] == b):
+                ur, gr = none[(m, noise, b)], every[(m, noise, b)]
+                n = gr["capacity"]
+                u = acc.get((GATE_FRAMES[0], m, noise, b, n)) if n else None
+                g = acc.get((GATE_FRAMES[1], m, noise, b, n)) if n else None
+                apart = bool(u and g and g[0] - 2 * g[1] > u[0] + 2 * u[1])
+                at = ("%.2f ± %.2f / %.2f ± %.2f" % (u[0], u[1], g[0], g[1])) if u and g else "—"
+                lines.append("| %s | %s | %d | %s / %s | %s | %s | %s |" % (
+                    label(m), noise_words(noise), b, cap_text(ur), cap_text(gr), gain_text(ur, gr), at,
+                    "apart" if apart else ("overlap" if u and g else "—")))
+                pairs.append((m, noise, b, (ur, gr), apart))
     return (lines if pairs else []), pairs
 
 
-def gate_words(pairs):
-    """The gate's effect in words, from gate_table's pairs: at how many points the gated memory stores more
-    marked pairs than its ungated special case with intervals apart."""
+def gain_text(ur, gr):
+    """The gated capacity over the ungated one: '×4', '≥×2' when the gated passes the largest n tried (a
+    lower bound), '>×8' when the ungated is below the smallest n tried (8 = the gated over that n), '—' when
+    the gated is too."""
+    a, c = gr["capacity"], ur["capacity"]
+    if not a:
+        return "—"
+    if not c:
+        return ">" + ratio_words(a, ur["smallest_tried"])
+    return ("≥" if a >= gr["largest_tried"] else "") + ratio_words(a, c)
+
+
+def gain_ratios(pairs):
+    """{memory: [(gated ÷ ungated, lower bound?)]} over the pairs whose two capacities are both measured."""
+    out = OrderedDict()
+    for m, noise, b, (ur, gr), _ in pairs:
+        if ur["capacity"] and gr["capacity"]:
+            out.setdefault(m, []).append((gr["capacity"] / ur["capacity"], gr["capacity"] >= gr["largest_tried"]))
+    return out
+
+
+def span_ratio(rs):
+    """'×2', '≥×4', '×2–4', '×2–≥4' ('≥' on a lower bound: the gated capacity at the largest n tried) from
+    [(ratio, lower bound?)]."""
+    lo, hi = min(rs), max(rs)
+    num = lambda r: ("%d" % round(r[0])) if abs(r[0] - round(r[0])) < 0.05 else "%.1f" % r[0]
+    if lo == hi:
+        return "%s×%s" % ("≥" if lo[1] else "", num(lo))
+    return "×%s%s–%s%s" % ("≥" if lo[1] else "", num(lo), "≥" if hi[1] else "", num(hi))
+
+
+def gate_words(pairs, caps=None):
+    """The gate's effect in words, from gate_table's pairs: at how many points the gated frame stores more
+    marked pairs than the ungated one (intervals apart), the ratio per memory, and — when the study has
+    assoc_recall written once — at how many points a gated memory's capacity equals its assoc_recall one."""
     if not pairs:
         return ""
-    more = [p for p in pairs if (p[4][0]["capacity"] or 0) > (p[4][1]["capacity"] or 0)]
-    apart = [p for p in more if p[5]]
-    return ("A gate stores more marked pairs than the same recurrence without it at %d of %d (memory, noise, budget) "
-            "points, with intervals apart (± 2 SE at the gated capacity) at %d of them: the ungated grid pays for "
-            "every distractor's crosstalk." % (len(more), len(pairs), len(apart)))
+    more = [p for p in pairs if (p[3][1]["capacity"] or 0) > (p[3][0]["capacity"] or 0)]
+    apart = [p for p in more if p[4]]
+    ratios = gain_ratios(pairs)
+    text = ("Gating every memory's writes raises its capacity in marked pairs at %d of %d (memory, noise, budget) "
+            "points, with intervals apart (± 2 SE at the gated capacity) at %d of them" % (len(more), len(pairs), len(apart)))
+    if ratios:
+        text += "; gated ÷ ungated: " + "; ".join("%s %s" % (label(m), span_ratio(rs)) for m, rs in ratios.items())
+    text += "."
+    eq = same_as_assoc(pairs, caps or {})
+    if eq:
+        text += (" Gated, a memory stores what it stores on assoc_recall with the marked pairs alone: its capacity "
+                 "equals its assoc_recall capacity at %d of the %d points measured on both%s." % (
+                     len(eq[0]), eq[1], "" if len(eq[0]) == eq[1] else " (" + "; ".join(eq[2]) + " differ)"))
+    return text
+
+
+def same_as_assoc(pairs, caps):
+    """([points equal], points compared, [the others in words]): the gated capacity against the same memory's
+    assoc_recall (written once) capacity at the same noise and budget; None when the study has no such rows."""
+    assoc = caps.get(("assoc_recall", "passes=1"), caps.get(("assoc_recall", ""), {}))
+    both = [(m, noise, b, gr) for m, noise, b, (_, gr), _ in pairs if (m, noise, b) in assoc]
+    if not both:
+        return None
+    eq = [p for p in both if p[3]["capacity"] == assoc[p[:3]]["capacity"]]
+    other = ["%s at %s, %d floats: %s against %s" % (label(m), noise_words(noise), b, cap_text(gr), cap_text(assoc[(m, noise, b)]))
+             for m, noise, b, gr in both if gr["capacity"] != assoc[(m, noise, b)]["capacity"]]
+    return eq, len(both), other
 
 
 def overwrite_table(summary, manifest, edges):
@@ -443,8 +508,11 @@ def task_words(summary):
         out.append("overwrite_recall writes n pairs, then a fraction %s of the keys again with fresh values; a "
                    "rewritten key's answer is its latest value" % param(specs["overwrite_recall"], "rewrite"))
     if "salient_recall" in specs:
-        out.append("salient_recall hides n marked pairs among %s·n unmarked ones and asks for the marked" %
-                   param(specs["salient_recall"], "distractors"))
+        out.append("salient_recall hides n marked pairs among %s·n unmarked ones and asks for the marked, %s" % (
+            param(specs["salient_recall"], "distractors"),
+            "with no memory gated and with every memory's writes gated (gate=all)" if any(
+                "gate" in spec_params(r["task_spec"]) for r in summary if base(r["task_spec"]) == "salient_recall")
+            else "with no memory gated"))
     ps = sorted({int(passes(r["task_spec"])) for r in summary if base(r["task_spec"]) == "assoc_recall"})
     if ps:
         out.append("assoc_recall writes its n pairs %s times" % list_words([str(p) for p in ps]).replace(" and ", " or "))
@@ -504,10 +572,11 @@ def render(data, rows, ctx):
     lines, pairs = gate_table(caps, summary)
     if lines:
         text += ["### What a gate buys (salient_recall)", "",
-                 "Each gated memory beside its ungated special case (the same recurrence writing every pair) at "
-                 "equal state: a gate that skips the marked distractors leaves the grid of the marked pairs alone.",
-                 ""] + lines + [""]
-        gw = gate_words(pairs)
+                 "The same gate for every memory, or for none: each memory in both frames at equal state — no memory "
+                 "gated (every pair written) and every memory gated (`gate=all`: the task skips the marked distractors "
+                 "before any memory writes, the cache, the grids and the gated grids alike). No memory reads the mark "
+                 "itself, so a gated grid's own step is 1 in both.", ""] + lines + [""]
+        gw = gate_words(pairs, caps)
         text += [gw, ""] if gw else []
 
     lines, n, _ = overwrite_table(summary, manifest, edges)
@@ -629,6 +698,55 @@ def readme_window_lead(caps):
     return "%s×" % words(lo) if lo == hi else "%s–%s×" % (words(lo), words(hi))
 
 
+def frame_against_cache(pc):
+    """For one salient_recall frame: the fixed-state memories leading at the most (noise, budget) points,
+    and at how many points the best fixed state stores more marked pairs than the cache, as many, fewer."""
+    lead = leaders(pc)
+    if not lead:
+        return "—"
+    tally = OrderedDict([("more", 0), ("as many", 0), ("fewer", 0)])
+    wins = OrderedDict()
+    for (noise, b), (ms, top, cache) in lead.items():
+        for m in ms:
+            wins[m] = wins.get(m, 0) + 1
+        if cache is not None:
+            c = cache["capacity"] or 0
+            tally["more" if top > c else "as many" if top == c else "fewer"] += 1
+    most = max(wins.values())
+    best = [readme_name(m) for m in memory_order(wins) if wins[m] == most]
+    text = "%s lead%s the fixed states (at %d of %d points)" % (list_words(best), "s" if len(best) == 1 else "", most, len(lead))
+    counted = sum(tally.values())
+    if counted:
+        text += " and the best fixed state stores, against the cache, %s of %d" % (
+            list_words(["%s at %d" % (w, k) for w, k in tally.items() if k]), counted)
+    return text
+
+
+def readme_salient(caps, summary):
+    """The README's words on salient_recall: per frame (none gated, every memory gated) who leads and how the
+    best fixed state stands against the cache; then what gating every memory buys each memory (gated ÷
+    ungated capacity) and whether the gated capacities are the assoc_recall ones."""
+    none, every = (caps.get(p, {}) for p in GATE_FRAMES)
+    if not none and not every:
+        return "(not measured)"
+    out = []
+    if none:
+        out.append("with no memory gated, " + frame_against_cache(none))
+    if every:
+        out.append("with every memory gated, " + frame_against_cache(every))
+    _, pairs = gate_table(caps, summary)
+    ratios = gain_ratios(pairs)
+    text = "; ".join(out) + "."
+    if ratios:
+        text += " Gating multiplies the marked pairs stored by " + "; ".join(
+            "%s %s" % (readme_name(m), span_ratio(rs)) for m, rs in ratios.items()) + " (over budgets and noise)"
+        eq = same_as_assoc(pairs, caps)
+        if eq:
+            text += ", and a gated memory's capacity is its assoc_recall capacity at %d of %d points" % (len(eq[0]), eq[1])
+        text += "."
+    return text
+
+
 def readme(data, rows, ctx):
     """reports/streams/README.md's computed parts (its template: README.md.in)."""
     summary, manifest = data
@@ -636,4 +754,5 @@ def readme(data, rows, ctx):
     theory = optional_csv(os.path.join(ctx.reports_dir, "streams", "theory.csv"))
     table, counts = readme_residuals(theory) if theory else ("(no `theory.csv`)", "0")
     return {"which_table": readme_which(caps), "residual_table": table, "residual_rows": counts,
-            "passes": readme_passes(caps, manifest), "window_lead": readme_window_lead(caps)}
+            "passes": readme_passes(caps, manifest), "window_lead": readme_window_lead(caps),
+            "salient": readme_salient(caps, summary)}
