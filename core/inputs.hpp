@@ -11,7 +11,7 @@
 //                      overwrite_recall
 //   d_key, d_value     d, d             d, d                  d, d                d, d
 //   positional_keys    false            true                  true                false
-//   salience_feature   none             none                  0 (blank: e₀)       0 (distractor: e₀ + u)
+//   salience_feature   none             none                  0 (blank: e₀)       none (the task gates)
 #pragma once
 
 #include <optional>
@@ -30,10 +30,10 @@ struct InputDescription {
     bool positional_keys = false;
     /// The coordinate of the value that marks a token's class, when the task has one:
     /// filler (noise) or distractor tokens are nonzero on it and content tokens are exactly
-    /// 0 there (selective copying: the blank is e₀; salient_recall: a distractor's value is
-    /// e₀ + u, u a random unit code on the other coordinates). A selective memory may gate
-    /// its writes on it. Empty: the values carry no such feature (random values), and
-    /// nothing tells filler from content.
+    /// 0 there (selective copying: the blank is e₀). A selective memory may gate its writes
+    /// on it. Empty: the values carry no such feature (random values), and nothing tells
+    /// filler from content; salient_recall marks its distractors (e₀ + u) but declares none:
+    /// its gate is the task's, applied to every memory or to none (gate=all|none).
     std::optional<int> salience_feature;
 };
 

@@ -141,25 +141,32 @@ void OverwriteRecall::fill(const TaskCell& c, Split split, std::int64_t index, s
 
 // ------------------------------------------------------------------ salient_recall
 
-SalientRecall::SalientRecall(Spec spec) : StreamTask(std::move(spec)), distractors_(this->spec().integer("distractors")) {}
+SalientRecall::SalientRecall(Spec spec)
+    : StreamTask(std::move(spec)), distractors_(this->spec().integer("distractors")),
+      gate_all_(this->spec().has("gate") && this->spec().text("gate") == "all") {}
 
 void SalientRecall::check_cell(const TaskCell& c) const {
     check_noise(c);
     if (c.d < 2) refuse("d", std::to_string(c.d), "leaves no coordinate for content: coordinate 0 marks a distractor (needs d >= 2)");
     require_distinct_codes(c, "n=" + std::to_string(c.n) + " marked values", c.n, 1);
+    if (gate_all_ && c.n * (1 + distractors_) > std::numeric_limits<int>::max())
+        refuse("n", std::to_string(c.n), "makes " + std::to_string(c.n * (1 + distractors_)) +
+               " pairs in the stream before the gate, more than an int indexes");
 }
 
 std::int64_t SalientRecall::peak_bytes(const TaskCell& c) const {
-    const double w = static_cast<double>(writes_per_episode(c)), d = c.d, m = static_cast<double>(queries_);
-    // keys, values (and their draw on d − 1 coordinates), the marked values as candidates;
-    // queries and their noise; targets, slots, rows asked, the marked rows
-    return bytes_of(3.0 * w * d + double(c.n) * d + 2.0 * m * d + scoring_panel_floats(double(c.n), c.d),  // and the scoring panel
+    const double w = static_cast<double>(c.n * (1 + distractors_)), d = c.d, m = static_cast<double>(queries_);
+    // keys, values (and their draw on d − 1 coordinates), the marked values as candidates
+    // (gate=all: and the marked keys); queries and their noise; targets, slots, rows asked,
+    // the marked rows
+    return bytes_of(3.0 * w * d + (gate_all_ ? 2.0 : 1.0) * double(c.n) * d + 2.0 * m * d +
+                        scoring_panel_floats(double(c.n), c.d),  // and the scoring panel
                     3.0 * m + double(c.n));
 }
 
 void SalientRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {
     const int sp = static_cast<int>(split);
-    const std::int64_t w = writes_per_episode(c);
+    const std::int64_t w = c.n * (1 + distractors_);  // the stream, before any gate
     Rng pairs = Rng::stream("salient_recall/pairs", c.n, distractors_, c.d, c.seed, sp, index);
     e.keys.resize(w, c.d);
     pairs.fill_normal(e.keys);
@@ -187,6 +194,12 @@ void SalientRecall::fill(const TaskCell& c, Split split, std::int64_t index, std
     std::vector<int> asked(e.target.size());
     for (std::size_t q = 0; q < asked.size(); ++q) asked[q] = marked[static_cast<std::size_t>(e.target[q])];
     make_queries(c, "salient_recall/noise", sp, index, asked, e);
+    if (gate_all_) {  // the oracle gate: only the marked pairs reach the memory, in stream order
+        RowMat keys(c.n, c.d);
+        for (std::int64_t i = 0; i < c.n; ++i) keys.row(i) = e.keys.row(marked[static_cast<std::size_t>(i)]);
+        e.keys.swap(keys);
+        e.values = e.candidates;
+    }
 }
 
 }  // namespace memcap

@@ -37,17 +37,29 @@
 //     write k0→v0, k1→v1, k2→v2, k1→v1'      candidates v0, v1, v2, v1'
 //     query k0 (slot 0) → v0;  query k1 (slot 1) → v1'
 //
-// salient_recall (n = marked pairs) — what a gate buys.
+// salient_recall (n = marked pairs) — what a gate buys, for every memory or for none.
 //   n marked pairs and distractors · n distractor pairs, at uniformly random positions of
 //   the stream (a uniform n-subset of the n(1 + distractors) writes holds the marked
 //   ones). Marked values are random unit codes on coordinates 1..d−1 (coordinate 0 is
 //   0); a distractor's value is e₀ + u, u a random unit code on coordinates 1..d−1, so it
-//   carries as much content as a marked value plus the mark. The task declares
-//   coordinate 0 as its salience feature (core/inputs.hpp): a gated memory may skip what
-//   carries the mark. Queries ask only marked keys (drawn with replacement); the
-//   candidates are the n marked values (chance 1/n). Capacity counts marked pairs at
-//   the given distractor ratio.
+//   carries as much content as a marked value plus the mark. Queries ask only marked keys
+//   (drawn with replacement); the candidates are the n marked values (chance 1/n).
+//   Capacity counts marked pairs at the given distractor ratio. The gate is the task's,
+//   the same for every memory in a frame (no memory reads the mark itself: the task
+//   declares no salience feature, core/inputs.hpp, so a memory's own gate=salience has
+//   step 1 here):
+//     gate = none (the default)  every memory writes all n(1 + distractors) pairs;
+//     gate = all                 an oracle gate skips every distractor before any memory
+//                                sees it: the cache, the grids, HRR and the gated grids
+//                                alike write only the n marked pairs, in stream order
+//                                (a skipped write leaves the state as it was: Δ = 0).
+//   Both frames draw the same pairs, positions, targets and noise: their episodes are
+//   paired, and gate=all's writes are gate=none's marked rows.
 //
+//   One episode, n = 2, distractors = 1 (marked at positions 1 and 2):
+//     gate=none: write k0→e₀+u0, k1→v1, k2→v2, k3→e₀+u3     candidates v1, v2
+//     gate=all:  write k1→v1, k2→v2                          query k1 → v1; k2 → v2
+
 // assoc_recall:passes=p (tasks/assoc_recall.hpp) writes its n pairs p times in order.
 //
 // recent_recall and overwrite_recall are scored by the memory's own read only: their slots
@@ -56,7 +68,7 @@
 //
 // Parameters: recent_recall  ratio = 8, buckets = 8, queries = 64, noise, cosine
 //             overwrite_recall  rewrite = 0.25, queries = 64, noise, cosine
-//             salient_recall  distractors = 3, queries = 32, noise, cosine
+//             salient_recall  distractors = 3, queries = 32, noise, cosine, gate = none
 // The pairs, the positions, the targets and the noise come from separate streams.
 #pragma once
 
@@ -128,10 +140,12 @@ private:
 class SalientRecall final : public StreamTask {
 public:
     explicit SalientRecall(Spec spec);
-    /// Random content keys; value coordinate 0 marks a distractor.
-    InputDescription inputs(const TaskCell& c) const override { return {c.d, c.d, false, 0}; }
+    /// Random content keys; value coordinate 0 marks a distractor, but no salience feature is
+    /// declared: the gate is the task's (gate=all), never one memory's.
+    InputDescription inputs(const TaskCell& c) const override { return {c.d, c.d, false, std::nullopt}; }
     double chance(const TaskCell& c) const override { return 1.0 / static_cast<double>(c.n); }
-    std::int64_t writes_per_episode(const TaskCell& c) const override { return c.n * (1 + distractors_); }
+    /// The writes a memory sees: every pair, or (gate=all) the n marked ones.
+    std::int64_t writes_per_episode(const TaskCell& c) const override { return gate_all_ ? c.n : c.n * (1 + distractors_); }
     std::int64_t peak_bytes(const TaskCell& c) const override;
 
 protected:
@@ -140,6 +154,7 @@ protected:
 
 private:
     std::int64_t distractors_;
+    bool gate_all_;  // gate=all: the distractors are skipped before any memory writes
 };
 
 }  // namespace memcap

@@ -121,6 +121,8 @@ expect_bad "content=16 tokens do not fit in a stream of n=8" run --memory softma
 expect_bad "ratio=0 is out of range" run --memory linear --task recent_recall:ratio=0 --n 4 --out "$o"
 expect_bad "rewrite=1.5 is out of range" run --memory linear --task overwrite_recall:rewrite=1.5 --n 4 --out "$o"
 expect_bad "distractors=-1 is out of range" run --memory linear --task salient_recall:distractors=-1 --n 4 --out "$o"
+expect_bad "gate=salience is not one of none, all" run --memory linear --task salient_recall:gate=salience --n 4 --out "$o"
+expect_bad "gate=best: this parameter has no candidates" run --memory linear --task salient_recall:gate=best --n 4 --out "$o"
 expect_bad "passes=0 is out of range" run --memory linear --task assoc_recall:passes=0 --n 4 --out "$o"
 expect_bad "coordinate 0 marks a distractor" run --memory linear --task salient_recall --d 1 --n 4 --out "$o"
 expect_bad "both set the query noise" run --memory linear --task recent_recall:noise=0.1,cosine=0.5 --n 4 --out "$o"

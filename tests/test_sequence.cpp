@@ -124,7 +124,7 @@ TEST_CASE("the selective gate reads the declared salience feature, without one, 
                       std::invalid_argument);
     // The tasks declare it: only selective copying has one (coordinate 0, its blank e_0).
     REQUIRE(make_task(parse_task_spec("selective_copying"))->inputs(TaskCell{32, d, 0}).salience_feature == 0);
-    for (const char* task : {"assoc_recall", "lag_recall", "copying"})
+    for (const char* task : {"assoc_recall", "lag_recall", "copying", "salient_recall", "salient_recall:gate=all"})
         REQUIRE_FALSE(make_task(parse_task_spec(task))->inputs(TaskCell{32, d, 0}).salience_feature);
 }
 

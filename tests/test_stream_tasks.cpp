@@ -1,9 +1,9 @@
 // The tasks where decays, overwrites and gates pay (tasks/stream_recall.hpp, and
 // assoc_recall:passes): their episodes are what the header says; the sliding-window cache's
 // horizon is exactly B / (d_k + d_v); the delta rule at β = 1 reads a rewritten key's latest
-// value, and the tie rule scores the cache's midpoint as a miss; a gated memory stores more
-// marked pairs than its ungated special case, as many as the ungated one stores without
-// distractors; repeated delta passes are the Kaczmarz iteration that tends to least squares.
+// value, and the tie rule scores the cache's midpoint as a miss; the task's gate (salient_recall:
+// gate=all) skips the distractors for every memory, which then stores as many marked pairs as it
+// stores without distractors; repeated delta passes are the Kaczmarz iteration that tends to least squares.
 #include "core/error.hpp"
 #include "support.hpp"
 
@@ -89,7 +89,9 @@ TEST_CASE("overwrite_recall: rewritten keys are copies of stored keys, read at t
 TEST_CASE("salient_recall: marked values are 0 on coordinate 0, distractors e0 + u, and only marked keys are asked", "[task][streams]") {
     const auto t = task("salient_recall:distractors=3,queries=50");
     const TaskCell c{12, 9, 4};
-    REQUIRE(t->inputs(c).salience_feature == std::optional<int>(0));
+    // the gate is the task's (gate=none or all), never one memory's: no salience feature declared
+    REQUIRE_FALSE(t->inputs(c).salience_feature);
+    REQUIRE(t->writes_per_episode(c) == 48);
     const Episode e = t->episode(c, Split::Test, 0);
     REQUIRE(e.keys.rows() == 48);
     REQUIRE(e.candidates.rows() == 12);
@@ -104,6 +106,68 @@ TEST_CASE("salient_recall: marked values are 0 on coordinate 0, distractors e0 +
     for (std::size_t j = 0; j < marked.size(); ++j) REQUIRE(same(e.candidates, static_cast<Eigen::Index>(j), e.values, marked[j]));
     for (std::size_t q = 0; q < e.target.size(); ++q)
         REQUIRE((e.queries.row(static_cast<Eigen::Index>(q)) - e.keys.row(marked[static_cast<std::size_t>(e.target[q])])).norm() < 1e-6);
+    // gate=none is the default, left out of the canonical string; gate=all is the same episode
+    // (paired: same pairs, positions, targets, noise) with only the marked pairs written, in order
+    REQUIRE(parse_task_spec("salient_recall:gate=none").canonical() == parse_task_spec("salient_recall").canonical());
+    REQUIRE(parse_task_spec("salient_recall:gate=all").canonical() ==
+            "salient_recall:distractors=3,queries=32,noise=0,cosine=1,gate=all");
+    const auto g = task("salient_recall:distractors=3,queries=50,gate=all");
+    REQUIRE_FALSE(g->inputs(c).salience_feature);
+    REQUIRE(g->writes_per_episode(c) == 12);
+    REQUIRE(g->chance(c) == t->chance(c));
+    const Episode f = g->episode(c, Split::Test, 0);
+    REQUIRE(f.keys.rows() == 12);
+    REQUIRE(f.values.rows() == 12);
+    for (std::size_t j = 0; j < marked.size(); ++j) {
+        REQUIRE(same(f.keys, static_cast<Eigen::Index>(j), e.keys, marked[j]));
+        REQUIRE(same(f.values, static_cast<Eigen::Index>(j), e.values, marked[j]));
+    }
+    REQUIRE(f.candidates == e.candidates);
+    REQUIRE(f.target == e.target);
+    REQUIRE(f.queries == e.queries);
+}
+
+TEST_CASE("salient_recall:gate=all: every memory's state is its state after writing only the marked pairs, and with "
+          "gate=none: a gated memory's step is 1 on every write",
+          "[task][streams][conformance]") {
+    const TaskCell c{24, 16, 3};
+    const auto none = task("salient_recall:distractors=3"), all = task("salient_recall:distractors=3,gate=all");
+    const Episode e = none->episode(c, Split::Test, 1), f = all->episode(c, Split::Test, 1);
+    REQUIRE(e.keys.rows() == 96);
+    // the marked pairs of the full stream, in order (value coordinate 0 is 0 exactly on them)
+    std::vector<Eigen::Index> rows;
+    for (Eigen::Index i = 0; i < e.values.rows(); ++i)
+        if (e.values(i, 0) == 0.0f) rows.push_back(i);
+    REQUIRE(rows.size() == 24);
+    RowMat keys(24, c.d), values(24, c.d);
+    for (Eigen::Index j = 0; j < 24; ++j) keys.row(j) = e.keys.row(rows[static_cast<std::size_t>(j)]), values.row(j) = e.values.row(rows[static_cast<std::size_t>(j)]);
+    const auto state_after = [&](const std::string& memory, const Task& t, std::optional<std::int64_t> budget, const RowMat& k,
+                                 const RowMat& v) {
+        auto m = make_memory(parse_memory_spec(memory), MemoryShape(t.inputs(c), budget), 1);
+        m->write_batch(k, v);
+        return Vec(m->state());
+    };
+    // the cache (with a budget of 16 pairs: its FIFO then evicts only marked pairs), the grids,
+    // HRR and the gated grids alike; all through write_batch, as the readouts write an episode
+    for (const auto& [memory, budget] : std::vector<std::pair<std::string, std::optional<std::int64_t>>>{
+             {"softmax", std::nullopt}, {"softmax", 512}, {"sliding_window", 512}, {"linear", std::nullopt},
+             {"delta:beta=0.5", std::nullopt}, {"hrr", std::nullopt}, {"selective:rho=0.9", std::nullopt},
+             {"gla:alpha=0.9", std::nullopt}, {"gated_deltanet:alpha=0.9,beta=0.5", std::nullopt},
+             {"mesanet:gamma=0.99", std::nullopt}}) {
+        CAPTURE(memory, budget.value_or(0));
+        const Vec gated = state_after(memory, *all, budget, f.keys, f.values);
+        REQUIRE(gated == state_after(memory, *all, budget, keys, values));
+        // the distractors change the state when written (the gate is not a no-op)
+        REQUIRE(gated != state_after(memory, *none, budget, e.keys, e.values));
+    }
+    // gate=none: no feature is declared, so a gated memory's own gate=salience takes step 1 on
+    // every write (the distractors included): its state is the one with the memory's gate=none
+    for (const std::string memory : {"selective:rho=0.9", "gla:alpha=0.9", "gated_deltanet:alpha=0.9,beta=0.5", "kda:alpha=0.9",
+                                     "rwkv7:w=0.9", "mamba2:rho=0.9", "mesanet:gamma=0.99"}) {
+        CAPTURE(memory);
+        REQUIRE(state_after(memory, *none, std::nullopt, e.keys, e.values) ==
+                state_after(memory + ",gate=none", *none, std::nullopt, e.keys, e.values));
+    }
 }
 
 TEST_CASE("assoc_recall:passes=p writes the same n pairs p times in order, targets and candidates unchanged", "[task][streams]") {
@@ -127,6 +191,7 @@ TEST_CASE("the stream tasks refuse bad settings with one line naming them", "[ta
     REQUIRE_THROWS_WITH(parse_task_spec("overwrite_recall:rewrite=0"), Catch::Contains("rewrite"));
     REQUIRE_THROWS_WITH(parse_task_spec("overwrite_recall:rewrite=nan"), Catch::Contains("rewrite"));
     REQUIRE_THROWS_WITH(parse_task_spec("salient_recall:distractors=-2"), Catch::Contains("distractors"));
+    REQUIRE_THROWS_WITH(parse_task_spec("salient_recall:gate=salience"), Catch::Contains("gate=salience is not one of none, all"));
     REQUIRE_THROWS_WITH(parse_task_spec("assoc_recall:passes=0"), Catch::Contains("passes"));
     REQUIRE_THROWS_AS(task("salient_recall")->check(TaskCell{4, 1, 0}), UsageError);
     REQUIRE_THROWS_WITH(task("recent_recall:noise=0.1,cosine=0.7")->check(TaskCell{4, 8, 0}), Catch::Contains("both set"));
@@ -180,23 +245,31 @@ TEST_CASE("overwrites: the delta rule at beta = 1 reads a rewritten key's latest
     }
 }
 
-TEST_CASE("salient pairs: a gate that skips the marked distractors stores more marked pairs than the same grid without it",
-          "[task][streams][selective]") {
-    // 4096 floats, d = 32: the grid is 32 x 128. Three distractors per marked pair.
+TEST_CASE("salient pairs: the task's gate skips the distractors for every memory, and each then reads as on associative "
+          "recall of the marked pairs alone", "[task][streams][selective]") {
+    // 4096 floats, d = 32: the grid is 32 x 128, the cache 64 pairs. Three distractors per marked pair.
     for (const std::int64_t n : {32, 64}) {
         CAPTURE(n);
-        const auto gated = measure(Run("selective:rho=1", "salient_recall", n, 20, 4096, 32));
-        const auto plain = measure(Run("linear", "salient_recall", n, 20, 4096, 32));
-        CAPTURE(gated.mean, gated.se(), plain.mean, plain.se());
-        REQUIRE(gated.mean - 3.0 * gated.se() > plain.mean + 3.0 * plain.se());  // intervals apart
-        // what the gate buys is the distractors' crosstalk: gated, the grid reads as it does with
-        // only the n marked pairs written (associative recall at n), within sampling error
-        const auto alone = measure(Run("linear", "assoc_recall", n, 20, 4096, 32));
-        CAPTURE(alone.mean, alone.se());
-        REQUIRE(std::abs(gated.mean - alone.mean) <= 3.0 * std::sqrt(gated.se() * gated.se() + alone.se() * alone.se()));
-        // gate=none is the ungated grid (ρ = 1): it pays for the distractors as `linear` does
-        const auto ablated = measure(Run("selective:rho=1,gate=none", "salient_recall", n, 20, 4096, 32));
-        REQUIRE(ablated.mean == Approx(plain.mean).margin(1e-12));
+        for (const std::string memory : {"linear", "softmax:beta=1000", "selective:rho=1"}) {
+            CAPTURE(memory);
+            const auto gated = measure(Run(memory, "salient_recall:gate=all", n, 20, 4096, 32));
+            const auto plain = measure(Run(memory, "salient_recall", n, 20, 4096, 32));
+            CAPTURE(gated.mean, gated.se(), plain.mean, plain.se());
+            // the grid pays the distractors' crosstalk, the cache evicts marked pairs for them
+            REQUIRE(gated.mean - 3.0 * gated.se() > plain.mean + 3.0 * plain.se());  // intervals apart
+            // what the gate buys is the distractors' share: gated, a memory reads as it does with
+            // only the n marked pairs written (associative recall at n), within sampling error
+            const auto alone = measure(Run(memory, "assoc_recall", n, 20, 4096, 32));
+            CAPTURE(alone.mean, alone.se());
+            REQUIRE(std::abs(gated.mean - alone.mean) <= 3.0 * std::sqrt(gated.se() * gated.se() + alone.se() * alone.se()) + 1e-12);
+        }
+        // no memory reads the mark itself: the gated grid's own gate takes step 1 in both frames
+        for (const std::string task : {"salient_recall", "salient_recall:gate=all"}) {
+            CAPTURE(task);
+            const auto own = measure(Run("selective:rho=1", task, n, 20, 4096, 32));
+            const auto ablated = measure(Run("selective:rho=1,gate=none", task, n, 20, 4096, 32));
+            REQUIRE(own.mean == Approx(ablated.mean).margin(1e-12));
+        }
     }
 }
 

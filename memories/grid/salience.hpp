@@ -3,11 +3,11 @@
 //
 // Δ(v) = 0 when v_f ≠ 0 or v = 0, else 1; f is the value coordinate the task declares as
 // its salience feature. A token the task marks as filler or distractor carries the mark
-// on f (selective copying's blank is e_f; salient_recall's distractors are e_f + u), so
-// Δ = 0 and the write is skipped; a content token has v_f = 0 exactly, so Δ = 1 — the
+// on f (selective copying's blank is e_f), so Δ = 0 and the write is skipped; a content token has v_f = 0 exactly, so Δ = 1 — the
 // gate a trained model saturates to when one input feature tells it what will be asked.
 // Without a declared feature (random values: nothing tells filler from content) Δ = 1 for
-// every write. Used by every gated grid (selective, mamba2, gated_deltanet, kda, rwkv7,
+// every write — as on salient_recall, which gates in the task instead, for every memory
+// or for none (tasks/stream_recall.hpp: gate=all|none). Used by every gated grid (selective, mamba2, gated_deltanet, kda, rwkv7,
 // gla with gate=salience) and mesanet: an input-dependent gate of an untrained model has
 // nothing else to depend on, and memcap never derives one from random projections of
 // random inputs.

@@ -19,9 +19,9 @@
 // salience_feature, core/inputs.hpp): the value coordinate that marks a token's
 // class (memories/grid/salience.hpp). Selective copying declares f = 0: its blank
 // (noise) token is e₀, so Δ = 0 and it is skipped; content codes have v₀ = 0, so
-// Δ = 1; salient_recall marks its distractors the same way. When the task
-// declares no salience feature (associative recall, lag recall, copying: random
-// values), the gate has nothing to select on and Δ = 1 for every write. gate=none
+// Δ = 1. When the task declares no salience feature (associative recall, lag
+// recall, copying: random values; salient_recall, whose gate is the task's, for
+// every memory alike: tasks/stream_recall.hpp), the gate has nothing to select on and Δ = 1 for every write. gate=none
 // sets Δ = 1 for every write on every task: the same memory without selection
 // (a decaying grid), for ablations.
 //

@@ -147,7 +147,9 @@ def part_of(r):
     """The part a summary row belongs to: (task, part) — (task, "") for a task with one reading,
     (task, its slot's part) for a task whose slots name parts (the catalog's slot_parts: overwrite
     keys untouched or rewritten), (task, "passes=P") for a task that takes `passes` (how many times
-    the pairs are written); None for a slot that names no part."""
+    the pairs are written), (task, "gate=G") for a task that takes `gate` at a value other than its
+    default (salient_recall:gate=all: every memory's writes gated; the default, left out of the
+    canonical string, is (task, "")); None for a slot that names no part."""
     task = base(r["task_spec"])
     slots = task_info(task).get("slot_parts") or {}
     if slots:
@@ -155,6 +157,8 @@ def part_of(r):
         return (task, part) if part else None
     if "passes" in (task_info(task).get("params") or {}):
         return (task, "passes=" + passes(r["task_spec"]))
+    if "gate" in (task_info(task).get("params") or {}) and "gate" in spec_params(r["task_spec"]):
+        return (task, "gate=" + spec_params(r["task_spec"])["gate"])
     return (task, "")
 
 
@@ -240,12 +244,12 @@ def part_capacities(summary, order=(), seeds=None):
 
 def part_family(part):
     """The task family a part counts in for "which memory when" (verdict.py): the task, its variant
-    when written more than once ("assoc_recall:passes=2"), a task with slot parts on all of them at
-    once ("both"); None for one slot's part alone."""
+    when written more than once ("assoc_recall:passes=2") or gated ("salient_recall:gate=all"), a
+    task with slot parts on all of them at once ("both"); None for one slot's part alone."""
     task, what = part
     if what in ("", "both", "passes=1"):
         return task
-    if what.startswith("passes="):
+    if what.startswith(("passes=", "gate=")):
         return "%s:%s" % (task, what)
     return None
 

@@ -9,7 +9,9 @@ chose, by its published name (the catalog's table names, common.label).
                     the last lag before the first bucket below 0.9 (common.capacity along "lag").
   overwrite_recall  n = distinct keys; slot 0 = untouched keys, slot 1 = keys written again (right
                     answer: the latest value). Capacity on each slot on its own.
-  salient_recall    n = marked pairs among distractors·n unmarked ones; capacity counts marked pairs.
+  salient_recall    n = marked pairs among distractors·n unmarked ones; capacity counts marked pairs. Two
+                    frames, the same gate for every memory: none gated (the default, every pair written)
+                    and every memory gated (gate=all: the task skips the distractors before any write).
   assoc_recall      passes = p: the n pairs written p times; capacity at each p.
 
 What the section holds, every number read from the CSV: the table "which memory when" (per task,
@@ -22,24 +24,26 @@ import os
 import sys
 from collections import OrderedDict
 
+from memcap_report import crossing
 from memcap_report.crossing import load_seeds
 from memcap_report.crossing import fmt_ratio
 from memcap_report.capacity import (compare, nstar, order, resolved_line, at_largest_window, cap_text, part_capacities as shared_part_capacities, part_rows, horizon, lag_curve,
-                                    passes)
-from memcap_report.common import (Context, caches, reduces_to, run, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
+                                    passes, part_of)
+from memcap_report.common import (THRESHOLD, Context, caches, run, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
                                   measured, name_order, noise_key, noise_order, noise_words, optional_csv, param, ratio_words, read_manifest,
-                                  se, tuned_keys)
+                                  se, spec_params, tuned_keys)
 from memcap_report.race import edge_words, settings
 
 FIGURE = "streams_lag.png"
 # The study's parts, in its tables' order: (task, part) -> how the tables name it (the parts themselves:
-# capacity.part_of, from the catalog's slot parts and a task's passes).
+# capacity.part_of, from the catalog's slot parts, a task's passes and its gate).
 PART_NAMES = OrderedDict([
     (("recent_recall", ""), "recent_recall (window W)"),
     (("overwrite_recall", "both"), "overwrite_recall (rewritten and untouched keys)"),
     (("overwrite_recall", "rewritten"), "overwrite_recall (rewritten keys)"),
     (("overwrite_recall", "untouched"), "overwrite_recall (untouched keys)"),
-    (("salient_recall", ""), "salient_recall (marked pairs)"),
+    (("salient_recall", ""), "salient_recall (marked pairs, no memory gated)"),
+    (("salient_recall", "gate=all"), "salient_recall:gate=all (marked pairs, every memory gated)"),
 ])
 OVERWRITE_SLOTS = {"0": "untouched", "1": "rewritten"}
 
@@ -225,50 +229,115 @@ def closest_n(ns, target=OVERWRITE_AT):
 
 
 
+GATE_FRAMES = (("salient_recall", ""), ("salient_recall", "gate=all"))  # no memory gated, every memory gated
+
+
 def gate_table(caps, summary):
-    """(lines, pairs): what the gate buys on salient_recall. Per (gated, ungated) pair present (the catalog's reduces_to: each gated
-    memory and its special case, the same recurrence with the step Δ = 1 on every write at decay 1), noise
-    and budget: both capacities, and both accuracies (± 1 SE) at the gated memory's capacity, with whether
-    their intervals (mean ± 2 SE) are apart. pairs = [(gated, ungated, noise, budget, capacity rows, apart)]."""
-    pc = caps.get(("salient_recall", ""), {})
-    rows = [r for r in summary if base(r["task_spec"]) == "salient_recall"]
-    acc = {(base(r["memory_spec"]), noise_of(r), int(r["budget_floats"]), int(r["n"])): (fnum(r["accuracy_mean_frac"]), se(r))
-           for r in rows}
-    lines = ["| gated memory | ungated special case | noise | floats | capacity: gated / ungated | at n = the gated capacity: "
-             "gated / ungated | intervals (± 2 SE) |", "|---|---|---|---|---|---|---|"]
+    """(lines, pairs): what the gate buys on salient_recall, the same gate for every memory. Per memory
+    measured in both frames (gate=none: every pair written; gate=all: the task skips the distractors for
+    every memory), noise and budget: both n*, their paired ratio (the frames share episodes), and both
+    accuracies (± 1 SE) at n = the gated capacity, with whether their intervals (mean ± 2 SE) are apart.
+    pairs = [(memory, noise, budget, (ungated row, gated row), apart)]."""
+    none, every = (caps.get(p, {}) for p in GATE_FRAMES)
+    acc = {}
+    for r in summary:
+        if base(r["task_spec"]) == "salient_recall":
+            frame = GATE_FRAMES[1] if part_of(r) == GATE_FRAMES[1] else GATE_FRAMES[0]
+            acc[(frame, base(r["memory_spec"]), noise_of(r), int(r["budget_floats"]), int(r["n"]))] = (
+                fnum(r["accuracy_mean_frac"]), se(r))
+    lines = ["| memory | noise | floats | n*: none gated / every memory gated | gated ÷ ungated | "
+             "at n = the gated capacity: ungated / gated | intervals (± 2 SE) |", "|---|---|---|---|---|---|---|"]
     pairs = []
-    for g, u in reduces_to().items():
-        for (m, noise, b), gr in pc.items():
-            if m != g or (u, noise, b) not in pc:
-                continue
-            ur = pc[(u, noise, b)]
-            n = gr["capacity"]
-            a, c = acc.get((g, noise, b, n)) if n else None, acc.get((u, noise, b, n)) if n else None
-            apart = bool(a and c and a[0] - 2 * a[1] > c[0] + 2 * c[1])
-            at = ("%.2f ± %.2f / %.2f ± %.2f" % (a[0], a[1], c[0], c[1])) if a and c else "—"
-            lines.append("| %s | %s | %s | %d | %s / %s | %s | %s |" % (
-                label(g), label(u), noise_words(noise), b, cap_text(gr), cap_text(ur), at,
-                "apart" if apart else ("overlap" if a and c else "—")))
-            pairs.append((g, u, noise, b, (gr, ur), apart))
+    keys = [k for k in every if k in none]
+    for noise in noise_order({k[1] for k in keys}):
+        for b in sorted({k[2] for k in keys if k[1] == noise}):
+            for m in memory_order(k[0] for k in keys if k[1] == noise and k[2] == b):
+                ur, gr = none[(m, noise, b)], every[(m, noise, b)]
+                n = gr["capacity"]
+                u = acc.get((GATE_FRAMES[0], m, noise, b, n)) if n else None
+                g = acc.get((GATE_FRAMES[1], m, noise, b, n)) if n else None
+                apart = bool(u and g and g[0] - 2 * g[1] > u[0] + 2 * u[1])
+                at = ("%.2f ± %.2f / %.2f ± %.2f" % (u[0], u[1], g[0], g[1])) if u and g else "—"
+                lines.append("| %s | %s | %d | %s / %s | %s | %s | %s |" % (
+                    label(m), noise_words(noise), b, cap_text(ur), cap_text(gr), gain_text(ur, gr), at,
+                    "apart" if apart else ("overlap" if u and g else "—")))
+                pairs.append((m, noise, b, (ur, gr), apart))
     return (lines if pairs else []), pairs
 
 
-def gate_words(pairs):
-    """The gate's effect in words, from gate_table's pairs: at how many points the gated memory stores more
-    marked pairs than its ungated special case with intervals apart."""
+def gain_text(ur, gr):
+    """The gated n* over the ungated one with its paired interval (the two frames share episodes); '—' when
+    the gated is below the smallest n tried."""
+    if not nstar(gr):
+        return "—"
+    if not nstar(ur):
+        return "> " + ratio_words(nstar(gr), ur["smallest_tried"])
+    return fmt_ratio(compare(gr, ur))
+
+
+def gain_ratios(pairs):
+    """{memory: [crossing.Ratio gated over ungated]} over the pairs whose two n* are both measured."""
+    out = OrderedDict()
+    for m, noise, b, (ur, gr), _ in pairs:
+        if nstar(ur) and nstar(gr):
+            r = compare(gr, ur)
+            if not r.bound.startswith("both"):  # both beyond the n tried: no ratio measured
+                out.setdefault(m, []).append(r)
+    return out
+
+
+def span_ratio(rs):
+    """The smallest and largest of [crossing.Ratio], each with its interval: '×2.1 [1.9, 2.3]' or
+    '×2.1 [1.9, 2.3] to ×4.0 [3.5, 4.4]'."""
+    lo, hi = min(rs, key=lambda r: r.value), max(rs, key=lambda r: r.value)
+    return fmt_ratio(lo) if lo.value == hi.value else "%s to %s" % (fmt_ratio(lo), fmt_ratio(hi))
+
+
+def gate_words(pairs, caps=None):
+    """The gate's effect in words, from gate_table's pairs: at how many points the gated frame stores more
+    marked pairs than the ungated one (the paired ratio interval of n* above 1; accuracy intervals apart),
+    the ratios per memory, and — when the study has assoc_recall written once — at how many points a gated
+    memory's n* ties its assoc_recall n*."""
     if not pairs:
         return ""
-    more = [p for p in pairs if order(p[4][0], p[4][1]) > 0]
-    apart = [p for p in more if p[5]]
-    rs = [compare(p[4][0], p[4][1]) for p in pairs if nstar(p[4][0]) and nstar(p[4][1])]
-    span = ""
-    if rs:
-        lo, hi = min(rs, key=lambda r: r.value), max(rs, key=lambda r: r.value)
-        span = " (n* gated over ungated: %s)" % (fmt_ratio(lo) if lo is hi else "%s to %s" % (fmt_ratio(lo), fmt_ratio(hi)))
-    return ("A gate stores more marked pairs than the same recurrence without it (the paired ratio interval of n* "
-            "above 1) at %d of %d (memory, noise, budget) points%s, with accuracy intervals apart (± 2 SE at the "
-            "gated capacity) at %d of them: the ungated grid pays for every distractor's crosstalk." % (
-                len(more), len(pairs), span, len(apart)))
+    more = [p for p in pairs if order(p[3][1], p[3][0]) > 0]
+    apart = [p for p in more if p[4]]
+    ratios = gain_ratios(pairs)
+    text = ("Gating every memory's writes raises its n* in marked pairs (the paired ratio interval above 1) at "
+            "%d of %d (memory, noise, budget) points, with accuracy intervals apart (± 2 SE at the gated capacity) "
+            "at %d of them" % (len(more), len(pairs), len(apart)))
+    if ratios:
+        text += "; gated ÷ ungated: " + "; ".join("%s %s" % (label(m), span_ratio(rs)) for m, rs in ratios.items())
+    text += "."
+    eq = same_as_assoc(pairs, caps or {})
+    if eq:
+        text += (" Gated, a memory stores what it stores on assoc_recall with the marked pairs alone: its n* ties "
+                 "its assoc_recall n* (the unpaired ratio interval holds 1) at %d of the %d points measured on both%s." % (
+                     len(eq[0]), eq[1], "" if len(eq[0]) == eq[1] else " (" + "; ".join(eq[2]) + " differ)"))
+    return text
+
+
+def versus(a, b):
+    """crossing.Ratio of row a's n* over row b's from two tasks (different episodes): unpaired."""
+    if a.get("curve") is not None and b.get("curve") is not None:
+        return crossing.ratio(a["curve"], b["curve"], THRESHOLD, paired=False)
+    return compare(a, b)
+
+
+def same_as_assoc(pairs, caps):
+    """([points tied], points compared, [the others in words]): the gated n* against the same memory's
+    assoc_recall (written once) n* at the same noise and budget, a tie when the unpaired ratio interval
+    holds 1; None when the study has no such rows."""
+    assoc = caps.get(("assoc_recall", "passes=1"), caps.get(("assoc_recall", ""), {}))
+    both = [(m, noise, b, gr) for m, noise, b, (_, gr), _ in pairs if (m, noise, b) in assoc]
+    if not both:
+        return None
+    tied = lambda p: (not nstar(p[3]) and not nstar(assoc[p[:3]])) or (
+        nstar(p[3]) and nstar(assoc[p[:3]]) and versus(p[3], assoc[p[:3]]).tie())
+    eq = [p for p in both if tied(p)]
+    other = ["%s at %s, %d floats: %s against %s" % (label(m), noise_words(noise), b, cap_text(gr), cap_text(assoc[(m, noise, b)]))
+             for m, noise, b, gr in both if not tied((m, noise, b, gr))]
+    return eq, len(both), other
 
 
 def overwrite_table(summary, manifest, edges):
@@ -454,8 +523,11 @@ def task_words(summary):
         out.append("overwrite_recall writes n pairs, then a fraction %s of the keys again with fresh values; a "
                    "rewritten key's answer is its latest value" % param(specs["overwrite_recall"], "rewrite"))
     if "salient_recall" in specs:
-        out.append("salient_recall hides n marked pairs among %s·n unmarked ones and asks for the marked" %
-                   param(specs["salient_recall"], "distractors"))
+        out.append("salient_recall hides n marked pairs among %s·n unmarked ones and asks for the marked, %s" % (
+            param(specs["salient_recall"], "distractors"),
+            "with no memory gated and with every memory's writes gated (gate=all)" if any(
+                "gate" in spec_params(r["task_spec"]) for r in summary if base(r["task_spec"]) == "salient_recall")
+            else "with no memory gated"))
     ps = sorted({int(passes(r["task_spec"])) for r in summary if base(r["task_spec"]) == "assoc_recall"})
     if ps:
         out.append("assoc_recall writes its n pairs %s times" % list_words([str(p) for p in ps]).replace(" and ", " or "))
@@ -520,10 +592,11 @@ def render(data, rows, ctx):
     lines, pairs = gate_table(caps, summary)
     if lines:
         text += ["### What a gate buys (salient_recall)", "",
-                 "Each gated memory beside its ungated special case (the same recurrence writing every pair) at "
-                 "equal state: a gate that skips the marked distractors leaves the grid of the marked pairs alone.",
-                 ""] + lines + [""]
-        gw = gate_words(pairs)
+                 "The same gate for every memory, or for none: each memory in both frames at equal state — no memory "
+                 "gated (every pair written) and every memory gated (`gate=all`: the task skips the marked distractors "
+                 "before any memory writes, the cache, the grids and the gated grids alike). No memory reads the mark "
+                 "itself, so a gated grid's own step is 1 in both.", ""] + lines + [""]
+        gw = gate_words(pairs, caps)
         text += [gw, ""] if gw else []
 
     lines, n, _ = overwrite_table(summary, manifest, edges)
@@ -647,6 +720,56 @@ def readme_window_lead(caps):
     return fmt_ratio(lo) if lo.value == hi.value else "%s–%s" % (fmt_ratio(lo), fmt_ratio(hi))
 
 
+def frame_against_cache(pc):
+    """For one salient_recall frame: the fixed-state memories leading at the most (noise, budget) points
+    (ties by the paired ratio interval), and at how many points the best fixed state stores more marked
+    pairs than the cache, as many (a tie: the ratio interval holds 1), fewer."""
+    lead = leaders(pc)
+    if not lead:
+        return "—"
+    tally = OrderedDict([("more", 0), ("as many", 0), ("fewer", 0)])
+    wins = OrderedDict()
+    for (noise, b), (ms, top, cache) in lead.items():
+        for m in ms:
+            wins[m] = wins.get(m, 0) + 1
+        if cache is not None:
+            o = order(pc[(ms[0], noise, b)], cache) if top and nstar(cache) else (1 if top else 0 if not nstar(cache) else -1)
+            tally["more" if o > 0 else "as many" if o == 0 else "fewer"] += 1
+    most = max(wins.values())
+    best = [readme_name(m) for m in memory_order(wins) if wins[m] == most]
+    text = "%s lead%s the fixed states (at %d of %d points)" % (list_words(best), "s" if len(best) == 1 else "", most, len(lead))
+    counted = sum(tally.values())
+    if counted:
+        text += " and the best fixed state stores, against the cache, %s of %d" % (
+            list_words(["%s at %d" % (w, k) for w, k in tally.items() if k]), counted)
+    return text
+
+
+def readme_salient(caps, summary):
+    """The README's words on salient_recall: per frame (none gated, every memory gated) who leads and how the
+    best fixed state stands against the cache; then what gating every memory buys each memory (gated ÷
+    ungated capacity) and whether the gated capacities are the assoc_recall ones."""
+    none, every = (caps.get(p, {}) for p in GATE_FRAMES)
+    if not none and not every:
+        return "(not measured)"
+    out = []
+    if none:
+        out.append("with no memory gated, " + frame_against_cache(none))
+    if every:
+        out.append("with every memory gated, " + frame_against_cache(every))
+    _, pairs = gate_table(caps, summary)
+    ratios = gain_ratios(pairs)
+    text = "; ".join(out) + "."
+    if ratios:
+        text += " Gating multiplies the marked pairs stored by " + "; ".join(
+            "%s %s" % (readme_name(m), span_ratio(rs)) for m, rs in ratios.items()) + " (over budgets and noise)"
+        eq = same_as_assoc(pairs, caps)
+        if eq:
+            text += ", and a gated memory's n* ties its assoc_recall n* at %d of %d points" % (len(eq[0]), eq[1])
+        text += "."
+    return text
+
+
 def readme(data, rows, ctx):
     """reports/streams/README.md's computed parts (its template: README.md.in)."""
     summary, manifest = data
@@ -656,7 +779,7 @@ def readme(data, rows, ctx):
     return {"which_table": readme_which(caps), "residual_table": table, "residual_rows": counts,
             "passes": readme_passes(caps, manifest), "window_lead": readme_window_lead(caps),
             "overwrite_retnet": readme_pair(caps.get(("overwrite_recall", "both"), {}), "retnet", "delta"),
-            "salient_gain": readme_gate(caps), "salient_cache": readme_lead_vs_cache(caps.get(("salient_recall", ""), {})),
+            "salient": readme_salient(caps, summary),
             "window_leaders": readme_leaders(caps.get(("recent_recall", ""), {})),
             "gla_vs_retnet": readme_pair(caps.get(("recent_recall", ""), {}), "gla", "retnet"),
             "grid_window": readme_span(caps.get(("recent_recall", ""), {}), "linear")}
@@ -689,29 +812,4 @@ def readme_pair(pc, a, c):
     for noise, b in [(n, b) for n in noise_order({n for _, n, _ in pc}) for b in sorted({bb for _, nn, bb in pc if nn == n})]:
         if (a, noise, b) in pc and (c, noise, b) in pc:
             out.append("%s (%s)" % (against(pc[(a, noise, b)], pc[(c, noise, b)]), point_words(noise, b)))
-    return "; ".join(out) or "—"
-
-
-def readme_gate(caps):
-    """Each gated memory's n* over its ungated special case's on salient_recall: at how many points the
-    paired interval lies above 1, and the ratios' range."""
-    pc = caps.get(("salient_recall", ""), {})
-    rs = []
-    for g, u in reduces_to().items():
-        for (m, noise, b), gr in pc.items():
-            if m == g and (u, noise, b) in pc and nstar(gr) and nstar(pc[(u, noise, b)]):
-                rs.append(compare(gr, pc[(u, noise, b)]))
-    if not rs:
-        return "—"
-    above = [r for r in rs if not r.tie() and r.value > 1]
-    lo, hi = min(rs, key=lambda r: r.value), max(rs, key=lambda r: r.value)
-    return "%s to %s, above 1 at %d of %d (memory, noise, budget) points" % (fmt_ratio(lo), fmt_ratio(hi), len(above), len(rs))
-
-
-def readme_lead_vs_cache(pc):
-    """The leading fixed state against the cache at every point of one part (against's words)."""
-    out = []
-    for (noise, b), (ms, top, cache) in leaders(pc).items():
-        if cache is not None:
-            out.append("%s (%s)" % (against(pc[(ms[0], noise, b)], cache), point_words(noise, b)))
     return "; ".join(out) or "—"

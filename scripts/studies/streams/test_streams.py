@@ -36,6 +36,7 @@ SWEEP = os.path.join(ROOT, "tests", "report", "fixtures", "sweep")  # the main j
 RECENT = "recent_recall:ratio=8,buckets=8,queries=64,noise=0,cosine=%s"
 OVERWRITE = "overwrite_recall:rewrite=0.25,queries=64,noise=0,cosine=%s"
 SALIENT = "salient_recall:distractors=3,queries=32,noise=0,cosine=%s"
+GATED = SALIENT + ",gate=all"  # every memory's writes gated (the default, gate=none, is left out)
 ASSOC1 = "assoc_recall:queries=32,noise=0,cosine=%s,control=none,vocab=0,keys=random,steps=1000,lr=0.01,temp=0.1"
 
 
@@ -75,7 +76,8 @@ def synthetic():
     overwrite_recall at 1024 floats, n = 16, 32, 64:
       delta         untouched ≥64, rewritten 32 (misses at 64)
       linear        untouched 32, rewritten <16
-    salient_recall: selective ≥64 beside linear 16 (selective leads)
+    salient_recall, no memory gated: linear 16, the cache 16 (equal);
+      every memory gated (gate=all): linear ≥64, the cache 32 (linear leads, ≥×2 the cache)
     assoc_recall passes = 1: linear 32, delta 32 (tied); passes = 2: linear 8, delta 32; passes = 4: linear 8, delta 16
     """
     rows = []
@@ -92,9 +94,10 @@ def synthetic():
         rows.append(row("linear:phi=proj,nu=1", OVERWRITE % "1", 1024, n, 1.0 if n < 64 else 0.5, "d=32", d=32, slot=0))
         rows.append(row("linear:phi=proj,nu=1", OVERWRITE % "1", 1024, n, 0.5, "d=32", d=32, slot=1))
     for n in (16, 32, 64):
-        rows.append(row("selective:rho=0.999,gate=salience,phi=proj,nu=1", SALIENT % "1", 1024, n, 0.97,
-                        "d=32,rho=0.999", d=32))
         rows.append(row("linear:phi=proj,nu=1", SALIENT % "1", 1024, n, 0.95 if n == 16 else 0.3, "d=32", d=32))
+        rows.append(row("softmax:beta=64", SALIENT % "1", 1024, n, {16: 0.95, 32: 0.5, 64: 0.2}[n], "d=4,beta=64", d=4))
+        rows.append(row("linear:phi=proj,nu=1", GATED % "1", 1024, n, 0.97, "d=32", d=32))
+        rows.append(row("softmax:beta=64", GATED % "1", 1024, n, 0.99 if n <= 32 else 0.5, "d=4,beta=64", d=4))
     caps = {1: (32, 32), 2: (8, 32), 4: (8, 16)}
     for p, (lin, dl) in caps.items():
         for n in (8, 16, 32, 64):
@@ -202,7 +205,8 @@ class WhichMemoryWhen(unittest.TestCase):
 
     def test_the_leader_stores_the_most(self):
         by = {(p[0], p[2]): (p[3], p[4]["capacity"]) for p in self.points}
-        self.assertEqual(by[(("salient_recall", ""), 1024)], (["selective"], 64))
+        self.assertEqual(by[(("salient_recall", ""), 1024)], (["linear"], 16))  # the frames are not merged
+        self.assertEqual(by[(("salient_recall", "gate=all"), 1024)], (["linear"], 64))
         self.assertEqual(by[(("recent_recall", ""), 1024)], (["retnet"], 16))  # the cache is beside, not ranked
         self.assertEqual(by[(("assoc_recall", "passes=1"), 1024)], (["linear", "delta"], 32))  # a tie: both
         self.assertEqual(by[(("assoc_recall", "passes=2"), 1024)], (["delta"], 32))
@@ -213,18 +217,23 @@ class WhichMemoryWhen(unittest.TestCase):
     def test_the_rows(self):
         self.assertIn("| recent_recall (window W) | noise 0 | 1024 | RetNet (d=32, gamma=0.97) | 27 | "
                       "≥32 (d=4, beta=64) | fewer (≤×0.86) |", self.text)
-        self.assertIn("| salient_recall (marked pairs) | noise 0 | 1024 | Mamba-2 (`selective` = `mamba2`) "
-                      "(d=32, rho=0.999) | ≥64 | — | — |", self.text)  # the largest n tried passes: ≥
+        # n* interpolated without per-seed rows (no interval): 17 against the cache's 17, a ratio of 0.98, not a tie
+        self.assertIn("| salient_recall (marked pairs, no memory gated) | noise 0 | 1024 | linear attention (grid) (d=32) | "
+                      "17 | 17 (d=4, beta=64) | fewer (×0.98) |", self.text)
+        self.assertIn("| salient_recall:gate=all (marked pairs, every memory gated) | noise 0 | 1024 | linear attention "
+                      "(grid) (d=32) | ≥64 | 36 (d=4, beta=64) | more (≥×1.76) |", self.text)  # the largest n tried passes: ≥
         self.assertIn("DeltaNet (`delta` = `deltanet`) (d=32, beta=0.5; rewritten 35; untouched ≥64) | 35 |", self.text)
         self.assertIn("linear attention (grid) (d=32), DeltaNet (`delta` = `deltanet`) (d=32, beta=0.1) | 35 |",
                       self.text)
-        self.assertEqual(len(self.lines), 2 + 1 + 1 + 1 + 3)  # head, rule; recent, overwrite, salient, 3 passes
+        self.assertEqual(len(self.lines), 2 + 1 + 1 + 2 + 3)  # head, rule; recent, overwrite, salient's 2 frames, 3 passes
 
     def test_words(self):
         words = streams.lead_words(self.points)
-        self.assertIn("salient_recall (marked pairs): Mamba-2 (`selective` = `mamba2`) (1 of 1)", words)
+        self.assertIn("salient_recall (marked pairs, no memory gated): linear attention (grid) (1 of 1)", words)
         self.assertIn("assoc_recall, passes=1: linear attention (grid) and DeltaNet", words)
-        self.assertIn("fewer on 1 of the 1 points", streams.cache_words(self.points))
+        self.assertIn("fewer on 2 of the 3 points", streams.cache_words(self.points))
+        self.assertIn("stores more than the cache on salient_recall:gate=all (marked pairs, every memory gated) at noise 0, "
+                      "1024 floats (≥64)", streams.cache_words(self.points))
 
     def test_matching_the_cache_is_said(self):
         rows = [r for r in synthetic() if r["task_spec"].startswith("recent")]
@@ -236,17 +245,15 @@ class WhichMemoryWhen(unittest.TestCase):
 
     def test_a_setting_at_an_end_of_its_candidates_gets_a_dagger_but_not_decay_1(self):
         rows = synthetic()
-        manifest = {"race_candidates": {"memories": {"retnet": {"gamma": ["1", "0.99", "0.97"]},
-                                                     "selective": {"rho": ["1", "0.999"]}}}}
+        manifest = {"race_candidates": {"memories": {"retnet": {"gamma": ["1", "0.99", "0.97"]}}}}
         edges = {}
         lines, _ = streams.which_table(part_capacities(rows), manifest, edges)
         self.assertIn("gamma=0.97†", "\n".join(lines))
-        self.assertIn("rho=0.999†", "\n".join(lines))
         self.assertIn("the lowest", streams.edge_words(edges))
-        rows = [dict(r, memory_spec=r["memory_spec"].replace("0.999", "1"), tuned=r["tuned"].replace("0.999", "1"))
+        rows = [dict(r, memory_spec=r["memory_spec"].replace("0.97", "1"), tuned=r["tuned"].replace("0.97", "1"))
                 for r in rows]
         lines, _ = streams.which_table(part_capacities(rows), manifest, {})
-        self.assertIn("rho=1)", "\n".join(lines))
+        self.assertIn("gamma=1)", "\n".join(lines))
 
 
 class Section(unittest.TestCase):
@@ -285,9 +292,11 @@ class Section(unittest.TestCase):
         for r in rows:
             task = common.base(r["task_spec"])
             name = {"recent_recall": "recent_recall (window W)", "overwrite_recall": "overwrite_recall (rewritten and untouched keys)",
-                    "salient_recall": "salient_recall (marked pairs)"}.get(task)
+                    "salient_recall": "salient_recall (marked pairs, no memory gated)"}.get(task)
+            if task == "salient_recall" and "gate" in common.spec_params(r["task_spec"]):
+                name = "salient_recall:gate=all (marked pairs, every memory gated)"
             if task == "assoc_recall":
-                name = "assoc_recall, passes=" + common.param(r["task_spec"], "passes")  # the fixture names 1 too
+                name = "assoc_recall, passes=" + capacity.passes(r["task_spec"])  # once: passes left out, named 1
             want.add((name, common.noise_words(common.noise_key(r["task_spec"])), r["budget_floats"]))
         start = lines.index("### Which memory when")
         table = [l for l in lines[start:lines.index("", lines.index("| task | noise | floats | stores the most "
@@ -297,7 +306,10 @@ class Section(unittest.TestCase):
         got = {tuple(c.strip() for c in l.strip("|").split("|")[:3]) for l in table}
         self.assertEqual(len(table), len(want))
         self.assertEqual(got, want)
-        self.assertEqual(len(want), 18)  # 4 recent, 4 overwrite, 4 salient, 6 passes
+        self.assertEqual(len(want), 22)  # 4 recent, 4 overwrite, 8 salient (two frames), 6 passes
+        # the gate table: each memory in both frames; the README's words computed from it
+        self.assertIn("### What a gate buys (salient_recall)", lines)
+        self.assertIn("Gating every memory's writes raises its n* in marked pairs (the paired ratio interval above 1) at ", text)
         self.assertNotIn("nan", text)
 
     def test_in_the_whole_report(self):
@@ -332,7 +344,9 @@ class GenericLagFigure(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(out, "figures", "frontier_assoc_recall_passes_2.png")))
             with open(os.path.join(out, "report.md")) as f:
                 md = f.read()
-            self.assertIn("separate rows, named by it (assoc_recall:passes=2)", md)
+            self.assertIn("separate rows, named by it (salient_recall:gate=all)", md)  # the first variant in the rows
+            self.assertIn("| assoc_recall:passes=2 |", md)
+            self.assertIn("| salient_recall:gate=all | cosine=1 |", md)  # the frames are not merged
             self.assertIn("| overwrite_recall (rewritten) |", md)
         finally:
             os.environ["PATH"] = path_was
@@ -366,26 +380,51 @@ class OverwriteBoth(unittest.TestCase):
 
 
 class Gate(unittest.TestCase):
-    """What a gate buys: each gated memory beside its ungated special case, intervals judged at ± 2 SE."""
+    """What a gate buys: each memory with no memory gated and with every memory gated, intervals judged at ± 2 SE."""
 
-    def row(self, memory, n, acc, se_):
-        return {"memory_spec": memory, "tuned": "", "task_spec": "salient_recall:distractors=3,queries=32,noise=0,cosine=1",
+    def row(self, memory, n, acc, se_, gated):
+        return {"memory_spec": memory, "tuned": "", "task_spec": (GATED if gated else SALIENT) % "1",
                 "readout": "native", "budget_floats": "1024", "n": str(n), "d": "32", "slot": "",
                 "accuracy_mean_frac": str(acc), "accuracy_se_frac": str(se_), "accuracy_ci95_lo_frac": "",
                 "accuracy_ci95_hi_frac": ""}
 
     def test_apart_and_overlapping(self):
         for ungated, apart in ((0.85, False), (0.5, True)):
-            rows = [self.row("selective:rho=1", 16, 1.0, 0.01), self.row("selective:rho=1", 32, 0.95, 0.03),
-                    self.row("linear", 16, 0.92, 0.02), self.row("linear", 32, ungated, 0.03)]
+            rows = [self.row("linear", 16, 1.0, 0.01, True), self.row("linear", 32, 0.95, 0.03, True),
+                    self.row("linear", 16, 0.92, 0.02, False), self.row("linear", 32, ungated, 0.03, False)]
             caps = part_capacities(rows)
             lines, pairs = streams.gate_table(caps, rows)
             self.assertEqual(len(pairs), 1)
-            g, u, noise, b, (gr, ur), is_apart = pairs[0]
-            self.assertEqual((g, u, gr["capacity"], ur["capacity"]), ("selective", "linear", 32, 16))
+            m, noise, b, (ur, gr), is_apart = pairs[0]
+            self.assertEqual((m, ur["capacity"], gr["capacity"]), ("linear", 16, 32))
             self.assertEqual(is_apart, apart)  # 0.95 - 0.06 against 0.85 + 0.06 overlaps; against 0.5 + 0.06 it is apart
             self.assertIn("apart" if apart else "overlap", lines[-1])
+            # the ungated n* interpolated in log n between 16 (0.92) and 32: 16·2^(0.02/0.07) = 19.5 against
+            # 0.85, 16·2^(0.02/0.42) = 16.5 against 0.5; the gated passes the largest n tried: a lower bound
+            want = {0.85: ("20", "1.64"), 0.5: ("17", "1.94")}[ungated]
+            self.assertIn("| %s / ≥32 | ≥×%s |" % want, lines[-1])
+            words = streams.gate_words(pairs, caps)
+            self.assertIn("at 1 of 1 (memory, noise, budget) points, with accuracy intervals apart (± 2 SE at the gated "
+                          "capacity) at %d of them; gated ÷ ungated: linear attention (grid) ≥×%s." % (
+                              1 if apart else 0, want[1]), words)
 
-    def test_no_pair_no_table(self):
-        rows = [self.row("selective:rho=1", 16, 1.0, 0.01)]
+    def test_the_synthetic_study(self):
+        caps = part_capacities(synthetic())
+        lines, pairs = streams.gate_table(caps, synthetic())
+        text = "\n".join(lines)
+        self.assertIn("| linear attention (grid) | noise 0 | 1024 | 17 / ≥64 | ≥×3.79 |", text)  # gated passes the largest n
+        self.assertIn("| 17 / 36 | ×2.10 |", text)  # the cache: its window then holds marked pairs only
+        words = streams.gate_words(pairs, caps)
+        self.assertIn("ties its assoc_recall n* (the unpaired ratio interval holds 1) at 0 of the 1 points measured on both "
+                      "(linear attention (grid) at noise 0, 1024 floats: ≥64 against 35 differ)", words)  # the cache has no assoc_recall rows
+        said = streams.readme_salient(caps, synthetic())
+        self.assertIn("with no memory gated, linear attention leads the fixed states (at 1 of 1 points) and the best fixed "
+                      "state stores, against the cache, fewer at 1 of 1", said)  # 17 against 17 rounded; no per-seed rows, no interval
+        self.assertIn("with every memory gated, linear attention leads the fixed states (at 1 of 1 points) and the best "
+                      "fixed state stores, against the cache, more at 1 of 1", said)
+        self.assertIn("Gating multiplies the marked pairs stored by softmax cache ×2.10; linear attention ≥×3.79", said)
+        self.assertIn("n* ties its assoc_recall n* at 0 of 1 points", said)
+
+    def test_one_frame_no_table(self):
+        rows = [self.row("linear", 16, 1.0, 0.01, False)]
         self.assertEqual(streams.gate_table(part_capacities(rows), rows), ([], []))
