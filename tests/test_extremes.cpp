@@ -343,7 +343,7 @@ TEST_CASE("softmax: beta = inf is the limit of a large beta, exact and never NaN
     }
 }
 
-TEST_CASE("softmax: a recency slope prefers the later copy of a key; slope 0 is the plain cache", "[softmax]") {
+TEST_CASE("softmax: a recency slope prefers the later copy of a key, and slope 0 is the plain cache", "[softmax]") {
     MemoryShape shape{16, 16, 32 * 6};  // 6 pairs: the ring wraps below
     Rng rng = Rng::stream("test_softmax_slope");
     RowMat keys(5, 16), values(5, 16);

@@ -88,7 +88,7 @@ TEST_CASE("overwrite_recall:order=last: rewritten keys are copies of stored keys
     REQUIRE(all.slot == std::vector<int>(6, 1));
 }
 
-TEST_CASE("overwrite_recall (interleaved): each rewrite after its key's first write, at a uniform place; every rewritten key read",
+TEST_CASE("overwrite_recall (interleaved): each rewrite after its key's first write, at a uniform place, every rewritten key read",
           "[task][streams]") {
     const auto t = task("overwrite_recall");  // rewrite = 0.25, order = interleaved, rewritten = 16
     // The copies of one key, in write order: its first write, then its rewrite.
