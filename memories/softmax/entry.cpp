@@ -93,7 +93,7 @@ MemoryEntry softmax_entry() {
         "slope", "", "recency bias (ALiBi): -slope x age added to each logit, age = pairs held written after it; no state: "
                   "ages follow the FIFO ring's order; 0: none", 0.0)));
     e.params[2].same_as_none = "0";
-    e.params[2].best = {"0", "0.001", "0.01", "0.1", "1"};  // softmax:slope=best: 0 first, so a tie keeps the plain cache
+    e.params[2].best = {"0", "0.001", "0.01", "0.1", "1", "10"};  // softmax:slope=best: 0 first, so a tie keeps the plain cache
     e.state_formula = "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs (one fewer with a null slot, "
                       "whose row counts); unbounded without a budget";
     e.paper = "Bahdanau et al. 2014; Vaswani et al. 2017";
