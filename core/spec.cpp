@@ -85,7 +85,7 @@ std::int64_t parse_int(const std::string& text, const std::string& what) {
 std::string ParamInfo::describe() const {
     std::string kind;
     switch (type) {
-        case ParamType::Real: kind = "real" + range_text(*this); break;
+        case ParamType::Real: kind = "real" + range_text(*this) + (allow_inf ? " or inf" : ""); break;
         case ParamType::Int: kind = "integer" + range_text(*this); break;
         case ParamType::Choice: kind = join(choices, "|"); break;
     }
@@ -157,6 +157,7 @@ double Spec::real(const std::string& key) const {
     const auto res = std::from_chars(t.data(), t.data() + t.size(), value);
     if (!t.empty() && t[0] != '+' && res.ec == std::errc() && res.ptr == t.data() + t.size() && std::isfinite(value))
         return value;
+    if (t == "inf") return std::numeric_limits<double>::infinity();  // bound only where the parameter allows it
     return parse_real(t, data().name + ":" + key);
 }
 
@@ -251,6 +252,8 @@ Spec bind_spec(const Schema& schema, const RawSpec& raw) {
             if (p.type == ParamType::Int) {
                 x = static_cast<double>(parse_int(v, what));
                 v = std::to_string(parse_int(v, what));
+            } else if (p.allow_inf && v == "inf") {
+                x = std::numeric_limits<double>::infinity();
             } else {
                 x = parse_real(v, what);
                 v = format_real(x);

@@ -49,6 +49,9 @@ struct ParamInfo {
     /// For an optional parameter: a value that means the same as leaving it out (a memory's
     /// `precision=fp32`). It binds as left out, so the canonical form is the same either way.
     std::string same_as_none;
+    /// For a real: `inf` is accepted too (+infinity, printed `inf`), for a parameter whose
+    /// limit is a distinct, exactly computed mechanism (the cache's beta=inf: a hard argmax).
+    bool allow_inf = false;
 
     /// "beta=16 (real > 0)": the form `memcap list` prints.
     std::string describe() const;
@@ -134,6 +137,8 @@ Spec bind_spec(const Schema& schema, const RawSpec& raw);
 std::string format_real(double x);
 
 /// Strict number parsing for user input: the whole string must be a finite number.
+/// (Spec::real also returns +infinity for `inf`, which bind_spec lets through only for a
+/// parameter that declares ParamInfo::allow_inf.)
 /// `what` names the option or key in the error message.
 double parse_real(const std::string& text, const std::string& what);
 std::int64_t parse_int(const std::string& text, const std::string& what);

@@ -40,8 +40,13 @@ std::vector<TaskEntry> build_task_registry() {
           real_param("cosine", "1", "query noise set by the expected query-key cosine c: sigma = sqrt((1/c^2 - 1)/d); 1 = none", 0.0, true, 1.0)},
          "window W (lags asked)", "beyond the essays: Part 1's recent-against-distant trade on recall",
          [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<RecentRecall>(s); }},
-        {"overwrite_recall", "overwrites: n pairs, then a fraction of the keys written again with fresh values; slot 0 = untouched keys, 1 = rewritten (latest value right)",
+        {"overwrite_recall", "overwrites: n pairs, a fraction of the keys written again with fresh values, each after its first write; slot 0 = untouched keys, 1 = rewritten (latest value right)",
          {real_param("rewrite", "0.25", "fraction of the n keys written again (max(1, round(rewrite*n)))", 0.0, true, 1.0),
+          choice_param("order", {"interleaved", "last"},
+                       "interleaved: each rewrite at a uniformly random place after its key's first write; last: every rewrite "
+                       "after the n first writes, targets drawn with replacement, one episode a seed (the earlier task)"),
+          int_param("rewritten", "16", "interleaved: rewritten keys read per seed, at least (each episode reads its rewritten keys in "
+                                       "turn; a seed scores as many episodes as that takes)", 1, 1 << 20),
           int_param("queries", "64", "reads per episode: even ones ask untouched keys, odd ones rewritten keys", 1, 1 << 20),
           real_param("noise", "0", "query noise sigma per entry, then renormalised", 0.0),
           real_param("cosine", "1", "query noise set by the expected query-key cosine c: sigma = sqrt((1/c^2 - 1)/d); 1 = none", 0.0, true, 1.0)},

@@ -81,10 +81,23 @@ void RecentRecall::fill(const TaskCell& c, Split split, std::int64_t index, std:
 
 // ------------------------------------------------------------------ overwrite_recall
 
-OverwriteRecall::OverwriteRecall(Spec spec) : StreamTask(std::move(spec)), rewrite_(this->spec().real("rewrite")) {}
+OverwriteRecall::OverwriteRecall(Spec spec)
+    : StreamTask(std::move(spec)), rewrite_(this->spec().real("rewrite")), last_(this->spec().text("order") == "last"),
+      rewritten_(this->spec().integer("rewritten")) {}
 
 std::int64_t OverwriteRecall::rewrites(const TaskCell& c) const {
     return std::clamp<std::int64_t>(std::llround(rewrite_ * static_cast<double>(c.n)), 1, c.n);
+}
+
+std::int64_t OverwriteRecall::rewritten_read(const TaskCell& c) const {
+    const std::int64_t r = rewrites(c);
+    const std::int64_t asked = r < c.n ? queries_ / 2 : queries_;  // the odd queries, or all when every key is rewritten
+    return last_ ? 0 : std::min(r, asked);
+}
+
+std::int64_t OverwriteRecall::test_episodes(const TaskCell& c) const {
+    const std::int64_t per_episode = rewritten_read(c);
+    return per_episode < 1 ? 1 : (rewritten_ + per_episode - 1) / per_episode;
 }
 
 void OverwriteRecall::check_cell(const TaskCell& c) const {
@@ -94,46 +107,92 @@ void OverwriteRecall::check_cell(const TaskCell& c) const {
 
 std::int64_t OverwriteRecall::peak_bytes(const TaskCell& c) const {
     const double w = static_cast<double>(writes_per_episode(c)), d = c.d, m = static_cast<double>(queries_);
-    // keys, values, candidates; queries and their noise; targets, slots, rows asked, the key order
-    return bytes_of(3.0 * w * d + 2.0 * m * d + scoring_panel_floats(w, d), 3.0 * m + 2.0 * static_cast<double>(c.n));  // and the scoring panel
+    // keys, values, candidates, and (interleaved) the keys and values in draw order; queries and
+    // their noise; targets, slots, rows asked, the key order, the write order and its inverse
+    return bytes_of((last_ ? 3.0 : 5.0) * w * d + 2.0 * m * d + scoring_panel_floats(w, d),  // and the scoring panel
+                    3.0 * m + 2.0 * static_cast<double>(c.n) + (last_ ? 0.0 : 3.0 * w));
 }
 
 void OverwriteRecall::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_t, Episode& e) const {
     const int sp = static_cast<int>(split);
     const std::int64_t r = rewrites(c), w = c.n + r;
+    // Drawn in the order "first writes 0..n−1, then the rewrites": into the episode itself for
+    // order=last, else into the scratch rows, which the write order below then places.
+    RowMat& keys = last_ ? e.keys : drawn_keys_;
+    RowMat& values = last_ ? e.values : drawn_values_;
     Rng pairs = Rng::stream("overwrite_recall/pairs", c.n, c.d, c.seed, sp, index);
-    e.keys.resize(w, c.d);
-    e.values.resize(w, c.d);
+    keys.resize(w, c.d);
+    values.resize(w, c.d);
     {
-        auto originals = e.keys.topRows(c.n);
+        auto originals = keys.topRows(c.n);
         pairs.fill_normal(originals);
     }
-    pairs.fill_normal(e.values);
+    pairs.fill_normal(values);
     // the rewritten keys: the first r of a partial Fisher–Yates shuffle of 0..n−1, in that order
     Rng pick = Rng::stream("overwrite_recall/rewrites", c.n, c.d, c.seed, sp, index);
     std::vector<int> order(static_cast<std::size_t>(c.n));
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     for (std::int64_t i = 0; i < r; ++i)
         std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(i + pick.below(c.n - i))]);
-    for (std::int64_t i = 0; i < r; ++i) e.keys.row(c.n + i) = e.keys.row(order[static_cast<std::size_t>(i)]);
-    normalise_rows(e.keys);
-    normalise_rows(e.values);
+    // A rewrite's key is its first write's key, bit for bit: interleaved copies it once normalised
+    // (a row's norm may round differently at another address); order=last as it always did.
+    if (!last_) normalise_rows(keys.topRows(c.n));
+    for (std::int64_t i = 0; i < r; ++i) keys.row(c.n + i) = keys.row(order[static_cast<std::size_t>(i)]);
+    if (last_) normalise_rows(keys);
+    normalise_rows(values);
+    // row_of[j]: the write (row of the episode) that drawn pair j became; the identity for order=last
+    std::vector<int> row_of(static_cast<std::size_t>(w));
+    for (std::size_t j = 0; j < row_of.size(); ++j) row_of[j] = static_cast<int>(j);
+    if (!last_) {
+        // Interleaved: rewrite i (of key k = order[i], first written as write k of the first
+        // writes) goes into gap g, uniform in k + 1 .. n: after first write g − 1 and before
+        // first write g (after the last one when g = n). Rewrites sharing a gap keep their
+        // (random) order i.
+        Rng gaps = Rng::stream("overwrite_recall/positions", c.n, c.d, c.seed, sp, index);
+        std::vector<std::int64_t> gap(static_cast<std::size_t>(r)), in_gap(static_cast<std::size_t>(c.n + 1), 0);
+        for (std::int64_t i = 0; i < r; ++i) {
+            const std::int64_t k = order[static_cast<std::size_t>(i)];
+            gap[static_cast<std::size_t>(i)] = k + 1 + gaps.below(c.n - k);
+            ++in_gap[static_cast<std::size_t>(gap[static_cast<std::size_t>(i)])];
+        }
+        // start[g]: the first row of gap g's rewrites, which come just before first write g
+        std::vector<std::int64_t> start(static_cast<std::size_t>(c.n + 1));
+        std::int64_t before = 0;  // rewrites in gaps before g
+        for (std::int64_t g = 0; g <= c.n; ++g) {
+            start[static_cast<std::size_t>(g)] = g + before;
+            before += in_gap[static_cast<std::size_t>(g)];
+        }
+        for (std::int64_t t = 0; t < c.n; ++t)  // after gap t's rewrites
+            row_of[static_cast<std::size_t>(t)] = static_cast<int>(start[static_cast<std::size_t>(t)] + in_gap[static_cast<std::size_t>(t)]);
+        for (std::int64_t i = 0; i < r; ++i)
+            row_of[static_cast<std::size_t>(c.n + i)] = static_cast<int>(start[static_cast<std::size_t>(gap[static_cast<std::size_t>(i)])]++);
+        e.keys.resize(w, c.d);
+        e.values.resize(w, c.d);
+        for (std::int64_t j = 0; j < w; ++j) {
+            e.keys.row(row_of[static_cast<std::size_t>(j)]) = keys.row(j);
+            e.values.row(row_of[static_cast<std::size_t>(j)]) = values.row(j);
+        }
+    }
     e.candidates = e.values;
     e.tie_tolerance = 0.01f;
     // query i: an untouched key (slot 0) when i is even and one is left, else a rewritten key
-    // (slot 1) read at its latest value
+    // (slot 1) read at its latest value. order=last draws both with replacement; interleaved
+    // draws the untouched ones so and reads the rewritten ones in turn (rewrite i by the i-th
+    // such query, cyclically): every rewritten key is read while r ≤ the rewritten queries.
     Rng targets = Rng::stream("overwrite_recall/targets", c.n, c.d, c.seed, sp, index);
     std::vector<int> asked(static_cast<std::size_t>(queries_));
     e.target.resize(asked.size());
     e.slot.resize(asked.size());
+    std::int64_t turn = 0;  // rewritten queries so far (interleaved)
     for (std::int64_t i = 0; i < queries_; ++i) {
         const auto q = static_cast<std::size_t>(i);
         if (i % 2 == 0 && r < c.n) {
             const int key = order[static_cast<std::size_t>(r + targets.below(c.n - r))];
-            asked[q] = key, e.target[q] = key, e.slot[q] = 0;
+            asked[q] = row_of[static_cast<std::size_t>(key)], e.target[q] = asked[q], e.slot[q] = 0;
         } else {
-            const std::int64_t j = targets.below(r);
-            asked[q] = order[static_cast<std::size_t>(j)], e.target[q] = static_cast<int>(c.n + j), e.slot[q] = 1;
+            const std::int64_t j = last_ ? targets.below(r) : turn++ % r;
+            asked[q] = row_of[static_cast<std::size_t>(order[static_cast<std::size_t>(j)])];  // its first write's key
+            e.target[q] = row_of[static_cast<std::size_t>(c.n + j)], e.slot[q] = 1;
         }
     }
     make_queries(c, "overwrite_recall/noise", sp, index, asked, e);

@@ -20,22 +20,37 @@
 //     query k4 (slot = lag 1) → v4;  query k3 (slot = lag 2) → v3;  candidates v1..v4
 //
 // overwrite_recall (n = distinct keys) — replacing a value, not adding to it.
-//   n pairs are written; then r = max(1, round(rewrite · n)) of the keys, a uniform
-//   random subset, are written again, in a random order, each with a fresh value
-//   (writes n+1 … n+r). The right answer for a rewritten key is its latest value. Every
-//   value written is a candidate (n + r, chance 1/(n + r)), so the stale value is wrong.
+//   n pairs are written once (the first writes, in key order 0..n−1), and r =
+//   max(1, round(rewrite · n)) of the keys, a uniform random subset in a random order, are
+//   written again, each with a fresh value: n + r writes. The right answer for a rewritten
+//   key is its latest value. Every value written is a candidate (n + r, chance 1/(n + r)),
+//   so the stale value is wrong.
+//   order = interleaved (the default): each rewrite comes at a uniformly random place after
+//   its key's first write — rewrite i of key k goes into gap g, uniform in k + 1 .. n of the
+//   episode's own stream (between first writes g − 1 and g; after the last when g = n);
+//   rewrites sharing a gap keep their random order. So untouched keys are written after
+//   rewrites too, and "the latest write" is not "the right answer": recency is not
+//   correctness, only "later than the same key's earlier copy" is.
+//   order = last: the earlier task, kept to reproduce it — every rewrite after the n first
+//   writes (writes n+1 … n+r), targets drawn with replacement, one episode a seed.
 //   Query i asks an untouched key (slot 0) when i is even and a rewritten one (slot 1)
-//   when i is odd (all rewritten when r = n), targets drawn with replacement.
+//   when i is odd (all rewritten when r = n). Untouched targets are drawn with replacement;
+//   interleaved reads the rewritten keys in turn (the j-th rewritten query reads rewrite
+//   j mod r), so each episode reads min(r, rewritten queries) distinct rewritten keys, and a
+//   seed scores ⌈rewritten / that⌉ episodes: at least `rewritten` (16) rewritten keys a seed,
+//   ≥ 160 a cell at 10 seeds even at n = 4 (r = 1: 16 episodes).
 //   The tie rule (Episode::tie_tolerance = 0.01): a read r is right only when it is nearer
 //   its target t than every other candidate c by more than 1% of their squared separation,
 //   ‖r − c‖² − ‖r − t‖² > 0.01 ‖c − t‖² — for a read w·t + (1 − w)·c, a weight w above
 //   0.505. A cache reading two copies of one key returns their midpoint (w = 0.5 up to
 //   rounding, which a sharp softmax amplifies to a few parts in 10⁴); an additive memory
-//   returns their sum. Both are scored wrong, not by the rounding.
+//   returns their sum. Both are scored wrong, not by the rounding. (A cache with a recency
+//   slope, softmax:slope, weights the later copy by more.)
 //
-//   One episode, n = 3, rewrite = 0.34 (r = 1, key 1 drawn):
-//     write k0→v0, k1→v1, k2→v2, k1→v1'      candidates v0, v1, v2, v1'
+//   One episode, n = 3, rewrite = 0.34 (r = 1, key 1 drawn, gap 2):
+//     write k0→v0, k1→v1, k1→v1', k2→v2      candidates v0, v1, v1', v2
 //     query k0 (slot 0) → v0;  query k1 (slot 1) → v1'
+//   order = last writes k0→v0, k1→v1, k2→v2, k1→v1'.
 //
 // salient_recall (n = marked pairs) — what a gate buys, for every memory or for none.
 //   n marked pairs and distractors · n distractor pairs, at uniformly random positions of
@@ -67,7 +82,7 @@
 // slot from the state (Task::native_read_reason). salient_recall has no slots: the probe reads it.
 //
 // Parameters: recent_recall  ratio = 8, buckets = 8, queries = 64, noise, cosine
-//             overwrite_recall  rewrite = 0.25, queries = 64, noise, cosine
+//             overwrite_recall  rewrite = 0.25, order = interleaved, rewritten = 16, queries = 64, noise, cosine
 //             salient_recall  distractors = 3, queries = 32, noise, cosine, gate = none
 // The pairs, the positions, the targets and the noise come from separate streams.
 #pragma once
@@ -128,6 +143,12 @@ public:
     std::int64_t peak_bytes(const TaskCell& c) const override;
     /// Keys written again: max(1, round(rewrite · n)), at most n.
     std::int64_t rewrites(const TaskCell& c) const;
+    /// Distinct rewritten keys one episode reads (interleaved): min(r, the rewritten queries);
+    /// 0 for order=last, whose draw with replacement promises none.
+    std::int64_t rewritten_read(const TaskCell& c) const;
+    /// ⌈rewritten / rewritten_read⌉ episodes a seed (interleaved), so a seed reads at least
+    /// `rewritten` rewritten keys; 1 for order=last.
+    std::int64_t test_episodes(const TaskCell& c) const override;
 
 protected:
     void check_cell(const TaskCell& c) const override;
@@ -135,6 +156,9 @@ protected:
 
 private:
     double rewrite_;
+    bool last_;               // order=last: every rewrite after the n first writes (the earlier task)
+    std::int64_t rewritten_;  // rewritten keys read per seed, at least (interleaved)
+    mutable RowMat drawn_keys_, drawn_values_;  // interleaved: the pairs in draw order (one cell, one thread)
 };
 
 class SalientRecall final : public StreamTask {

@@ -58,7 +58,11 @@ expect_bad "missing memory name" run --memory :beta=1 --task assoc_recall --n 4 
 expect_bad "stray ','" run --memory softmax:beta=1, --task assoc_recall --n 4 --out "$o"
 expect_bad "given twice" run --memory softmax:beta=1,beta=2 --task assoc_recall --n 4 --out "$o"
 expect_bad "'nan' is not a finite number" run --memory softmax:beta=nan --task assoc_recall --n 4 --out "$o"
-expect_bad "'inf' is not a finite number" run --memory softmax:beta=inf --task assoc_recall --n 4 --out "$o"
+expect_bad "'-inf' is not a finite number" run --memory softmax:beta=-inf --task assoc_recall --n 4 --out "$o"
+expect_bad "'inf' is not a finite number" run --memory softmax:slope=inf --task assoc_recall --n 4 --out "$o"
+expect_bad "slope=-1 is out of range (must be >= 0)" run --memory softmax:slope=-1 --task assoc_recall --n 4 --out "$o"
+expect_bad "slope: 'nan' is not a finite number" run --memory softmax:slope=nan --task assoc_recall --n 4 --out "$o"
+expect_bad "order=first is not one of interleaved, last" run --memory softmax --task overwrite_recall:order=first --n 4 --out "$o"
 expect_bad "out of range" run --memory softmax:beta=-1 --task assoc_recall --n 4 --out "$o"
 # today's memories: a decay outside (0, 1], a ridge that is not positive, a step outside its range
 expect_bad "gamma=1.5 is out of range (must be > 0, <= 1)" run --memory retnet:gamma=1.5 --task assoc_recall --n 4 --out "$o"

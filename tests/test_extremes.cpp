@@ -34,6 +34,7 @@ void require_no_silent_nonfinite(const CellSpec& c, const CellOutcome& o) {
         end = rows.find('\n', start);
         REQUIRE(end != std::string::npos);
         for (const auto& field : split_csv_line(rows.substr(start, end - start))) {
+            if (field.find('=') != std::string::npos) continue;  // a spec: softmax:beta=inf names the hard limit
             std::string lower;
             for (char ch : field) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
             REQUIRE(lower.find("nan") == std::string::npos);
@@ -258,4 +259,133 @@ TEST_CASE("softmax: a read reuses the last weights only for the same keys and qu
     wrap_values << va, vb.topRows(3);
     check(wrap_keys, wrap_values, q);
     check(wrap_keys, wrap_values, q);
+}
+
+TEST_CASE("softmax: beta = inf is the limit of a large beta, exact and never NaN", "[extremes][softmax]") {
+    // Well-separated keys (orthonormal, distinct values): β = 1e4 is already one-hot to float
+    // precision, and β = ∞ gives the same reads.
+    MemoryShape shape{16, 16, {}};
+    RowMat keys = RowMat::Zero(8, 16), values(8, 16);
+    Rng rng = Rng::stream("test_softmax_inf");
+    rng.fill_normal(values);
+    for (int i = 0; i < 8; ++i) keys(i, i) = 1.0f;
+    RowMat queries = keys;
+    RowMat noise(8, 16);
+    rng.fill_normal(noise, 0.05);
+    queries += noise;
+    SoftmaxCache hard(shape, std::numeric_limits<double>::infinity()), sharp(shape, 1e4);
+    hard.write_batch(keys, values);
+    sharp.write_batch(keys, values);
+    RowMat a(8, 16), b(8, 16);
+    hard.read_batch(queries, a);
+    sharp.read_batch(queries, b);
+    REQUIRE(a.allFinite());
+    REQUIRE((a - b).cwiseAbs().maxCoeff() <= 1e-6f);
+    REQUIRE((a - values).cwiseAbs().maxCoeff() == 0.0f);  // exactly the nearest key's value
+    SECTION("a query of norm 1e30 (scores beyond float) still reads the nearest key's value") {
+        const Vec q = 1e30f * queries.row(5).transpose();
+        Vec out(16);
+        hard.read(q, out);
+        REQUIRE(out.allFinite());
+        REQUIRE((out - values.row(5).transpose()).cwiseAbs().maxCoeff() == 0.0f);
+    }
+    SECTION("keys tied at the top share the weight, equally at slope 0, the newest first at slope > 0") {
+        RowMat twice(3, 16), vals(3, 16);
+        twice.row(0) = keys.row(0), twice.row(1) = keys.row(1), twice.row(2) = keys.row(0);  // key 0 written again
+        vals = values.topRows(3);
+        SoftmaxCache flat(shape, std::numeric_limits<double>::infinity());
+        flat.write_batch(twice, vals);
+        const Vec q = keys.row(0).transpose();
+        const Vec w = flat.weights(q);
+        REQUIRE(w(0) == 0.5f);
+        REQUIRE(w(1) == 0.0f);
+        REQUIRE(w(2) == 0.5f);
+        SoftmaxCache recent(shape, std::numeric_limits<double>::infinity(), std::nullopt, 1.0);
+        recent.write_batch(twice, vals);
+        const Vec r = recent.weights(q);  // softmax(−age) over the tied: ages 2 and 0
+        REQUIRE(r(2) == Approx(1.0 / (1.0 + std::exp(-2.0))));
+        REQUIRE(r(0) == Approx(std::exp(-2.0) / (1.0 + std::exp(-2.0))));
+        REQUIRE(r(1) == 0.0f);
+    }
+    SECTION("a null slot: all weight on it below score 0, none above, a share at exactly 0") {
+        SoftmaxCache null(shape, std::numeric_limits<double>::infinity(), 1.0);
+        null.write_batch(keys, values);
+        Vec out(16);
+        null.read(keys.row(2).transpose(), out);
+        REQUIRE((out - values.row(2).transpose()).cwiseAbs().maxCoeff() == 0.0f);
+        null.read(-Vec::Ones(16), out);  // every score −1 < 0: the null slot takes everything
+        REQUIRE(out.cwiseAbs().maxCoeff() == 0.0f);
+        Vec q = Vec::Zero(16);
+        q(15) = 1.0f;  // orthogonal to every key: all eight tie at 0 with the null slot's logit 1
+        null.read(q, out);
+        const Vec mean = values.colwise().sum().transpose() / (8.0f + std::exp(1.0f));
+        REQUIRE((out - mean).cwiseAbs().maxCoeff() <= 1e-6f);
+    }
+    SECTION("a hidden pair gets weight 0; with no other pair the read is zero, not NaN") {
+        RowMat out(1, 16);
+        const std::vector<int> first{0};
+        ReadOptions hide;
+        hide.hidden = first;
+        hard.read_batch(keys.topRows(1), out, hide);
+        REQUIRE(out.allFinite());
+        REQUIRE((out.row(0) - values.row(0)).cwiseAbs().maxCoeff() > 0.0f);  // the nearest allowed key's value instead
+        SoftmaxCache single(shape, std::numeric_limits<double>::infinity());
+        single.write_batch(keys.topRows(1), values.topRows(1));
+        single.read_batch(keys.topRows(1), out, hide);
+        REQUIRE(out.cwiseAbs().maxCoeff() == 0.0f);
+    }
+    SECTION("a whole cell at beta = inf is an ok row with finite numbers") {
+        const auto c = cell("softmax:beta=inf", "assoc_recall", std::nullopt, 64, 256);
+        const auto o = run_cell(c);
+        REQUIRE(o.ok);
+        REQUIRE(o.slots.at(0).correct == o.slots.at(0).queries);
+        require_no_silent_nonfinite(c, o);
+    }
+}
+
+TEST_CASE("softmax: a recency slope prefers the later copy of a key, and slope 0 is the plain cache", "[softmax]") {
+    MemoryShape shape{16, 16, 32 * 6};  // 6 pairs: the ring wraps below
+    Rng rng = Rng::stream("test_softmax_slope");
+    RowMat keys(5, 16), values(5, 16);
+    rng.fill_normal(keys);
+    rng.fill_normal(values);
+    normalise_rows(keys);
+    keys.row(4) = keys.row(1);  // key 1 written again, with a fresh value
+    const Vec q = keys.row(1).transpose();
+    SoftmaxCache plain(shape, 16.0), zero(shape, 16.0, std::nullopt, 0.0), biased(shape, 16.0, std::nullopt, 0.1);
+    for (auto* m : {&plain, &zero, &biased}) m->write_batch(keys, values);
+    const Vec p = plain.weights(q), z = zero.weights(q), b = biased.weights(q);
+    REQUIRE(std::memcmp(p.data(), z.data(), sizeof(float) * 5) == 0);  // slope 0: the same bits
+    REQUIRE(p(4) == p(1));  // no positional term: the two copies weigh the same (their midpoint)
+    REQUIRE(b(4) > b(1));
+    REQUIRE(b(4) / b(1) == Approx(std::exp(0.1 * 3.0)));  // ages 0 and 3: e^{slope·3}
+    Vec out(16);
+    biased.read(q, out);  // nearer the later value by more than the tie rule's margin
+    const float later = (out - values.row(4).transpose()).squaredNorm(), earlier = (out - values.row(1).transpose()).squaredNorm();
+    REQUIRE(earlier - later > 0.01f * (values.row(4) - values.row(1)).squaredNorm());
+    SECTION("ages follow the ring once it wraps; a read keeps no weights from another head") {
+        SoftmaxCache kept(shape, 4.0, std::nullopt, 0.5);
+        RowMat six(6, 16), vals(6, 16);
+        rng.fill_normal(six);
+        rng.fill_normal(vals);
+        RowMat qs(3, 16);
+        rng.fill_normal(qs);
+        RowMat a(3, 16), b(3, 16);
+        kept.write_batch(six, vals);
+        kept.read_batch(qs, a);
+        kept.read_batch(qs, a);  // kept now: weights at head 0
+        kept.write(six.row(0).transpose(), vals.row(0).transpose());  // the same rows in the same slots, head 1
+        REQUIRE(kept.age(0) == 0.0f);
+        REQUIRE(kept.age(1) == 5.0f);
+        kept.read_batch(qs, a);
+        SoftmaxCache fresh(shape, 4.0, std::nullopt, 0.5);
+        fresh.write_batch(six, vals);
+        fresh.write(six.row(0).transpose(), vals.row(0).transpose());
+        fresh.read_batch(qs, b);
+        REQUIRE(std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<std::size_t>(a.size())) == 0);
+        SoftmaxCache unrotated(shape, 4.0, std::nullopt, 0.5);
+        unrotated.write_batch(six, vals);
+        unrotated.read_batch(qs, b);
+        REQUIRE((a - b).cwiseAbs().maxCoeff() > 0.0f);  // the ages moved, so the weights did
+    }
 }

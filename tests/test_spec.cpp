@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace memcap;
 
@@ -47,7 +48,8 @@ TEST_CASE("an unknown name or key lists what is accepted", "[spec]") {
 TEST_CASE("malformed spec strings are one-line errors", "[spec]") {
     const char* bad[] = {"softmax:beta",  "softmax:=1",      ":beta=1",        "softmax:beta=1,",
                          "softmax:",      "softmax:beta=1,beta=2", "softmax:beta=abc", "softmax:beta=nan",
-                         "softmax:beta=inf", "softmax:beta=-1", "softmax:beta=1e999", "soft max",
+                         "softmax:beta=-inf", "softmax:beta=Inf", "softmax:slope=inf", "softmax:slope=-1",
+                         "softmax:slope=nan", "softmax:beta=-1", "softmax:beta=1e999", "soft max",
                          "linear:nu=0",   "linear:nu=1.5",   "assoc_recall:queries=0",
                          "delta:beta=best:", "delta:beta=best:0.01//0.02", "delta:beta=best:0.01/0.010",
                          "delta:beta=best:0.01/3", "delta:beta=0.01/0.02", "delta:beta=best/0.01",
@@ -91,4 +93,22 @@ TEST_CASE("integers are parsed strictly", "[spec]") {
     REQUIRE_THROWS_WITH(parse_int("99999999999999999999", "--n"), Catch::Contains("64 bits"));
     REQUIRE_THROWS_WITH(parse_int("4x", "--n"), Catch::Contains("not an integer"));
     REQUIRE_THROWS_AS(parse_int("", "--n"), UsageError);
+}
+
+TEST_CASE("inf is a value only where a parameter declares it: the cache's beta", "[spec]") {
+    const Spec hard = parse_memory_spec("softmax:beta=inf");
+    REQUIRE(hard.canonical() == "softmax:beta=inf");
+    REQUIRE(std::isinf(hard.real("beta")));
+    REQUIRE(hard.real("beta") > 0);
+    REQUIRE(parse_memory_spec(hard.canonical()) == hard);
+    REQUIRE(parse_memory_spec("sliding_window:beta=inf").canonical() == "sliding_window:beta=inf");
+    REQUIRE(parse_memory_spec("softmax:beta=best:1024/inf").canonical() == "softmax:beta=best:1024/inf");
+    // slope = 0 binds as left out: a spec without it keeps its canonical form
+    REQUIRE(parse_memory_spec("softmax:slope=0").canonical() == "softmax:beta=16");
+    REQUIRE(parse_memory_spec("softmax:slope=0.5").canonical() == "softmax:beta=16,slope=0.5");
+    for (const char* text : {"delta:beta=inf", "retnet:gamma=inf", "softmax:null=inf", "softmax:slope=inf"}) {
+        CAPTURE(text);
+        REQUIRE_THROWS_WITH(parse_memory_spec(text), Catch::Contains("'inf' is not a finite number"));
+    }
+    REQUIRE_THROWS_WITH(parse_task_spec("overwrite_recall:noise=inf"), Catch::Contains("'inf' is not a finite number"));
 }

@@ -53,8 +53,10 @@ TEST_CASE("recent_recall: ratio x n pairs, queries stratified over lag buckets o
     REQUIRE(f.target == std::vector<int>{23, 22, 21});
 }
 
-TEST_CASE("overwrite_recall: rewritten keys are copies of stored keys, read at their latest value", "[task][streams]") {
-    const auto t = task("overwrite_recall:rewrite=0.25,queries=64");
+TEST_CASE("overwrite_recall:order=last: rewritten keys are copies of stored keys, written last, read at their latest value",
+          "[task][streams]") {
+    const auto t = task("overwrite_recall:rewrite=0.25,queries=64,order=last");
+    REQUIRE(t->test_episodes(TaskCell{4, 8, 1}) == 1);  // the earlier task: one episode a seed
     const TaskCell c{16, 8, 1};
     const Episode e = t->episode(c, Split::Test, 2);
     REQUIRE(e.keys.rows() == 20);  // n + round(0.25 n)
@@ -82,8 +84,90 @@ TEST_CASE("overwrite_recall: rewritten keys are copies of stored keys, read at t
         REQUIRE((e.queries.row(static_cast<Eigen::Index>(q)) - e.keys.row(target)).norm() < 1e-6);
     }
     // every key rewritten: every query asks a rewritten key
-    const Episode all = task("overwrite_recall:rewrite=1,queries=6")->episode(TaskCell{3, 8, 0}, Split::Test, 0);
+    const Episode all = task("overwrite_recall:rewrite=1,queries=6,order=last")->episode(TaskCell{3, 8, 0}, Split::Test, 0);
     REQUIRE(all.slot == std::vector<int>(6, 1));
+}
+
+TEST_CASE("overwrite_recall (interleaved): each rewrite after its key's first write, at a uniform place, every rewritten key read",
+          "[task][streams]") {
+    const auto t = task("overwrite_recall");  // rewrite = 0.25, order = interleaved, rewritten = 16
+    // The copies of one key, in write order: its first write, then its rewrite.
+    const auto copies = [](const Episode& e, Eigen::Index row) {
+        std::vector<int> rows;
+        for (Eigen::Index i = 0; i < e.keys.rows(); ++i)
+            if (same(e.keys, i, e.keys, row)) rows.push_back(static_cast<int>(i));
+        return rows;
+    };
+    SECTION("n = 16: four keys written twice, targets the later copy, untouched keys written after rewrites") {
+        const TaskCell c{16, 8, 1};
+        REQUIRE(t->test_episodes(c) == 4);  // r = 4 rewritten keys read per episode
+        bool untouched_after_rewrite = false;
+        for (std::int64_t index = 0; index < t->test_episodes(c); ++index) {
+            const Episode e = t->episode(c, Split::Test, index);
+            REQUIRE(e.keys.rows() == 20);
+            REQUIRE(e.candidates.rows() == 20);
+            REQUIRE(e.tie_tolerance == 0.01f);
+            std::set<int> twice, firsts_after, read;
+            int first_rewrite = 20;
+            for (Eigen::Index i = 0; i < 20; ++i) {
+                const auto rows = copies(e, i);
+                REQUIRE(rows.size() <= 2);
+                if (rows.size() == 2) {
+                    twice.insert(rows[0]);
+                    REQUIRE_FALSE(same(e.values, rows[0], e.values, rows[1]));  // a fresh value
+                    first_rewrite = std::min(first_rewrite, rows[1]);
+                }
+            }
+            REQUIRE(twice.size() == 4);
+            for (Eigen::Index i = first_rewrite + 1; i < 20; ++i)
+                if (copies(e, i).size() == 1) untouched_after_rewrite = true;
+            for (std::size_t q = 0; q < e.target.size(); ++q) {
+                CAPTURE(index, q);
+                REQUIRE(e.slot[q] == static_cast<int>(q % 2));
+                const auto rows = copies(e, e.target[q]);
+                REQUIRE(rows.size() == (e.slot[q] == 0 ? 1u : 2u));
+                REQUIRE(e.target[q] == rows.back());  // the latest value
+                if (e.slot[q] == 1) read.insert(e.target[q]);
+                REQUIRE((e.queries.row(static_cast<Eigen::Index>(q)) - e.keys.row(e.target[q])).norm() < 1e-6);
+            }
+            REQUIRE(read.size() == 4);  // every rewritten key read
+        }
+        REQUIRE(untouched_after_rewrite);  // recency is not the answer
+    }
+    SECTION("n = 4: one rewritten key an episode, 16 episodes a seed: >= 100 scored rewritten keys a cell of 10 seeds") {
+        std::int64_t scored = 0;
+        for (std::uint64_t seed = 0; seed < 10; ++seed) {
+            const TaskCell c{4, 8, seed};
+            REQUIRE(t->test_episodes(c) == 16);
+            for (std::int64_t index = 0; index < t->test_episodes(c); ++index) {
+                const Episode e = t->episode(c, Split::Test, index);
+                std::set<int> read;
+                for (std::size_t q = 0; q < e.target.size(); ++q)
+                    if (e.slot[q] == 1) read.insert(e.target[q]);
+                scored += static_cast<std::int64_t>(read.size());
+            }
+        }
+        REQUIRE(scored >= 100);
+    }
+    SECTION("the place of a rewrite is uniform after its key's first write") {
+        // n = 4, r = 1: key k's rewrite goes into one of the 4 − k gaps after it, each with
+        // probability 1/(4 − k); so it is the last write with probability (1/4)(1/4 + 1/3 + 1/2 + 1)
+        // = 25/48, and directly after its first write with the same probability.
+        const TaskCell c{4, 8, 7};
+        const int episodes = 4000;
+        int last = 0, adjacent = 0;
+        for (int index = 0; index < episodes; ++index) {
+            const Episode e = t->episode(c, Split::Train, index);
+            for (Eigen::Index i = 0; i < 5; ++i)
+                if (const auto rows = copies(e, i); rows.size() == 2 && rows[0] == i) {
+                    last += rows[1] == 4;
+                    adjacent += rows[1] == rows[0] + 1;
+                }
+        }
+        const double p = 25.0 / 48.0, se = std::sqrt(p * (1 - p) / episodes);
+        REQUIRE(std::abs(last / double(episodes) - p) < 4 * se);
+        REQUIRE(std::abs(adjacent / double(episodes) - p) < 4 * se);
+    }
 }
 
 TEST_CASE("salient_recall: marked values are 0 on coordinate 0, distractors e0 + u, and only marked keys are asked", "[task][streams]") {
@@ -190,6 +274,8 @@ TEST_CASE("the stream tasks refuse bad settings with one line naming them", "[ta
     REQUIRE_THROWS_WITH(parse_task_spec("recent_recall:buckets=-1"), Catch::Contains("buckets"));
     REQUIRE_THROWS_WITH(parse_task_spec("overwrite_recall:rewrite=0"), Catch::Contains("rewrite"));
     REQUIRE_THROWS_WITH(parse_task_spec("overwrite_recall:rewrite=nan"), Catch::Contains("rewrite"));
+    REQUIRE_THROWS_WITH(parse_task_spec("overwrite_recall:order=first"), Catch::Contains("order=first is not one of interleaved, last"));
+    REQUIRE_THROWS_WITH(parse_task_spec("overwrite_recall:rewritten=0"), Catch::Contains("rewritten"));
     REQUIRE_THROWS_WITH(parse_task_spec("salient_recall:distractors=-2"), Catch::Contains("distractors"));
     REQUIRE_THROWS_WITH(parse_task_spec("salient_recall:gate=salience"), Catch::Contains("gate=salience is not one of none, all"));
     REQUIRE_THROWS_WITH(parse_task_spec("assoc_recall:passes=0"), Catch::Contains("passes"));
@@ -242,6 +328,12 @@ TEST_CASE("overwrites: the delta rule at beta = 1 reads a rewritten key's latest
         const auto cache = measure_slots(Run("softmax:beta=10000", "overwrite_recall", n, 20));
         REQUIRE(cache.at(0).mean == 1.0);
         REQUIRE(cache.at(1).mean == 0.0);
+        // A recency slope breaks that tie towards the later copy, as positional attention does;
+        // at β = ∞ only the two copies tie, so every read is right.
+        const auto recent = measure_slots(Run("softmax:beta=inf,slope=1", "overwrite_recall", n, 20));
+        REQUIRE(recent.at(0).mean == 1.0);
+        REQUIRE(recent.at(1).mean == 1.0);
+        REQUIRE(measure_slots(Run("softmax:beta=inf", "overwrite_recall", n, 20)).at(1).mean == 0.0);
     }
 }
 

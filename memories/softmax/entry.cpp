@@ -3,6 +3,7 @@
 #include "memories/registry.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace memcap {
@@ -49,6 +50,10 @@ std::optional<theory::RecallModel> softmax_recall(const Spec& spec, const Memory
     const std::int64_t pairs = capacity < 0 ? t.n : capacity;  // unbounded without a budget
     if (t.d < 4) {
         m.note = "d < 4";
+    } else if (std::isinf(spec.real("beta"))) {
+        m.note = "beta=inf: the hard argmax is not modelled";
+    } else if (spec.has("slope")) {
+        m.note = "slope > 0: the recency bias is not modelled";
     } else if (t.n > pairs) {
         m.note = "evicting: holds " + std::to_string(pairs) + " of " + std::to_string(t.n) + " pairs";
     } else {
@@ -71,14 +76,24 @@ MemoryEntry softmax_entry() {
     MemoryEntry e;
     e.name = "softmax";
     e.description = "softmax attention over a FIFO key-value cache";
-    e.params = {real_param("beta", "16", "sharpness on raw dot products (0 = uniform attention)", 0.0)};
+    e.params = {real_param("beta", "16", "sharpness on raw dot products (0 = uniform attention; inf = the hard argmax: "
+                                         "the value of the nearest key, exactly)", 0.0)};
+    e.params[0].allow_inf = true;
     // softmax:beta=best: the scale that suits the width and the noise, in factors of 2 from a
-    // soft average (1) to a hard argmax over narrow codes (1024)
-    e.params[0].best = {"1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024"};
+    // soft average (1) to a sharp one (1024), and the hard argmax itself (inf), which a finite
+    // β only approaches (over narrow codes in float32 it may need far more than 1024)
+    e.params[0].best = {"1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024", "inf"};
     e.params.push_back(optional_param(real_param(
         "null", "", "a null slot: constant logit s (against beta k.q) with a zero value, taking one pair's row; none: no slot",
         -std::numeric_limits<double>::infinity())));
     e.params[1].best = {"0", "2", "4", "6", "8", "10", "12", "14", "16"};  // softmax:null=best
+    // The recency bias (ALiBi): −slope·age on each logit, age = writes held after the pair.
+    // Optional with 0 meaning left out, so every spec without it keeps its canonical form.
+    e.params.push_back(optional_param(real_param(
+        "slope", "", "recency bias (ALiBi): -slope x age added to each logit, age = pairs held written after it; no state: "
+                  "ages follow the FIFO ring's order; 0: none", 0.0)));
+    e.params[2].same_as_none = "0";
+    e.params[2].best = {"0", "0.001", "0.01", "0.1", "1", "10"};  // softmax:slope=best: 0 first, so a tie keeps the plain cache
     e.state_formula = "(stored pairs) x (d_k + d_v), at most floor(B / (d_k + d_v)) pairs (one fewer with a null slot, "
                       "whose row counts); unbounded without a budget";
     e.splits_into_heads = true;  // heads=h (memories/heads.hpp)
@@ -93,10 +108,11 @@ MemoryEntry softmax_entry() {
     e.size = softmax_size;
     e.make = [](const Spec& spec, const MemoryShape& s, Rng&) -> std::unique_ptr<Memory> {
         return std::make_unique<SoftmaxCache>(s, spec.real("beta"),
-                                              spec.has("null") ? std::optional<double>(spec.real("null")) : std::nullopt);
+                                              spec.has("null") ? std::optional<double>(spec.real("null")) : std::nullopt,
+                                              spec.has("slope") ? spec.real("slope") : 0.0);
     };
     e.cost = softmax_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
-    e.order_free = true;      // unbounded without a budget: never evicts, and attention is a sum over pairs
+    e.order_free = true;      // unbounded without a budget and at slope 0: never evicts, and attention is a sum over pairs
     e.can_hide_pairs = true;  // one row per pair: a read can give one of them weight 0
     e.backward = true;        // SoftmaxCache::backward
     e.recall_model = softmax_recall;

@@ -46,9 +46,11 @@ SoftmaxCache::Dims SoftmaxCache::size(const MemoryShape& shape, bool null_slot) 
     return {shape.budget_floats ? *shape.budget_floats / row - extra : -1, row, row * (1 + extra)};
 }
 
-SoftmaxCache::SoftmaxCache(const MemoryShape& shape, double beta, std::optional<double> null_logit)
-    : d_key_(shape.d_key), d_value_(shape.d_value), beta_(static_cast<float>(beta)),
-      capacity_(size(shape, null_logit.has_value()).capacity) {
+SoftmaxCache::SoftmaxCache(const MemoryShape& shape, double beta, std::optional<double> null_logit, double slope)
+    : d_key_(shape.d_key), d_value_(shape.d_value), beta_(static_cast<float>(beta)), hard_(std::isinf(beta)),
+      slope_(static_cast<float>(slope)), capacity_(size(shape, null_logit.has_value()).capacity) {
+    if (std::isnan(beta) || beta < 0.0) throw std::invalid_argument("softmax cache: beta must be >= 0 (or +inf)");
+    if (!std::isfinite(slope) || slope < 0.0) throw std::invalid_argument("softmax cache: slope must be finite and >= 0");
     if (null_logit) null_ = static_cast<float>(*null_logit);
     head_ = null_ ? row_floats() : 0;
     if (capacity_ > 0) buf_.reserve(static_cast<std::size_t>(head_ + capacity_ * row_floats()));
@@ -97,13 +99,78 @@ void SoftmaxCache::write_batch(ConstMatRef keys, ConstMatRef values) {
         write(keys.row(i).transpose(), values.row(i).transpose());
 }
 
+float SoftmaxCache::age(std::int64_t slot) const {
+    // The newest pair sits just before next_slot_ in the ring (at stored_ − 1 until it wraps),
+    // so a slot's age follows from the ring's head: nothing per slot is stored.
+    return static_cast<float>(stored_ - 1 - (slot - next_slot_ + stored_) % stored_);
+}
+
+void SoftmaxCache::hard_weights(const float* query, const std::vector<char>* allowed, std::int64_t hidden_slot,
+                                float* out) const {
+    const auto cache = rows();
+    const auto usable = [&](std::int64_t i) { return i != hidden_slot && (!allowed || (*allowed)[static_cast<std::size_t>(i)]); };
+    // Exact scores, the same bits for equal keys wherever they sit: float products are exact in
+    // double, summed in one fixed order (a matrix product's blocking may round rows differently).
+    double peak = -std::numeric_limits<double>::infinity();
+    bool nan = false, any = false;
+    std::vector<double> score(static_cast<std::size_t>(stored_));
+    for (std::int64_t i = 0; i < stored_; ++i) {
+        double s = 0.0;
+        const float* k = cache.data() + i * row_floats();
+        for (int j = 0; j < d_key_; ++j) s += static_cast<double>(k[j]) * static_cast<double>(query[j]);
+        score[static_cast<std::size_t>(i)] = s;
+        if (!usable(i)) continue;
+        any = true;
+        if (std::isnan(s)) nan = true;
+        else peak = std::max(peak, s);
+    }
+    std::fill(out, out + stored_, 0.0f);
+    if (!any) return;  // the hidden pair was the only one
+    if (nan || !std::isfinite(peak)) {
+        std::fill(out, out + stored_, std::numeric_limits<float>::quiet_NaN());
+        return;
+    }
+    // β → ∞: every weight off the largest score vanishes; among the keys tied at it the logits
+    // differ only by the recency bias −slope·age (none at slope 0: equal weights). A null
+    // slot's constant logit beats β·peak when peak < 0, loses when peak > 0, and at peak = 0
+    // joins the tied keys' softmax.
+    if (null_ && peak < 0.0) return;  // all weight on the null slot, whose value is 0
+    float youngest = std::numeric_limits<float>::infinity();
+    for (std::int64_t i = 0; i < stored_; ++i)
+        if (usable(i) && score[static_cast<std::size_t>(i)] == peak) youngest = std::min(youngest, age(i));
+    float top = -slope_ * youngest;  // the largest logit among the tied
+    const bool with_null = null_ && peak == 0.0;
+    if (with_null) top = std::max(top, *null_);
+    float sum = with_null ? std::exp(*null_ - top) : 0.0f;
+    for (std::int64_t i = 0; i < stored_; ++i)
+        if (usable(i) && score[static_cast<std::size_t>(i)] == peak) sum += (out[i] = std::exp(-slope_ * age(i) - top));
+    for (std::int64_t i = 0; i < stored_; ++i) out[i] /= sum;
+}
+
 Vec SoftmaxCache::weights(ConstVecRef query, const std::vector<char>* allowed) const {
+    if (hard_) {
+        bool any = false;
+        for (std::int64_t i = 0; i < stored_ && !any; ++i) any = !allowed || (*allowed)[static_cast<std::size_t>(i)];
+        if (!any) throw std::invalid_argument("softmax cache: the mask allows no stored pair");
+        const Vec q = query;
+        Vec w(stored_);
+        hard_weights(q.data(), allowed, -1, w.data());
+        return w;
+    }
     const auto cache = rows();
     Vec scores = cache.leftCols(d_key_) * query;  // raw dot products
     float peak = -std::numeric_limits<float>::infinity();
     for (Eigen::Index i = 0; i < scores.size(); ++i)
         if (!allowed || (*allowed)[static_cast<std::size_t>(i)]) peak = std::max(peak, scores(i));
     if (!std::isfinite(peak)) throw std::invalid_argument("softmax cache: the mask allows no stored pair");
+    if (slope_ > 0.0f) {  // logits β k·q − slope·age: the largest is found over the logits
+        float top = null_ ? *null_ : -std::numeric_limits<float>::infinity();
+        for (Eigen::Index i = 0; i < scores.size(); ++i)
+            if (!allowed || (*allowed)[static_cast<std::size_t>(i)]) top = std::max(top, beta_ * scores(i) - slope_ * age(i));
+        for (Eigen::Index i = 0; i < scores.size(); ++i)
+            scores(i) = (!allowed || (*allowed)[static_cast<std::size_t>(i)]) ? std::exp(beta_ * scores(i) - slope_ * age(i) - top) : 0.0f;
+        return scores / (scores.sum() + (null_ ? std::exp(*null_ - top) : 0.0f));
+    }
     const float top = null_ ? std::max(beta_ * peak, *null_) : beta_ * peak;  // the largest logit
     for (Eigen::Index i = 0; i < scores.size(); ++i)
         scores(i) = (!allowed || (*allowed)[static_cast<std::size_t>(i)]) ? std::exp(beta_ * scores(i) - top) : 0.0f;
@@ -140,6 +207,7 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
     };
     const bool memo = !hidden && queries.rows() > 0 && queries.rows() * stored_ <= kMemoWeights;
     if (memo && memo_weights_.rows() == queries.rows() && memo_weights_.cols() == stored_ &&
+        (slope_ == 0.0f || memo_next_slot_ == next_slot_) &&  // the ages follow the ring's head
         memo_queries_.cols() == queries.cols() && same_rows(memo_queries_, queries.data(), queries.outerStride()) &&
         same_rows(memo_keys_, cache.data(), row_floats())) {
         weighted_values(memo_weights_);  // the same weights as computed below
@@ -153,6 +221,7 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
     const std::uint64_t print = memo ? fingerprint(queries, cache) : 0;
     if (memo && print == last_print_) {
         memo_keys_ = cache.leftCols(d_key_);
+        memo_next_slot_ = next_slot_;
         memo_queries_ = queries;
         memo_weights_ = std::move(p);
     }
@@ -160,7 +229,36 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
 }
 
 void SoftmaxCache::attention(ConstMatRef queries, const IndexView* hidden, RowMat& p) const {
+    if (hard_) {  // β = ∞: the largest exact score's keys (hard_weights)
+        p.resize(queries.rows(), stored_);
+        Vec q(d_key_);
+        for (Eigen::Index i = 0; i < p.rows(); ++i) {
+            q = queries.row(i).transpose();
+            hard_weights(q.data(), nullptr, hidden ? slot_of((*hidden)[static_cast<std::size_t>(i)]) : -1, p.row(i).data());
+        }
+        return;
+    }
     p.noalias() = queries * rows().leftCols(d_key_).transpose();  // m × stored raw dot products
+    if (slope_ > 0.0f) {  // the recency bias −slope·age joins the logits (ALiBi)
+        Eigen::Matrix<float, 1, Eigen::Dynamic> bias(stored_);
+        for (std::int64_t j = 0; j < stored_; ++j) bias(j) = -slope_ * age(j);
+        for (Eigen::Index i = 0; i < p.rows(); ++i) {
+            auto row = p.row(i);
+            const std::int64_t slot = hidden ? slot_of((*hidden)[static_cast<std::size_t>(i)]) : -1;
+            row = beta_ * row + bias;
+            if (slot >= 0) row(slot) = -std::numeric_limits<float>::infinity();
+            const float peak = row.maxCoeff();
+            if (slot >= 0 && peak == -std::numeric_limits<float>::infinity()) {  // the hidden pair was the only one
+                row.setZero();
+                continue;
+            }
+            const float top = null_ ? std::max(peak, *null_) : peak;
+            row = (row.array() - top).exp();
+            if (slot >= 0) row(slot) = 0.0f;
+            row /= row.sum() + (null_ ? std::exp(*null_ - top) : 0.0f);
+        }
+        return;
+    }
     for (Eigen::Index i = 0; i < p.rows(); ++i) {
         auto row = p.row(i);
         const std::int64_t slot = hidden ? slot_of((*hidden)[static_cast<std::size_t>(i)]) : -1;
@@ -186,7 +284,7 @@ void SoftmaxCache::attention(ConstMatRef queries, const IndexView* hidden, RowMa
 void SoftmaxCache::backward(ConstMatRef keys, ConstMatRef, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
                             MatRef d_queries) const {
     d_keys.setZero();
-    if (stored_ == 0) {
+    if (stored_ == 0 || hard_) {  // β = ∞: the read is piecewise constant in the keys and the query
         d_queries.setZero();
         return;
     }

@@ -4,8 +4,18 @@
 //               of them; when full, the oldest pair is evicted (FIFO). Without a
 //               budget the cache is unbounded and never evicts.
 // Write:        append (k, v).
-// Read:         softmax(β · K q)ᵀ V — β multiplies the raw dot products
-//               (no 1/√d); β = 0 is uniform attention over the stored pairs.
+// Read:         softmax(β · K q − slope · age)ᵀ V — β multiplies the raw dot
+//               products (no 1/√d); β = 0 is uniform attention over the stored pairs.
+//               The recency bias (ALiBi, Press et al. 2022): a pair's age is the
+//               number of pairs written after it that the cache holds (0 = newest);
+//               slope = 0 (the default) is no bias, the plain cache bit for bit. A
+//               slope > 0 makes the later of two copies of one key win.
+//               β = ∞ (beta=inf) is the hard limit, computed exactly: the read is the
+//               value of the key with the largest dot product (scores summed in
+//               double in one fixed order, so equal keys score the same bits); keys
+//               tied at it share the weight as the limit does — equally at slope 0,
+//               by softmax(−slope · age) otherwise. It never overflows or reads NaN.
+//               Its gradient (backward) is 0: the read is piecewise constant.
 //               With a structural mask (ReadOptions::hidden, the control
 //               assoc_recall:control=structural_mask) one written pair per
 //               query gets weight exactly 0.
@@ -15,10 +25,16 @@
 //               read = Σ_i e^{β k_i·q} v_i / (e^s + Σ_i e^{β k_i·q}).
 // state_floats: (number of stored pairs) × (d_k + d_v) ≤ B; with a null slot one row
 //               more (its logit and zero value take a pair's row: C = floor(B / (d_k + d_v)) − 1).
-// Parameters:   beta = 16 (real ≥ 0); null = none (a finite real: the null slot's logit).
+//               The recency bias costs no state: the rows sit in a FIFO ring in write
+//               order, so a slot's age is its distance behind the ring's head (the
+//               next slot to write, one integer every FIFO cache keeps, as a sliding
+//               window knows its relative positions): no position is stored per pair.
+// Parameters:   beta = 16 (real ≥ 0, or inf); null = none (a finite real: the null slot's
+//               logit); slope = 0 (real ≥ 0: the recency bias per write of age).
 //               Minimum budget: d_k + d_v (one pair), two rows with a null slot.
 // Source:       Bahdanau, Cho & Bengio 2014; Vaswani et al. 2017 ("Attention
-//               Is All You Need"); as a memory, Ramsauer et al. 2020.
+//               Is All You Need"); as a memory, Ramsauer et al. 2020; the recency
+//               bias: Press, Smith & Lewis 2022 (ALiBi).
 //
 // State layout: row r of the cache is [k | v] (d_k + d_v floats); rows are
 // kept in a ring, so state() is the stored rows in slot order, not write order.
@@ -44,7 +60,8 @@ public:
     static Dims size(const MemoryShape& shape, bool null_slot = false);
 
     /// `null_logit`: the null slot's constant logit; empty: no null slot.
-    SoftmaxCache(const MemoryShape& shape, double beta, std::optional<double> null_logit = std::nullopt);
+    /// `slope`: the recency bias, −slope·age added to each pair's logit (0: none).
+    SoftmaxCache(const MemoryShape& shape, double beta, std::optional<double> null_logit = std::nullopt, double slope = 0.0);
 
     void reset() override;
     void write(ConstVecRef key, ConstVecRef value) override;
@@ -75,6 +92,8 @@ public:
     std::int64_t slot_of(std::int64_t write) const;
 
     std::int64_t stored() const { return stored_; }
+    /// Age of the pair in `slot`: 0 for the newest write, stored() − 1 for the oldest held.
+    float age(std::int64_t slot) const;
 
 private:
     std::int64_t row_floats() const { return d_key_ + d_value_; }
@@ -86,9 +105,14 @@ private:
     void read_rows(ConstMatRef queries, const IndexView* hidden, MatRef out) const;
     // The read's weights (m × stored): softmax of β × the raw scores, `hidden` as in read_rows.
     void attention(ConstMatRef queries, const IndexView* hidden, RowMat& p) const;
+    // β = ∞: one query's weights (stored_ floats at `out`) over the pairs `allowed` (null: all)
+    // but `hidden_slot` (−1: none), from exact scores: see the header.
+    void hard_weights(const float* query, const std::vector<char>* allowed, std::int64_t hidden_slot, float* out) const;
 
     int d_key_, d_value_;
     float beta_;
+    bool hard_;     // β = ∞
+    float slope_;   // the recency bias per write of age
     std::optional<float> null_;  // the null slot's logit; empty: none
     std::int64_t head_;          // floats before the first pair's row: the null slot's row, or 0
     std::int64_t capacity_;      // −1: unbounded
@@ -103,6 +127,7 @@ private:
     static constexpr std::int64_t kMemoWeights = std::int64_t{1} << 18;
     std::uint64_t fingerprint(ConstMatRef queries, const CacheMap& cache) const;
     mutable RowMat memo_keys_, memo_queries_, memo_weights_;
+    mutable std::int64_t memo_next_slot_ = 0;  // the ring's head the memo's ages came from
     mutable std::uint64_t last_print_ = 0;
 };
 

@@ -245,6 +245,13 @@ def tuned_keys(tuned):
     return [k.split("=", 1)[0] for k in tuned.split(",") if k]
 
 
+def tuned_values(tuned):
+    """The values of a `tuned` column: "d=64,beta=8,slope=0" -> {"d": "64", "beta": "8", "slope": "0"} (an older
+    memcap's "d,beta" names no values: {}). A value that binds as left out (softmax's slope=0) is in the
+    `tuned` column but not in the memory spec."""
+    return dict(k.split("=", 1) for k in tuned.split(",") if "=" in k)
+
+
 def memory_name(row):
     """A row's memory name: its `memory` column, or (a CSV from an older memcap) its spec's name."""
     return row.get("memory") or base(row["memory_spec"])

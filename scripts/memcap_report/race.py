@@ -4,13 +4,15 @@ the width and settings chosen at a capacity point in words."""
 
 import re
 
-from .common import base, fnum, label, spec_params
+from .common import base, fnum, label, spec_params, tuned_values
 
 # The narrowest default width of d = best in manifests that do not state theirs (before it went down to 2).
 NARROWEST_UNSTATED = 4
 
 # Decays: 1 (no decay) is the end of their range, not only of their candidates, so it is not flagged.
 DECAYS = ("gamma", "alpha", "w", "rho")
+# Likewise the cache's hard argmax (beta = inf) and no recency bias (slope = 0): ends of their ranges.
+RANGE_ENDS = (("beta", "inf"), ("slope", "0"))
 
 
 def is_raced(value):
@@ -55,10 +57,12 @@ def settings(r, manifest=None, edges=None):
     if r["capacity"] is None or not r["spec_at_capacity"]:
         return ""
     p = spec_params(r["spec_at_capacity"])
+    p.update(tuned_values((r.get("at_capacity") or {}).get("tuned", "")))
     out = ["d=%d" % r["d_at_capacity"]]
     for k in [k for k in r["tuned_keys"] if k != "d"]:
         v = p.get(k, "?")
-        end = None if (k in DECAYS and v == "1") else at_end(manifest or {}, base(r["memory_spec"]), k, v)
+        ranged = (k in DECAYS and v == "1") or (k, v) in RANGE_ENDS
+        end = None if ranged else at_end(manifest or {}, base(r["memory_spec"]), k, v)
         out.append("%s=%s%s" % (k, v, "†" if end else ""))
         if end and edges is not None:
             edges.setdefault((base(r["memory_spec"]), k, v, end), []).append(r["budget_floats"])

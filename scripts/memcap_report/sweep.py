@@ -48,7 +48,8 @@ from collections import OrderedDict
 from .capacity import at_largest_window, lag_curve
 from .common import (CATALOG, CYCLE, read_catalog, task_info, SUMMARY_COLUMNS, THRESHOLD, ReportError, base, capacity, fnum, frontier_spec, has_noise,
                      lag_panels, max_pairs_exact, memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se,
-                     spec_params, state_bits_of, style, task_labels, tuned_keys)
+                     spec_params, state_bits_of, style, task_labels, tuned_keys,
+                     tuned_values)
 
 RESULT_COLUMNS = ("memory_spec", "task_spec", "readout", "budget_floats", "d", "n", "seed", "accuracy_frac", "status",
                   "tuned")
@@ -160,6 +161,7 @@ def chosen(r):
     """The settings chosen on tuning seeds, "d=64,beta=8", from the row (also from an older memcap's
     `tuned`, which named the keys only: their values are in the row's d and memory spec)."""
     params = spec_params(r["memory_spec"])
+    params.update(tuned_values(r["tuned"]))
     return ",".join("%s=%s" % (k, r["d"] if k == "d" else params.get(k, "?")) for k in tuned_keys(r["tuned"]))
 
 

@@ -31,7 +31,7 @@ from memcap_report.capacity import (compare, nstar, order, resolved_line, at_lar
                                     passes, part_of)
 from memcap_report.common import (THRESHOLD, Context, caches, run, COLOURS, SUMMARY_COLUMNS, base, fmt_cap, fnum, label, lag_panels, learn_memories, list_words,
                                   measured, name_order, noise_key, noise_order, noise_words, optional_csv, param, ratio_words, read_manifest,
-                                  se, spec_params, tuned_keys)
+                                  se, spec_params, tuned_keys, tuned_values)
 from memcap_report.race import edge_words, settings
 
 FIGURE = "streams_lag.png"
@@ -489,6 +489,58 @@ def overwrite_words(caps):
             "ratio interval holds 1): " + "; ".join(items) + " (`≥` on both counts as equal).")
 
 
+def replace_words(caps):
+    """Who replaces a value, computed from the rows: per memory, at how many (noise, budget) points its
+    rewritten keys pass at some n (a capacity on slot 1); on both slots together, who leads (ties
+    included) and where the cache stands against the leader; and the recency slope the cache's race
+    chose at its capacity points."""
+    rw = caps.get(("overwrite_recall", "rewritten"), {})
+    both = caps.get(("overwrite_recall", "both"), {})
+    if not rw:
+        return ""
+    tally = OrderedDict()
+    for (m, noise, b), r in rw.items():
+        t = tally.setdefault(m, [0, 0])
+        t[0] += 1 if nstar(r) else 0
+        t[1] += 1
+    every = [label(m) for m in memory_order(tally) if tally[m][0] == tally[m][1]]
+    some = ["%s (%d of %d)" % (label(m), tally[m][0], tally[m][1]) for m in memory_order(tally) if 0 < tally[m][0] < tally[m][1]]
+    none = [label(m) for m in memory_order(tally) if tally[m][0] == 0]
+    out = ["Rewritten keys read at ≥ 90%% at some n, at every (noise, budget) point: %s" % (list_words(every) if every else "none")]
+    if some:
+        out.append("at some: " + list_words(some))
+    if none:
+        out.append("at none: " + list_words(none))
+    text = "; ".join(out) + "."
+    lead = leaders(both)
+    if lead:
+        wins, cache_vs = OrderedDict(), OrderedDict([("more", 0), ("equal", 0), ("fewer", 0)])
+        for (noise, b), (ms, top, cache) in lead.items():
+            for m in ms:
+                wins[m] = wins.get(m, 0) + 1
+            if cache is not None:
+                o = order(cache, both[(ms[0], noise, b)]) if top and nstar(cache) else (
+                    -1 if top else 0 if not nstar(cache) else 1)
+                cache_vs["more" if o > 0 else "equal" if o == 0 else "fewer"] += 1
+        text += (" On rewritten and untouched keys together, the fixed state storing the most (ties: a paired "
+                 "ratio interval of n* holding 1): %s, "
+                 "of %d points" % (list_words(["%s at %d" % (label(m), wins[m]) for m in memory_order(wins)]), len(lead)))
+        if sum(cache_vs.values()):
+            text += "; against it the cache stores %s" % ", ".join(
+                "%s at %d" % ({"equal": "as many"}.get(k, k), v) for k, v in cache_vs.items() if v)
+        text += "."
+    slopes = OrderedDict()
+    for (m, noise, b), r in both.items():
+        if m in caches() and r.get("at_capacity"):
+            v = tuned_values(r["at_capacity"].get("tuned", "")).get("slope")
+            if v is not None:
+                slopes[v] = slopes.get(v, 0) + 1
+    if slopes:
+        text += " The cache's raced recency slope at its capacity: %s." % ", ".join(
+            "%s at %d point%s" % (v, k, "" if k == 1 else "s") for v, k in sorted(slopes.items(), key=lambda kv: float(kv[0])))
+    return text
+
+
 def passes_words(per, parts):
     """Per memory: whether its capacity rises, falls or stays with more passes (at every noise and budget)."""
     if len(parts) < 2:
@@ -520,8 +572,11 @@ def task_words(summary):
         out.append("recent_recall writes %s·W pairs and asks for the last W (n = W), its queries in %s lag buckets "
                    "(a row per bucket, its largest lag)" % (param(s, "ratio"), param(s, "buckets")))
     if "overwrite_recall" in specs:
-        out.append("overwrite_recall writes n pairs, then a fraction %s of the keys again with fresh values; a "
-                   "rewritten key's answer is its latest value" % param(specs["overwrite_recall"], "rewrite"))
+        s = specs["overwrite_recall"]
+        out.append("overwrite_recall writes n pairs and a fraction %s of the keys again with fresh values, %s; a "
+                   "rewritten key's answer is its latest value" % (
+                       param(s, "rewrite"), "every rewrite after the first writes" if spec_params(s).get("order", "last") == "last" else
+                       "each rewrite at a random place after its key's first write"))
     if "salient_recall" in specs:
         out.append("salient_recall hides n marked pairs among %s·n unmarked ones and asks for the marked, %s" % (
             param(specs["salient_recall"], "distractors"),
@@ -604,7 +659,7 @@ def render(data, rows, ctx):
         text += ["### Overwrites (overwrite_recall)", "",
                  "Mean accuracy ± 1 SE at n = %d on rewritten keys (right: the latest value) and untouched keys, the "
                  "width and settings chosen there in brackets." % n, ""] + lines + [""]
-        ow = overwrite_words(caps)
+        ow = " ".join(w for w in (replace_words(caps), overwrite_words(caps)) if w)
         text += [ow, ""] if ow else []
 
     lines, per, parts = passes_table(caps, manifest, edges)
@@ -782,7 +837,8 @@ def readme(data, rows, ctx):
             "salient": readme_salient(caps, summary),
             "window_leaders": readme_leaders(caps.get(("recent_recall", ""), {})),
             "gla_vs_retnet": readme_pair(caps.get(("recent_recall", ""), {}), "gla", "retnet"),
-            "grid_window": readme_span(caps.get(("recent_recall", ""), {}), "linear")}
+            "grid_window": readme_span(caps.get(("recent_recall", ""), {}), "linear"),
+            "overwrites": replace_words(caps) or "(not measured)"}
 
 
 def readme_leaders(pc):

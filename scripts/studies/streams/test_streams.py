@@ -34,7 +34,7 @@ read_catalog(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.pat
 FIXTURES = os.path.join(HERE, "fixture")  # the reports directory whose streams/ is the fixture sweep
 SWEEP = os.path.join(ROOT, "tests", "report", "fixtures", "sweep")  # the main job's fixture
 RECENT = "recent_recall:ratio=8,buckets=8,queries=64,noise=0,cosine=%s"
-OVERWRITE = "overwrite_recall:rewrite=0.25,queries=64,noise=0,cosine=%s"
+OVERWRITE = "overwrite_recall:rewrite=0.25,order=interleaved,rewritten=16,queries=64,noise=0,cosine=%s"
 SALIENT = "salient_recall:distractors=3,queries=32,noise=0,cosine=%s"
 GATED = SALIENT + ",gate=all"  # every memory's writes gated (the default, gate=none, is left out)
 ASSOC1 = "assoc_recall:queries=32,noise=0,cosine=%s,control=none,vocab=0,keys=random,steps=1000,lr=0.01,temp=0.1"
@@ -180,6 +180,23 @@ class Overwrites(unittest.TestCase):
         self.assertEqual(un[("linear", "cosine=1", 1024)]["capacity"], 32)
         words = streams.overwrite_words(caps)
         self.assertIn("linear attention (grid) below at 1 of 1", words)
+
+    def test_who_replaces_a_value_is_computed_from_the_rows(self):
+        rows = synthetic()
+        for n in (16, 32, 64):  # a cache whose raced slope reads the later copy: both slots pass up to 32
+            for slot, acc in ((0, 1.0 if n < 64 else 0.5), (1, 1.0 if n < 64 else 0.4)):
+                rows.append(row("softmax:beta=inf,slope=1", OVERWRITE % "1", 1024, n, acc, "d=4,beta=inf,slope=1", d=4, slot=slot))
+        words = streams.replace_words(part_capacities(rows))
+        self.assertIn("at every (noise, budget) point: softmax cache = sliding-window attention and DeltaNet", words)
+        self.assertIn("at none: linear attention (grid)", words)
+        self.assertIn("the fixed state storing the most (ties: a paired ratio interval of n* holding 1): DeltaNet (`delta` = `deltanet`) at 1, of 1 points", words)
+        self.assertIn("against it the cache stores as many at 1.", words)
+        self.assertIn("The cache's raced recency slope at its capacity: 1 at 1 point.", words)
+        # slope = 0 binds as left out of the spec: read from the tuned column
+        rows = [dict(r, memory_spec=r["memory_spec"].replace(",slope=1", ""), tuned=r["tuned"].replace("slope=1", "slope=0"))
+                for r in rows]
+        self.assertIn("slope at its capacity: 0 at 1 point.", streams.replace_words(part_capacities(rows)))
+        self.assertEqual(streams.replace_words(part_capacities([r for r in rows if "overwrite" not in r["task_spec"]])), "")
 
     def test_the_generic_table_has_a_row_per_slot(self):
         rows = [r for r in synthetic() if r["task_spec"].startswith("overwrite")]
