@@ -190,7 +190,8 @@ class Overwrites(unittest.TestCase):
         self.assertIn("at every (noise, budget) point: softmax cache = sliding-window attention and DeltaNet", words)
         self.assertIn("at none: linear attention (grid)", words)
         self.assertIn("the fixed state storing the most (ties: a paired ratio interval of n* holding 1): DeltaNet (`delta` = `deltanet`) at 1, of 1 points", words)
-        self.assertIn("against it the cache stores as many at 1.", words)
+        # n* 35.9 against DeltaNet's 35.3, interpolated; synthetic rows have no per-seed data, hence no interval: more
+        self.assertIn("against it the cache stores more at 1.", words)
         self.assertIn("The cache's raced recency slope at its capacity: 1 at 1 point.", words)
         # slope = 0 binds as left out of the spec: read from the tuned column
         rows = [dict(r, memory_spec=r["memory_spec"].replace(",slope=1", ""), tuned=r["tuned"].replace("slope=1", "slope=0"))
