@@ -98,20 +98,22 @@ thread_args=()
 [[ -n $threads ]] && thread_args=(--threads "$threads")
 declare -A estimate
 total_estimate=0
-runs=()  # "name|config"
+runs=()  # "name|config": the main job is one run (scripts/reports.sh runs both its sweeps), its estimate their sum
 for s in "${chosen[@]}"; do
     IFS='|' read -r name configs default <<< "$s"
     for c in $configs; do
-        runs+=("$name|$c")
         line=$("$memcap" sweep "$root/$c" --dry-run "${thread_args[@]}" 2>&1 | grep -E '^ *estimate:' || true)
         est=$(sed -nE 's/.* ([0-9.]+(e[+]?[0-9]+)?) s wall.*/\1/p' <<< "$line")
-        estimate[$c]=${est:-0}
+        run=$name\|$c
+        [[ $name == main ]] && run="main|${configs// /+}"
+        [[ $name == main && ${#runs[@]} -gt 0 && ${runs[-1]} == "$run" ]] || runs+=("$run")
+        estimate[$run]=$(awk -v a="${estimate[$run]:-0}" -v b="${est:-0}" 'BEGIN { print a + b }')
         total_estimate=$(awk -v a="$total_estimate" -v b="${est:-0}" 'BEGIN { print a + b }')
         if (( dry )); then echo "$name: $c: $(sed "s/^ *//" <<< "$line")"; fi
     done
 done
 if (( dry )); then
-    echo "studies: ${#runs[@]} sweeps; their estimates sum to $(printf '%.0f' "$total_estimate") s wall (crossing rounds not counted; the estimates are rough where cells differ in cost by orders of magnitude)"
+    echo "studies: ${#runs[@]} runs; their estimates sum to $(printf '%.0f' "$total_estimate") s wall (crossing rounds not counted; the estimates are rough where cells differ in cost by orders of magnitude)"
     exit 0
 fi
 
@@ -119,7 +121,6 @@ start=$(date +%s)
 fmt() { printf '%d:%02d' $(( $1 / 60 )) $(( $1 % 60 )); }
 done_estimate=0
 i=0
-main_done=0
 for r in "${runs[@]}"; do
     IFS='|' read -r name c <<< "$r"
     i=$(( i + 1 ))
@@ -129,20 +130,17 @@ for r in "${runs[@]}"; do
     eta=$(awk -v now="$now" -v d="$done_estimate" -v left="$left" \
               'BEGIN { r = (d > 0 && now > 0) ? now / d : 1; printf "%d", now + left * r }')
     echo "studies: [$i/${#runs[@]}] $name: $c (elapsed $(fmt "$now"), ETA for all $(fmt "$eta"))" >&2
-    if [[ $name == main ]]; then
-        if (( ! main_done )); then  # the main job: both its sweeps and its report, at once
-            "$root/scripts/reports.sh" "$memcap" "$out"
-            main_done=1
-        fi
+    if [[ $name == main ]]; then  # the main job: both its sweeps and its report, at once
+        "$root/scripts/reports.sh" "$memcap" "$out"
     else
         dir=$out/$(out_of "$name")
         mkdir -p "$dir"
         "$memcap" sweep "$root/$c" --out "$dir" --force "${thread_args[@]}"
     fi
-    done_estimate=$(awk -v a="$done_estimate" -v b="${estimate[$c]}" 'BEGIN { print a + b }')
+    done_estimate=$(awk -v a="$done_estimate" -v b="${estimate[$r]}" 'BEGIN { print a + b }')
 done
 # every study's summary, theory, tables, figures, REPORT.md, READMEs and pages, from the CSVs just written
-if (( ${#runs[@]} > 2 )) || [[ ${runs[0]%%|*} != main ]]; then
+if (( ${#runs[@]} > 1 )) || [[ ${runs[0]%%|*} != main ]]; then
     echo "studies: the reports, from the CSVs (scripts/reports.sh --from-csv)" >&2
     "$root/scripts/reports.sh" --from-csv "$memcap" "$out"
 fi

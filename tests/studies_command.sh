@@ -34,6 +34,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=$(bash "$cmd" --dry-run --only chains "$memcap" "$tmp/reports") || fail "--dry-run exited $?"
 grep -q "chains: scripts/studies/chains/chains.ini: estimate: about" <<< "$out" || fail "no estimate in: $out"
-grep -q "1 sweeps; their estimates sum to" <<< "$out" || fail "no total in: $out"
+grep -q "1 runs; their estimates sum to" <<< "$out" || fail "no total in: $out"
 [[ -z $(ls -A "$tmp/reports") ]] || fail "--dry-run wrote $(ls -A "$tmp/reports")"
 echo "ok"
