@@ -274,6 +274,6 @@ def readme_sentences(caps, manifest):
         out["cache_lead"] = fmt_ratio(lo) if lo is hi else "%s to %s" % (fmt_ratio(lo), fmt_ratio(hi))
     else:
         out["cache_lead"] = "—"
-    out["cache_ties"] = "%s floats (%s)" % (list_words(ties) if ties else "no budget", "; ".join(noisy) or "—")
+    out["cache_ties"] = "%s (%s)" % ("%s floats" % list_words(ties) if ties else "no budget", "; ".join(noisy) or "—")
     out["grid_family"] = grid_family(caps)
     return out
