@@ -23,11 +23,11 @@ assert rows and all(int(r["state_bits"]) == 32 * int(r["state_floats"]) for r in
 PY
 
 # 2. A bit budget races the precision: each memory's choice is printed, and held within the bits
-#    (with d = best the cache's beta too: chose d=8,beta=64,precision=int8).
+#    (with d = best the cache's beta too, which may be inf: chose d=2,beta=inf,precision=fp32).
 "$memcap" run -m softmax -m linear -t assoc_recall --budget-bits 32768 --d best --n 64 --seeds 2 \
     --out "$work/race.csv" 2>"$work/race.err" || fail "the race failed: $(cat "$work/race.err")"
 for m in softmax linear; do
-    grep -q "memcap: $m on assoc_recall at 1024 floats (32768 bits), n=64: chose d=[0-9]*\(,[a-z]*=[0-9.]*\)*,precision=\(fp32\|bf16\|fp16\|int8\|int4\) (.*held at .*: [0-9]* bits)" \
+    grep -q "memcap: $m on assoc_recall at 1024 floats (32768 bits), n=64: chose d=[0-9]*\(,[a-z]*=[0-9a-z.]*\)*,precision=\(fp32\|bf16\|fp16\|int8\|int4\) (.*held at .*: [0-9]* bits)" \
         "$work/race.err" || fail "no choice of precision printed for $m: $(cat "$work/race.err")"
 done
 /usr/bin/python3 - "$work/race.csv" <<'PY' || fail "the race's rows break the bit budget or do not name the precision"
