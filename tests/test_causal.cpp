@@ -8,6 +8,7 @@
 #include "core/rng.hpp"
 #include "memories/precision.hpp"
 #include "memories/registry.hpp"
+#include "registry_specs.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -15,32 +16,9 @@
 #include <cmath>
 
 using namespace memcap;
+using memcap::test::unit_rows;
 
 namespace {
-
-RowMat unit_rows(Rng& rng, Eigen::Index n, Eigen::Index d) {
-    RowMat m(n, d);
-    rng.fill_normal(m);
-    normalise_rows(m);
-    return m;
-}
-
-/// Every backend at its defaults, then at each candidate of each of its settings (as the
-/// contract tests), skipping the storage precisions an entry cannot take.
-std::vector<std::string> causal_specs() {
-    std::vector<std::string> specs;
-    for (const MemoryEntry& entry : memory_registry()) {
-        specs.push_back(entry.name);
-        const std::string defaults = parse_memory_spec(entry.name).canonical();
-        for (const ParamInfo& p : entry.params)
-            for (const std::string& value : p.best) {
-                if (!entry.reduced_precision && p.key == kPrecisionKey && value != p.same_as_none) continue;
-                const std::string text = entry.name + ":" + p.key + "=" + value;
-                if (parse_memory_spec(text).canonical() != defaults) specs.push_back(text);
-            }
-    }
-    return specs;
-}
 
 float max_abs(const RowMat& m) { return m.size() ? m.cwiseAbs().maxCoeff() : 0.0f; }
 
@@ -57,7 +35,7 @@ RowMat state_of(const Memory& m) { return RowMat(Vec(m.state()).transpose()); }
 }  // namespace
 
 TEST_CASE("the causal form equals the token-by-token definition for every backend", "[memory][conformance][causal]") {
-    const std::string text = GENERATE(from_range(causal_specs()));
+    const std::string text = GENERATE(from_range(memcap::test::conformance_specs()));
     CAPTURE(text);
     const Spec spec = parse_memory_spec(text);
     const MemoryEntry& entry = find_memory(spec.name());

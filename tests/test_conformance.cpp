@@ -4,6 +4,7 @@
 #include "core/rng.hpp"
 #include "memories/precision.hpp"
 #include "memories/registry.hpp"
+#include "registry_specs.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,47 +13,16 @@
 #include <optional>
 
 using namespace memcap;
+using memcap::test::conformance_specs;
+using memcap::test::takes;
+using memcap::test::unit_rows;
 
 namespace {
-
-RowMat unit_rows(Rng& rng, Eigen::Index n, Eigen::Index d) {
-    RowMat m(n, d);
-    rng.fill_normal(m);
-    normalise_rows(m);
-    return m;
-}
 
 Eigen::Index nearest(const RowMat& candidates, const Vec& read) {
     Eigen::Index best;
     (candidates.rowwise() - read.transpose()).rowwise().squaredNorm().minCoeff(&best);
     return best;
-}
-
-/// Whether the entry can take `value` of its parameter `p`: every one, but the storage
-/// precisions other than fp32 of an entry that does not declare reduced_precision (the table
-/// gives every entry the key `precision`, and refuses those values for such an entry).
-bool takes(const MemoryEntry& entry, const ParamInfo& p, const std::string& value) {
-    return entry.reduced_precision || p.key != kPrecisionKey || value == p.same_as_none;
-}
-
-/// The specs the contract is checked at: every backend at its defaults, then at each value a
-/// race may choose for each of its settings (ParamInfo::best, the candidates of `key=best`),
-/// one setting at a time with the others at their defaults — so a decay, a learning rate, a
-/// scale or a storage precision other than the default runs its own path (a value equal to
-/// the default is not repeated).
-std::vector<std::string> conformance_specs() {
-    std::vector<std::string> specs;
-    for (const MemoryEntry& entry : memory_registry()) {
-        specs.push_back(entry.name);
-        const std::string defaults = parse_memory_spec(entry.name).canonical();
-        for (const ParamInfo& p : entry.params)
-            for (const std::string& value : p.best) {
-                if (!takes(entry, p, value)) continue;
-                const std::string text = entry.name + ":" + p.key + "=" + value;
-                if (parse_memory_spec(text).canonical() != defaults) specs.push_back(text);
-            }
-    }
-    return specs;
 }
 
 }  // namespace

@@ -5,19 +5,14 @@
 #include "core/rng.hpp"
 #include "memories/heads.hpp"
 #include "memories/registry.hpp"
+#include "registry_specs.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace memcap;
+using memcap::test::unit_rows;
 
 namespace {
-
-RowMat unit_rows(Rng& rng, Eigen::Index n, Eigen::Index d) {
-    RowMat m(n, d);
-    rng.fill_normal(m);
-    normalise_rows(m);
-    return m;
-}
 
 std::vector<std::string> split_entries() {
     std::vector<std::string> names;

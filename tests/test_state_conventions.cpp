@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <optional>
+#include <utility>
+#include <vector>
 
 using namespace memcap;
 
@@ -19,29 +21,38 @@ namespace {
 
 std::int64_t taylor_features(std::int64_t m) { return 1 + m + m * (m + 1) / 2; }
 
+/// The widths and budgets the state formulas are checked at (no budget: the natural size).
+std::vector<std::pair<int, std::optional<std::int64_t>>> shapes() {
+    std::vector<std::pair<int, std::optional<std::int64_t>>> out;
+    for (const int d : {8, 32, 64})
+        for (const std::optional<std::int64_t> budget : {std::optional<std::int64_t>{}, std::optional<std::int64_t>{1024},
+                                                         std::optional<std::int64_t>{4096}, std::optional<std::int64_t>{16384}})
+            out.emplace_back(d, budget);
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("Based keeps y y^T's unique entries: d_v (1 + m + m(m+1)/2) floats, the same kernel", "[memory][state][based]") {
-    for (const int d : {8, 32, 64})
-        for (const std::optional<std::int64_t> budget :
-             {std::optional<std::int64_t>{}, std::optional<std::int64_t>{1024}, std::optional<std::int64_t>{4096},
-              std::optional<std::int64_t>{16384}}) {
-            CAPTURE(d, budget.value_or(-1));
-            const MemoryShape shape(d, d, budget);
-            const MemorySize size = memory_size(parse_memory_spec("based"), shape);
-            const std::int64_t m = size.dim("m");
-            REQUIRE(size.dim("d_phi") == taylor_features(m));
-            REQUIRE(size.state_floats == d * taylor_features(m));
-            if (budget) {  // m is the largest that fits
-                REQUIRE(d * taylor_features(m) <= *budget);
-                REQUIRE(d * taylor_features(m + 1) > *budget);
-            } else {
-                REQUIRE(m == d);
-            }
-            auto mem = make_memory(parse_memory_spec("based"), shape, 3);
-            REQUIRE(mem->state_floats() == size.state_floats);
-            REQUIRE(mem->state().size() == size.state_floats);
+    for (const auto& at : shapes()) {
+        const int d = at.first;
+        const std::optional<std::int64_t> budget = at.second;
+        CAPTURE(d, budget.value_or(-1));
+        const MemoryShape shape(d, d, budget);
+        const MemorySize size = memory_size(parse_memory_spec("based"), shape);
+        const std::int64_t m = size.dim("m");
+        REQUIRE(size.dim("d_phi") == taylor_features(m));
+        REQUIRE(size.state_floats == d * taylor_features(m));
+        if (budget) {  // m is the largest that fits
+            REQUIRE(d * taylor_features(m) <= *budget);
+            REQUIRE(d * taylor_features(m + 1) > *budget);
+        } else {
+            REQUIRE(m == d);
         }
+        auto mem = make_memory(parse_memory_spec("based"), shape, 3);
+        REQUIRE(mem->state_floats() == size.state_floats);
+        REQUIRE(mem->state().size() == size.state_floats);
+    }
     // at d_v = 64: m = 9 at 4096 floats (1 + 9 + 45 = 55 <= 64 < 66), m = 21 at 16384 (253 <= 256 < 276)
     REQUIRE(memory_size(parse_memory_spec("based"), MemoryShape(64, 64, 4096)).dim("m") == 9);
     REQUIRE(memory_size(parse_memory_spec("based"), MemoryShape(64, 64, 16384)).dim("m") == 21);
@@ -68,26 +79,25 @@ TEST_CASE("Based keeps y y^T's unique entries: d_v (1 + m + m(m+1)/2) floats, th
 }
 
 TEST_CASE("MesaNet keeps H's lower triangle: d_phi(d_phi+1)/2 + d_v d_phi floats", "[memory][state][mesanet]") {
-    for (const int d : {8, 32, 64})
-        for (const std::optional<std::int64_t> budget :
-             {std::optional<std::int64_t>{}, std::optional<std::int64_t>{1024}, std::optional<std::int64_t>{4096},
-              std::optional<std::int64_t>{16384}}) {
-            CAPTURE(d, budget.value_or(-1));
-            const MemoryShape shape(d, d, budget);
-            const MemorySize size = memory_size(parse_memory_spec("mesanet"), shape);
-            const std::int64_t p = size.dim("d_phi");
-            const auto floats = [d](std::int64_t k) { return k * (k + 1) / 2 + d * k; };
-            REQUIRE(size.state_floats == floats(p));
-            if (budget) {
-                REQUIRE(floats(p) <= *budget);
-                REQUIRE(floats(p + 1) > *budget);
-            } else {
-                REQUIRE(p == d);
-            }
-            auto mem = make_memory(parse_memory_spec("mesanet"), shape, 3);
-            REQUIRE(mem->state_floats() == size.state_floats);
-            REQUIRE(mem->state().size() == size.state_floats);
+    for (const auto& at : shapes()) {
+        const int d = at.first;
+        const std::optional<std::int64_t> budget = at.second;
+        CAPTURE(d, budget.value_or(-1));
+        const MemoryShape shape(d, d, budget);
+        const MemorySize size = memory_size(parse_memory_spec("mesanet"), shape);
+        const std::int64_t p = size.dim("d_phi");
+        const auto floats = [d](std::int64_t k) { return k * (k + 1) / 2 + d * k; };
+        REQUIRE(size.state_floats == floats(p));
+        if (budget) {
+            REQUIRE(floats(p) <= *budget);
+            REQUIRE(floats(p + 1) > *budget);
+        } else {
+            REQUIRE(p == d);
         }
+        auto mem = make_memory(parse_memory_spec("mesanet"), shape, 3);
+        REQUIRE(mem->state_floats() == size.state_floats);
+        REQUIRE(mem->state().size() == size.state_floats);
+    }
     // the state is G, then H's lower triangle row by row: after one write of (k, v) with unit φ(k) = k
     // (natural size), H = k kᵀ and G = v kᵀ
     const int d = 4;
