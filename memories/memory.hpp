@@ -136,6 +136,17 @@ struct TokenGates {
     bool empty() const { return log_decay.size() == 0 && beta.size() == 0 && write_gate.size() == 0; }
 };
 
+/// The gradients of one causal pass (Memory::causal_backward): ∂L/∂ of each input, shaped as
+/// the input (a gate input that was absent has an empty gradient).
+struct CausalGrads {
+    RowMat d_queries;    // T × d_key
+    RowMat d_keys;       // T × d_key
+    RowMat d_values;     // T × d_value
+    RowMat d_log_decay;  // as TokenGates::log_decay
+    Vec d_beta;          // as TokenGates::beta
+    Vec d_write_gate;    // as TokenGates::write_gate
+};
+
 /// Which gate inputs a memory takes (its table entry's `gates`, memories/registry.hpp).
 struct GateInputs {
     bool log_decay = false;      // TokenGates::log_decay with one column
@@ -260,6 +271,20 @@ public:
                           MatRef d_queries) const {
         (void)keys, (void)values, (void)queries, (void)d_reads, (void)d_keys, (void)d_queries;
         throw std::logic_error("this memory has no backward pass (its table entry does not declare backward)");
+    }
+
+    /// The backward pass of the causal form (memories declared `causal_backward` in their table
+    /// entry; the trained frame, harness/train/, trains only these). It resets the memory, runs
+    /// the memory's own causal forward on (queries, keys, values, gates) from the zero state —
+    /// the same code causal() runs, so there is one definition of each memory — and, given
+    /// d_out = ∂L/∂O (T × d_value) for any loss L of the outputs O, fills `grads`: ∂L/∂Q, ∂L/∂K,
+    /// ∂L/∂V, and ∂L/∂ of each gate input that `gates` holds (the others left empty). The
+    /// memory is left in the final state. The default throws std::logic_error: the harness
+    /// refuses training such a memory up front, from the declared trait.
+    virtual void causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
+                                 ConstMatRef d_out, CausalGrads& grads) {
+        (void)queries, (void)keys, (void)values, (void)gates, (void)d_out, (void)grads;
+        throw std::logic_error("this memory has no causal backward pass (its table entry does not declare causal_backward)");
     }
 
     /// Writable flat view of the state, the same floats as state(), for holding it at a storage

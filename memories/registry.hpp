@@ -143,6 +143,10 @@ struct MemoryEntry {
     /// respect to keys and queries), checked against finite differences by the tests:
     /// assoc_recall:keys=learned trains a key table through it; others are refused.
     bool backward = false;
+    /// True when the memory implements Memory::causal_backward (∂L/∂ queries, keys, values and
+    /// gate inputs of its causal form), checked against finite differences by the tests: the
+    /// trained frame (harness/train/) trains a layer around it; others are refused.
+    bool causal_backward = false;
     /// True when the memory can hold its state at a storage precision other than fp32
     /// (memories/precision.hpp): it gives Memory::mutable_state, or its state grows by one
     /// [key | value] row a write. Every entry takes the key `precision` (added by the table);
