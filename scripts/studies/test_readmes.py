@@ -20,7 +20,7 @@ REPORTS = os.path.join(ROOT, "reports")
 class CommittedReadmes(unittest.TestCase):
     def test_every_template_renders_the_committed_readme(self):
         names = [n for n in SECTIONS if n and os.path.exists(report.template_path(n))]
-        for name in ("modern", "streams", "deep", "bits", "chains", "abstention", "learned_keys"):
+        for name in ("modern", "streams", "deep", "bits", "chains", "abstention", "learned_keys", "mqar"):
             self.assertIn(name, names)
         ctx = Context(REPORTS)
         for name in names:
