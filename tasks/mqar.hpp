@@ -31,6 +31,24 @@
 // zoology), episodes = 64 (streams per seed). Refused (one line, exit 2): V/2 − 1 < n key
 // symbols (V < 2n + 2), an odd T or T < 4n (the pairs and the query region of 2n tokens),
 // queries > n, alpha ≤ 0.
+//
+// zoology's newer variants, as options (left out: the stream above, bit for bit):
+// - updates = u (zoology/data/forgetting_mqar.py, values that change): after the n pairs, u of
+//   the keys (a random subset) are written again with a new value, a value symbol other than
+//   that key's first (zoology draws it unlike the first value of the j-th key, not of the key
+//   updated; here it is the updated key's own); the context is the 2(n + u) tokens, and a query
+//   is right when its read is nearest the key's latest value. Refused: u > n, T < 4n + 2u.
+// - key_tokens = 2 (zoology/data/compositional_ar.py, two-token keys): n = g² pairs whose keys
+//   are every (K1, K2) of g first-part symbols (1 .. V/3 − 1) and g second-part symbols
+//   (V/3 .. 2V/3 − 1), in a random order, each with its own value (2V/3 .. V − 1): the stream
+//   opens with the n triplets K1 K2 V, then each (K1, K2) is asked once at token 3n + 3g
+//   (gaps g drawn as above from 0 .. (T − 3n)/3 − 1), filler elsewhere. Neither part alone
+//   names a value. The untrained memory's short convolution then spans two tokens: token t's
+//   query is unit(emb(x_{t−1}) + emb(x_t)) (token 0: emb(x_0)), its key the query of token
+//   t − 1 and its value emb(x_t), so the value's write is keyed by both parts and the K2 token
+//   of a query reads with them; the answer is scored among the V − 2⌊V/3⌋ value symbols.
+//   Refused: n not a square, fewer than √n symbols in a key part or n value symbols, an odd T
+//   or T < 6n, with updates.
 #pragma once
 
 #include "tasks/task.hpp"
@@ -58,8 +76,10 @@ protected:
     void fill(const TaskCell& cell, Split split, std::int64_t index, std::uint64_t held, Episode& e) const override;
 
 private:
-    /// Value symbols V/2 .. V − 1.
-    std::int64_t values() const { return vocab_ - vocab_ / 2; }
+    /// Value symbols: V/2 .. V − 1 (two-token keys: 2⌊V/3⌋ .. V − 1).
+    std::int64_t values() const { return vocab_ - first_value(); }
+    std::int64_t first_value() const { return compose_ ? 2 * (vocab_ / 3) : vocab_ / 2; }
+    void fill_compositional(const TaskCell& cell, Split split, std::int64_t index, Episode& e) const;
     std::int64_t asked(const TaskCell& c) const { return queries_ ? *queries_ : c.n; }
     /// The embedding of every symbol (V × d unit rows), drawn once per cell.
     const RowMat& embedding(const TaskCell& cell) const;
@@ -68,6 +88,8 @@ private:
     double alpha_;
     std::optional<std::int64_t> queries_;
     std::int64_t episodes_;
+    std::int64_t updates_ = 0;  // forgetting_mqar: keys written again with a new value
+    bool compose_ = false;      // compositional_mqar: two-token keys
     mutable TaskCell cached_{-1, 0, 0};
     mutable RowMat embedding_;
 };

@@ -94,7 +94,9 @@ std::vector<TaskEntry> build_task_registry() {
           int_param("length", "256", "T: tokens in the stream (even, >= 4n): 2n of pairs, then the query region", 2, 1 << 24),
           real_param("alpha", "0.01", "power-law exponent of the query gaps: P(gap g) ~ alpha (g+1)^(alpha-1)", 0.0, true),
           optional_param(int_param("queries", "", "keys asked per stream, a random subset of the n (<= n); none: every key once", 1, 1 << 24)),
-          int_param("episodes", "64", "streams scored per seed", 1, 1e8)},
+          int_param("episodes", "64", "streams scored per seed", 1, 1e8),
+          optional_param(int_param("updates", "", "forgetting_mqar: keys written again with a new value after the pairs (<= n; the answer is the latest); none: no key", 0, 1 << 24)),
+          optional_param(int_param("key_tokens", "", "2: compositional_mqar's two-token keys (n = g^2 pairs of a g x g grid of (K1, K2); vocab in thirds); none: one-token keys", 2, 2))},
          "number of key-value pairs in the stream", "Arora, Eyuboglu et al. 2023 (Zoology), zoology/data/multiquery_ar.py",
          [](const Spec& s) -> std::unique_ptr<Task> { return std::make_unique<Mqar>(s); }},
     };

@@ -11,7 +11,8 @@ import sys
 from collections import OrderedDict
 
 from memcap_report.capacity import cap_text, capacity_rows, nstar
-from memcap_report.crossing import fmt_ratio, load_seeds, ratio
+from memcap_report import crossing
+from memcap_report.crossing import fmt_est, fmt_ratio, load_seeds, ratio
 from memcap_report.common import (Context, SUMMARY_COLUMNS, base, caches, fnum, label, list_words, name_order, optional_csv,
                                   param, read_manifest, run, spec_params, state_bits_of)
 from memcap_report.race import edge_words, settings
@@ -201,15 +202,101 @@ def heads_words(caps):
     return "; ".join(parts)
 
 
+# ------------------------------------------------------------------ zoology's variants and the stream's length
+# (mqar_variants.ini: mqar:updates=u, forgetting_mqar; mqar:key_tokens=2, compositional_mqar; mqar:length=T at one n)
+
+VARIANTS = OrderedDict([("forgetting", "updates"), ("compositional", "key_tokens")])
+
+
+def variant_of(task_spec):
+    """'forgetting', 'compositional' or 'length' (the plain stream at another T) of a variants row."""
+    p = spec_params(task_spec)
+    for name, key in VARIANTS.items():
+        if key in p:
+            return name
+    return "length"
+
+
+def variant_caps(variants):
+    """{(backend, variant, budget): capacity row} of the variants along n."""
+    rows, _ = capacity_rows([r for r in variants if variant_of(r["task_spec"]) != "length"], "frontier")
+    return OrderedDict(((base(r["memory_spec"]), variant_of(r["task"]), r["budget_floats"]), r) for r in rows)
+
+
+def variants_table(caps, vcaps):
+    """Per memory and budget: the plain stream's n*, each variant's and its ratio to the plain one (unpaired)."""
+    keys = name_order({m for (m, _, _) in vcaps})
+    budgets = sorted({b for (_, _, b) in vcaps})
+    specs = OrderedDict()
+    for (m, v, b), r in vcaps.items():
+        specs.setdefault(v, param(r["group"][0]["task_spec"], VARIANTS[v]))
+    head = "| memory | budget | mqar n* (0.9) | mqar n* (0.5) | " + " | ".join(
+        "%s (%s=%s) n* (0.9), ratio to mqar | %s n* (0.5)" % (v, VARIANTS[v], specs[v], v) for v in specs) + " |"
+    lines = [head, "|---|---:|---|---|" + "---|---|" * len(specs)]
+    for m in keys:
+        for b in budgets:
+            plain_row = caps.get((m, 1, "mqar", b))
+            cells = [label(m), str(b)] + ([cap_text(plain_row), cap_text(plain_row, 0.5)] if plain_row else ["–", "–"])
+            for v in specs:
+                r = vcaps.get((m, v, b))
+                if r is None:
+                    cells += ["–", "–"]
+                    continue
+                text = cap_text(r)
+                if plain_row:
+                    rr = ratio(r["curve"], plain_row["curve"], 0.9, paired=False)
+                    text += ", " + ("tie" if rr.tie() else fmt_ratio(rr))
+                cells += [text, cap_text(r, 0.5)]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def length_curves(variants):
+    """{(backend, budget): (n, crossing.Curve along T)} of the plain stream at several T and one n."""
+    groups = OrderedDict()
+    for r in variants:
+        if variant_of(r["task_spec"]) != "length" or r["errors"] != "0":
+            continue
+        groups.setdefault((base(r["memory_spec"]), int(r["budget_floats"]), int(r["n"])), {}).setdefault(
+            int(param(r["task_spec"], "length")), []).append([r])
+    out = OrderedDict()
+    for (m, b, n), by in groups.items():
+        xs = sorted(by)
+        out[(m, b)] = (n, crossing.Curve(xs, [by[x] for x in xs], crossing.SEEDS))
+    return out
+
+
+def length_table(variants):
+    """Per memory and budget: mean accuracy at each T and T*, where it crosses 0.9 along T (log-interpolated,
+    bootstrap interval over the seeds; ≥ the longest T tried, < the shortest)."""
+    curves = length_curves(variants)
+    if not curves:
+        return [], curves
+    lengths = sorted({int(x) for _, c in curves.values() for x in c.xs})
+    n = next(iter(curves.values()))[0]
+    lines = ["| memory | budget | " + " | ".join("T = %d" % t for t in lengths) + " | T* (0.9) |",
+             "|---|---:|" + "---:|" * len(lengths) + "---|"]
+    for m in name_order({m for m, _ in curves}):
+        for b in sorted({bb for mm, bb in curves if mm == m}):
+            _, c = curves[(m, b)]
+            acc = dict(zip((int(x) for x in c.xs), c.point))
+            est = crossing.estimates(c, (0.9,))[0.9]
+            lines.append("| %s | %d | %s | %s |" % (label(m), b, " | ".join(pct(acc.get(t)) for t in lengths), fmt_est(est)))
+    return lines, curves
+
+
 # ------------------------------------------------------------------ the protocol
 
 def load(ctx):
     """The study's summary and manifest; None when mqar/mqar_summary.csv is not there."""
     load_seeds(os.path.join(ctx.reports_dir, "mqar", "mqar.csv"))  # per seed: the crossings' intervals
+    load_seeds(os.path.join(ctx.reports_dir, "mqar", "mqar_variants.csv"))
     summary = optional_csv(os.path.join(ctx.reports_dir, "mqar", "mqar_summary.csv"), SUMMARY_COLUMNS)
     if not summary:
         return None
-    return {"summary": summary, "manifest": read_manifest(os.path.join(ctx.reports_dir, "mqar", "mqar.csv.manifest.json"))}
+    variants = optional_csv(os.path.join(ctx.reports_dir, "mqar", "mqar_variants_summary.csv"), SUMMARY_COLUMNS)
+    return {"summary": summary, "variants": variants,
+            "manifest": read_manifest(os.path.join(ctx.reports_dir, "mqar", "mqar.csv.manifest.json"))}
 
 
 def compute(data):
@@ -236,7 +323,22 @@ def render(data, rows, ctx):
             ["", edge_words(edges), "",
              "The largest mqar n*: %s (%s). Writing every token: %s." % (words["mqar_leaders"], words["floor"], words["cost"]), "",
              "Heads at one budget (n* at 0.9, the width chosen, and the paired ratio to one head):", ""] + hl +
-            [""])
+            [""] + variant_lines(data))
+
+
+def variant_lines(data):
+    """REPORT.md's lines on zoology's variants and the stream's length ([] without mqar_variants)."""
+    variants = data.get("variants") or []
+    if not variants:
+        return []
+    caps = capacities(data["summary"])
+    lt, curves = length_table(variants)
+    n = next(iter(curves.values()))[0] if curves else None
+    return (["zoology's variants (`scripts/studies/mqar/mqar_variants.ini`): values that change (forgetting) and "
+             "two-token keys (compositional), n* at 0.9 beside the plain stream's (unpaired ratio):", ""] +
+            variants_table(caps, variant_caps(variants)) +
+            (["", "The stream's length at n = %d: mean accuracy at each T and T*, where it crosses 0.9 along T:" % n, ""] + lt
+             if lt else []) + [""])
 
 
 def readme(data, rows, ctx):
@@ -246,8 +348,19 @@ def readme(data, rows, ctx):
     table, edges = capacity_table(summary, caps, manifest)
     hl, _ = heads_table(caps)
     words = answer(caps)
+    variants = data.get("variants") or []
+    lt, _ = length_table(variants)
+    vcaps = variant_caps(variants)
+    forget = [r for (m, v, b), r in vcaps.items() if v == "forgetting"]
+    below = [r for r in forget if r["nstar"][0.9].value == -float("inf")]
+    words["forgetting"] = ("forgetting's n* at 0.9 is below the smallest n tried for every memory at every budget"
+                           if forget and len(below) == len(forget) else
+                           "forgetting's n* at 0.9 is below the smallest n tried at %d of its %d (memory, budget) points" %
+                           (len(below), len(forget)))
     return dict(words, capacity_table="\n".join(table), edges=edge_words(edges) or "No setting was chosen at an end of its candidates.",
-                heads_table="\n".join(hl), heads=heads_words(caps))
+                heads_table="\n".join(hl), heads=heads_words(caps),
+                variants_table="\n".join(variants_table(caps, variant_caps(variants))) if variants else "(not swept)",
+                length_table="\n".join(lt) if lt else "(not swept)")
 
 
 def section(reports_dir):

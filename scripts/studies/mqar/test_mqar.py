@@ -77,6 +77,37 @@ class MqarSection(unittest.TestCase):
         self.assertIn("h = 2", mqar.heads_words(caps))
         self.assertEqual(len(lines), 2 + 2)  # header, rule, one row per task
 
+    def test_variants_beside_the_plain_stream(self):
+        caps = mqar.capacities(summary())
+        variants = []
+        for n in (4, 16, 64):
+            variants.append(row("linear:phi=proj,nu=1", MQAR + ",updates=4", 4096, n, {4: 1.0, 16: 0.5, 64: 0.1}[n], "d=64", d=64))
+        for n in (4, 9, 16):
+            variants.append(row("linear:phi=proj,nu=1", MQAR + ",key_tokens=2", 4096, n, {4: 0.95, 9: 0.8, 16: 0.4}[n], "d=64", d=64))
+        vcaps = mqar.variant_caps(variants)
+        self.assertEqual(sorted(v for _, v, _ in vcaps), ["compositional", "forgetting"])
+        lines = mqar.variants_table(caps, vcaps)
+        self.assertIn("forgetting (updates=4)", lines[0])
+        self.assertIn("compositional (key_tokens=2)", lines[0])
+        grid = [c.strip() for c in lines[2].strip("|").split("|")]
+        self.assertEqual(grid[1], "4096")
+        forgetting = float(grid[4].split()[0].rstrip(","))
+        self.assertTrue(4 < forgetting < 16, grid[4])
+        self.assertIn("×0.", grid[4])  # below the plain stream's n* (19)
+        self.assertEqual(grid[3], "≥64")  # the plain stream's n* at 0.5
+        self.assertTrue(9 < float(grid[7].split()[0]) < 16, grid[7])  # compositional n* at 0.5
+
+    def test_capacity_in_length(self):
+        variants = [row("linear:phi=proj,nu=1", "mqar:vocab=8192,length=%d,alpha=0.01,episodes=16" % t, 1024, 8, a, "d=32", d=32)
+                    for t, a in ((32, 1.0), (64, 0.95), (128, 0.85), (256, 0.7))]
+        lines, curves = mqar.length_table(variants)
+        self.assertEqual(list(curves), [("linear", 1024)])
+        self.assertIn("T = 32 | T = 64 | T = 128 | T = 256", lines[0])
+        cells = [c.strip() for c in lines[2].strip("|").split("|")]
+        self.assertEqual(cells[2:6], ["100%", "95.0%", "85.0%", "70.0%"])
+        self.assertTrue(64 < float(cells[6].split()[0]) < 128, cells[6])  # T* between 64 and 128
+        self.assertEqual(mqar.length_table([])[0], [])
+
     def test_no_study_no_section(self):
         self.assertEqual(mqar.section("/nonexistent"), [])
 
