@@ -115,7 +115,8 @@ def answer(caps):
     out = OrderedDict()
     lead = leaders(caps, "mqar")
     out["mqar_leaders"] = "; ".join(
-        "at %d floats %s (n* %s)" % (b, list_words([short(m) for m in ms]), cap_text(r)) for b, (ms, r) in lead.items())
+        ("at %d floats %s (n* %s)" % (b, list_words([short(m) for m in ms]), cap_text(r))) if nstar(r) > 0 else
+        ("at %d floats none (every n* %s)" % (b, cap_text(r))) for b, (ms, r) in lead.items())
     order_words = []
     for b in sorted(lead):
         order_words.append("%d floats: %s" % (b, ", ".join("%s %s" % (short(m), cap_text(r, interval=False))

@@ -67,6 +67,14 @@ class MqarSection(unittest.TestCase):
         order = words["mqar_order"]
         self.assertLess(order.index("inear"), order.index("softmax"))
 
+    def test_a_budget_where_nothing_passes(self):
+        s = summary() + [row("linear:phi=proj,nu=1", MQAR, 1024, n, 0.7, "d=32", d=32) for n in (4, 16, 64)] + \
+            [row("softmax:beta=inf", MQAR, 1024, n, 0.8, "d=4,beta=inf", d=4, state=1016) for n in (4, 16, 64)]
+        words = mqar.answer(mqar.capacities(s))
+        self.assertIn("at 1024 floats none (every n* <4)", words["mqar_leaders"])
+        self.assertIn("at 1024 floats no memory reaches 0.9 at any n, n = 4 included (the most accurate there: softmax cache, 80.0%)",
+                      words["floor"])
+
     def test_heads_ratio_against_one_head(self):
         caps = mqar.capacities(summary())
         lines, rows = mqar.heads_table(caps)
