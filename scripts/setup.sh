@@ -34,6 +34,7 @@ if [[ ${MEMCAP_TEST_DEPS:-0} == 1 ]]; then
         slurm-wlm munge                      # scripts/slurm/local-cluster-test.sh: a one-node Slurm cluster
         clang libclang-rt-14-dev libomp-dev  # scripts/fuzz.sh: libFuzzer + sanitizers, OpenMP for clang
         chromium                             # tests/report_browser.sh: the HTML report in a headless browser
+        python3-torch                        # python/tests/test_fla_op.py: fla's naive delta rule, a torch op (CPU)
     )
 fi
 missing=()

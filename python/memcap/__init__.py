@@ -51,7 +51,7 @@ from ._memcap import FeatureMap, Memory, UsageError
 
 __all__ = [
     "run", "sweep", "aggregate", "read_csv", "list", "Memory", "FeatureMap", "register_memory", "load_plugin",
-    "UsageError", "CELL_DTYPES", "SUMMARY_DTYPES", "columns", "__version__",
+    "UsageError", "op_memory", "CELL_DTYPES", "SUMMARY_DTYPES", "columns", "__version__",
 ]
 __version__ = _memcap.__version__
 
@@ -273,7 +273,7 @@ def aggregate(results):
 
 def register_memory(name, cls, params=None, state_floats=None, min_budget=None, param_floats=0,
                     floats_per_write=0, description="", state_formula="", paper="", native_read=True,
-                    order_free=False, candidates=None):
+                    order_free=False, candidates=None, op_options=None):
     """Adds a backend written in Python; it then runs through ``run`` and ``sweep`` like the C++ ones.
 
     ``cls(d_key=, d_value=, budget=, seed=, **params)`` builds one memory (``budget`` is None at
@@ -303,13 +303,105 @@ def register_memory(name, cls, params=None, state_floats=None, min_budget=None, 
     ``native_read=False`` makes ``readout="auto"`` score it through the probe;
     ``order_free=True`` declares that its writes commute (the paired-permutation control).
 
+    ``cls`` may instead be an op with flash-linear-attention's signature (a function, not a class:
+    ``op(q, k, v, g, beta, initial_state) -> (o, final_state)`` on numpy arrays or torch tensors);
+    ``op_memory(op, **op_options)`` then makes the class, and ``state_floats`` defaults to
+    d_key x d_value (the op's state, one head).
+
     Calls into the instance hold the GIL: Python backends compute one call at a time, while
     C++ cells of the same run still use every thread. Refused with ``UsageError``: a name
     already taken or not a spec name, a bad parameter.
     """
+    if not isinstance(cls, type) and callable(cls):  # an op with fla's signature
+        cls = op_memory(cls, **(op_options or {}))
+        if state_floats is None:
+            state_floats = lambda d_key, d_value, budget, **_: d_key * d_value  # noqa: E731
     _memcap.register_memory(name, cls, dict(params or {}), state_floats, min_budget, param_floats,
                             floats_per_write, description, state_formula, paper, bool(native_read),
                             bool(order_free), dict(candidates or {}))
+
+
+_OP_ARGUMENTS = ("q", "k", "v", "g", "beta", "initial_state", "output_final_state")
+
+
+def op_memory(op, tensors="auto", beta=1.0, layout="seq", q_scale=1.0):
+    """A backend class (for ``register_memory``) made from a causal op with flash-linear-attention's
+    signature: ``op(q, k, v, g, beta, initial_state, output_final_state=True) -> (o, final_state)``,
+    q and k of shape (B, T, H, K), v (B, T, H, V), g (the log decay) and beta (B, T, H), the state
+    (B, H, K, V), o (B, T, H, V) read from the state after the write at t (fla's seq-first layout and
+    convention; ``layout="head"``: (B, H, T, K), (B, H, T) for g and beta, the head-first layout of
+    fla's naive recurrences). The op is called with the arguments its signature names among those
+    (fla's naive recurrences name different subsets: the delta rule has no g), one batch and one head.
+
+    write(K, V) runs the op over the pairs from the state held (g = 0: no decay; beta = ``beta``) and
+    keeps its final state; read(Q) runs it with k = 0, v = 0 and beta = 0 — a write of nothing, for a
+    linear or delta-rule update — and returns o. ``tensors``: "numpy", "torch" or "auto" (torch when
+    it imports). ``q_scale``: queries are multiplied by it before the op (a float, or "sqrt_k" for
+    sqrt(K): fla's naive ops scale q by K^-0.5, and "sqrt_k" undoes it, so reads are the state's as
+    memcap's grids read it). Refused with ``UsageError``: a signature without q, k, v and
+    initial_state, an unknown tensors or layout."""
+    import inspect
+
+    import numpy as np
+
+    names = set(inspect.signature(op).parameters)
+    missing = [a for a in ("q", "k", "v", "initial_state") if a not in names]
+    if missing:
+        raise UsageError("op %s: its signature lacks %s (fla's op signature: q, k, v, g, beta, initial_state)" %
+                         (getattr(op, "__name__", op), ", ".join(missing)))
+    if tensors == "auto":
+        try:
+            import torch  # noqa: F401
+            tensors = "torch"
+        except ImportError:
+            tensors = "numpy"
+    if tensors not in ("numpy", "torch"):
+        raise UsageError("op_memory: tensors must be numpy, torch or auto, got '%s'" % tensors)
+    if layout not in ("seq", "head"):
+        raise UsageError("op_memory: layout must be seq (B, T, H, D) or head (B, H, T, D), got '%s'" % layout)
+    if not (q_scale == "sqrt_k" or isinstance(q_scale, numbers.Real)):
+        raise UsageError("op_memory: q_scale must be a number or sqrt_k, got %r" % (q_scale,))
+    seq = layout == "seq"
+    rows = (lambda a: a[None, :, None, :]) if seq else (lambda a: a[None, None, :, :])  # noqa: E731
+    gates = (lambda a: a[None, :, None]) if seq else (lambda a: a[None, None, :])  # noqa: E731
+    unrows = (lambda a: a[0, :, 0, :]) if seq else (lambda a: a[0, 0, :, :])  # noqa: E731
+    if tensors == "torch":
+        import torch
+        to = lambda a: torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32))  # noqa: E731
+        back = lambda t: t.detach().cpu().numpy().astype(np.float32, copy=False)  # noqa: E731
+    else:
+        to = lambda a: np.ascontiguousarray(a, dtype=np.float32)  # noqa: E731
+        back = lambda a: np.asarray(a, dtype=np.float32)  # noqa: E731
+
+    class OpMemory:
+        def __init__(self, d_key, d_value, budget, seed, **params):
+            self.params, self.S = params, np.zeros((1, 1, d_key, d_value), np.float32)
+
+        def reset(self):
+            self.S[:] = 0
+
+        def _call(self, Q, K, V, b):
+            T = len(Q)
+            qs = np.float32(np.sqrt(K.shape[1]) if q_scale == "sqrt_k" else q_scale)
+            args = dict(q=to(rows(Q * qs if qs != 1 else Q)), k=to(rows(K)), v=to(rows(V)), g=to(gates(np.zeros(T))),
+                        beta=to(gates(np.full(T, b))), initial_state=to(self.S), output_final_state=True)
+            got = op(**{a: x for a, x in args.items() if a in names}, **self.params)
+            if not (isinstance(got, (tuple, list)) and len(got) == 2):
+                raise ValueError("op %s returned %s, not (o, final_state)" % (getattr(op, "__name__", op), type(got).__name__))
+            return unrows(back(got[0])), back(got[1]).reshape(self.S.shape)
+
+        def write(self, K, V):
+            _, self.S = self._call(K, K, V, beta)
+
+        def read(self, Q):
+            o, _ = self._call(Q, np.zeros_like(Q), np.zeros((len(Q), self.S.shape[3]), np.float32), 0.0)
+            return o
+
+        def state(self):
+            return self.S
+
+    OpMemory.__name__ = "OpMemory_" + getattr(op, "__name__", "op")
+    return OpMemory
 
 
 def load_plugin(path):
