@@ -324,7 +324,7 @@ def register_memory(name, cls, params=None, state_floats=None, min_budget=None, 
 _OP_ARGUMENTS = ("q", "k", "v", "g", "beta", "initial_state", "output_final_state")
 
 
-def op_memory(op, tensors="auto", beta=1.0, layout="seq", q_scale=1.0):
+def op_memory(op, tensors="auto", beta=1.0, layout="seq", q_scale=1.0, state_shape=None):
     """A backend class (for ``register_memory``) made from a causal op with flash-linear-attention's
     signature: ``op(q, k, v, g, beta, initial_state, output_final_state=True) -> (o, final_state)``,
     q and k of shape (B, T, H, K), v (B, T, H, V), g (the log decay) and beta (B, T, H), the state
@@ -338,7 +338,9 @@ def op_memory(op, tensors="auto", beta=1.0, layout="seq", q_scale=1.0):
     linear or delta-rule update — and returns o. ``tensors``: "numpy", "torch" or "auto" (torch when
     it imports). ``q_scale``: queries are multiplied by it before the op (a float, or "sqrt_k" for
     sqrt(K): fla's naive ops scale q by K^-0.5, and "sqrt_k" undoes it, so reads are the state's as
-    memcap's grids read it). Refused with ``UsageError``: a signature without q, k, v and
+    memcap's grids read it). ``state_shape(d_key, d_value)``: the state's (K, V) per head when it is not
+    (d_key, d_value) (an mLSTM keeps its normaliser beside the matrix: (d_key, d_value + 1)); give
+    ``state_floats`` to match. Refused with ``UsageError``: a signature without q, k, v and
     initial_state, an unknown tensors or layout."""
     import inspect
 
@@ -375,7 +377,8 @@ def op_memory(op, tensors="auto", beta=1.0, layout="seq", q_scale=1.0):
 
     class OpMemory:
         def __init__(self, d_key, d_value, budget, seed, **params):
-            self.params, self.S = params, np.zeros((1, 1, d_key, d_value), np.float32)
+            shape = tuple(state_shape(d_key, d_value)) if state_shape else (d_key, d_value)
+            self.params, self.S, self.d_value = params, np.zeros((1, 1) + shape, np.float32), d_value
 
         def reset(self):
             self.S[:] = 0
@@ -394,7 +397,7 @@ def op_memory(op, tensors="auto", beta=1.0, layout="seq", q_scale=1.0):
             _, self.S = self._call(K, K, V, beta)
 
         def read(self, Q):
-            o, _ = self._call(Q, np.zeros_like(Q), np.zeros((len(Q), self.S.shape[3]), np.float32), 0.0)
+            o, _ = self._call(Q, np.zeros_like(Q), np.zeros((len(Q), self.d_value), np.float32), 0.0)
             return o
 
         def state(self):

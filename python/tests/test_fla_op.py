@@ -66,6 +66,23 @@ class OpBackendTest(unittest.TestCase):
         self.assertEqual(a.correct.tolist(), b.correct.tolist())
         np.testing.assert_allclose(a.target_dist_mean, b.target_dist_mean, atol=1e-5)
 
+    @unittest.skipUnless(HAVE_TORCH, "torch is not installed (Debian: apt-get install python3-torch; scripts/setup.sh "
+                                     "installs it): the mLSTM example is a torch op")
+    def test_torch_mlstm_with_its_normaliser_in_the_state(self):
+        import mlstm_torch
+        mlstm_torch.register("mlstm_torch")
+        m = memcap.Memory("mlstm_torch", d=8, seed=0)
+        self.assertEqual(m.state_floats, 8 * 9)  # C and the normaliser n
+        V = np.random.default_rng(2).standard_normal((8, 8)).astype(np.float32)
+        m.write(np.eye(8, dtype=np.float32), V)  # orthonormal keys: n . q = 1, the read is the value exactly
+        np.testing.assert_allclose(m.read(np.eye(8, dtype=np.float32)), V, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(m.state()).reshape(8, 9)[:, -1], np.ones(8), atol=1e-6)  # n = sum of the keys
+        # a query twice as long: |n . q| = 2 > 1 divides the read by 2
+        np.testing.assert_allclose(m.read(2 * np.eye(8, dtype=np.float32)[:1]), V[:1], atol=1e-5)
+        df = memcap.run(memories="mlstm_torch", tasks="assoc_recall", n=[8, 32], d=16, seeds=2, progress=False)
+        self.assertTrue((df.status == "ok").all())
+        self.assertTrue((df.state_floats == 16 * 17).all())
+
 
 if __name__ == "__main__":
     unittest.main()
