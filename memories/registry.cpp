@@ -38,6 +38,12 @@ MemoryEntry based_entry();
 MemoryEntry ttt_linear_entry();
 MemoryEntry ttt_mlp_entry();
 MemoryEntry titans_entry();
+MemoryEntry mlstm_entry();
+MemoryEntry performer_entry();
+MemoryEntry cosformer_entry();
+MemoryEntry deltaproduct_entry();
+MemoryEntry comba_entry();
+MemoryEntry fox_entry();
 
 namespace {
 
@@ -62,6 +68,12 @@ std::vector<MemoryEntry> build_registry() {
     table.push_back(ttt_linear_entry());
     table.push_back(ttt_mlp_entry());
     table.push_back(titans_entry());
+    table.push_back(mlstm_entry());
+    table.push_back(performer_entry());
+    table.push_back(cosformer_entry());
+    table.push_back(deltaproduct_entry());
+    table.push_back(comba_entry());
+    table.push_back(fox_entry());
     return table;
 }
 

@@ -38,6 +38,12 @@ ARITHMETIC = {
     "ttt_linear": "O(n·B): one gradient step on a B-float weight per write",
     "ttt_mlp": "O(n·B): forward and backward of a B-parameter MLP per write",
     "titans": "O(n·B): forward, backward and momentum of a B-parameter MLP per write",
+    "mlstm": "O(n·B): the linear grid's write and its normaliser",
+    "performer": "O(n·B): m random features (m·d exps and products) and their grid, m·d_v ≈ B",
+    "cosformer": "O(n·B): the cos and sin grids",
+    "deltaproduct": "O(n·B·n_h): n_h read-and-correct steps of the grid per write",
+    "comba": "O(n·B): a read-and-correct of the grid per write",
+    "fox": "O((n·s + q·s)·d), s = min(n, B/(2d + 1)) pairs: every held pair's decay per write",
 }
 
 

@@ -165,8 +165,9 @@ TEST_CASE("every backend holds its state at the precision it is given, within th
             // a shape's steps leave the difference unused).
             CHECK(size.state_floats >= memory_size(parse_memory_spec(name), shape).state_floats);
             // The state is stored at the format: rounding it again changes nothing. A cache's rows are
-            // rounded key by key and value by value (blocks of d = 16); others in blocks of 32.
-            const std::int64_t block = size.floats_per_write > 0 ? 16 : kScaleBlock;
+            // rounded key by key and value by value (blocks of d = 16); others (a state that grows by
+            // rows of another width too: fox's [k | v | c]) in blocks of 32, rounded whole.
+            const std::int64_t block = size.floats_per_write == 2 * 16 ? 16 : kScaleBlock;
             CHECK(stored_exactly(pr, m->state().data(), m->state_floats(), block));
             // Reads of the stored state are finite (unit-scale pairs: no format overflows here), or,
             // for MesaNet only, a measured failure: its rounded H + lambda I may not be positive

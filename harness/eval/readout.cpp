@@ -29,10 +29,20 @@ std::vector<ReadoutEntry> build_readout_registry() {
         return probe_readout(m, t, c, ProbeOptions{r.integer("train"), r.real("ridge")});
     };
     const auto score_native = [](Memory& m, const Task& t, const TaskCell& c, const Spec&) { return native_readout(m, t, c); };
+    const auto score_magnitude = [](Memory& m, const Task& t, const TaskCell& c, const Spec& r) {
+        return native_readout(m, t, c, r.real("radius"));
+    };
+    std::vector<ParamInfo> magnitude = {real_param(
+        "radius", "0.5", "a read is right only within radius x |target| of its target (its nearest candidate too); inf = native", 0.0,
+        true)};
+    magnitude[0].allow_inf = true;
     return {
         {"auto", "native where the memory has a meaningful read, the probe otherwise (its train and ridge)", probe, {}, false},
         {"native", "the memory's own read, scored by the nearest candidate", {}, score_native, true},
         {"probe", "a least-squares linear map from the flat state to the target", probe, score_probe, false},
+        {"magnitude", "the memory's own read, right when its nearest candidate is the target and it lies within "
+                      "radius x |target| of it (the read's scale counts)",
+         magnitude, score_magnitude, true},
     };
 }
 
@@ -188,7 +198,8 @@ void target_sums(const Episode& e, ConstMatRef reads, std::size_t first, std::ve
 }  // namespace
 
 void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first,
-                 std::vector<Decision>* decisions, const CandidatePanel* panel) {
+                 std::vector<Decision>* decisions, const CandidatePanel* panel, double radius) {
+    const bool ball = std::isfinite(radius);
     // argmin_j ‖r − c_j‖² = argmin_j (‖c_j‖² − 2 r·c_j); ties go to the lower index.
     thread_local CandidatePanel own;  // reused from episode to episode; let go of below when large
     thread_local std::vector<int> nearest;
@@ -220,6 +231,14 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
                 if (j != target && score(i, j) - score(i, target) <=
                                        e.tie_tolerance * (e.candidates.row(j) - e.candidates.row(target)).squaredNorm())
                     right = false;
+        // ‖r − c‖ in float overflows for |r| beyond ~1e19; redo those in double, so a huge
+        // but finite read gives a huge but finite distance (never a silent inf in the CSV)
+        const float dist = (reads.row(i) - e.candidates.row(target)).norm();
+        const double target_dist = std::isfinite(dist)
+                                       ? static_cast<double>(dist)
+                                       : (reads.row(i).cast<double>() - e.candidates.row(target).cast<double>()).norm();
+        // the magnitude readout's ball: |r − c_t| < radius |c_t| (‖c_t‖² as the panel holds it)
+        if (ball && right && !(target_dist < radius * std::sqrt(static_cast<double>(sq[target])))) right = false;
         if (decisions) decisions->push_back({statistic(i, best), right ? Decision::PresentRight : Decision::PresentWrong});
         const int slot = e.slot[q];
         if (static_cast<std::size_t>(slot + 1) >= by_slot.size()) by_slot.resize(static_cast<std::size_t>(slot + 2));
@@ -227,11 +246,7 @@ void score_reads(const Episode& e, ConstMatRef reads, std::vector<SlotScore>& by
         s.slot = slot;
         s.queries += 1;
         s.correct += right;
-        // ‖r − c‖ in float overflows for |r| beyond ~1e19; redo those in double, so a huge
-        // but finite read gives a huge but finite distance (never a silent inf in the CSV)
-        const float dist = (reads.row(i) - e.candidates.row(target)).norm();
-        s.target_dist_sum += std::isfinite(dist) ? static_cast<double>(dist)
-                                                 : (reads.row(i).cast<double>() - e.candidates.row(target).cast<double>()).norm();
+        s.target_dist_sum += target_dist;
         const TargetSums& t = sums[static_cast<std::size_t>(i)];
         const double norms = std::sqrt(t.rr) * std::sqrt(t.cc);
         s.target_cos_sum += norms > 0.0 ? t.rc / norms : 0.0;
@@ -255,7 +270,7 @@ double spectral_episode_peak_bytes(std::int64_t n, int d, std::int64_t queries) 
            8.0 * (m + 1.0) * static_cast<double>(n);
 }
 
-bool score_spectral_episode(SpectralMemory& memory, const SpectralEpisode& e, std::vector<SlotScore>& by_slot) {
+bool score_spectral_episode(SpectralMemory& memory, const SpectralEpisode& e, std::vector<SlotScore>& by_slot, double radius) {
     const int d = e.d, bins = d / 2 + 1;
     const auto m = static_cast<std::int64_t>(e.target.size());
     using Spectrum = std::vector<std::complex<float>>;
@@ -306,9 +321,10 @@ bool score_spectral_episode(SpectralMemory& memory, const SpectralEpisode& e, st
         dots.row(q).maxCoeff(&best);  // the first of equal maxima
         const int target = e.target[static_cast<std::size_t>(q)];
         const double dot = dots(q, target), r_sq = read_sq[static_cast<std::size_t>(q)];
+        const double dist = std::sqrt(std::max(0.0, r_sq - 2.0 * dot + 1.0));  // |v| = 1
         s.queries += 1;
-        s.correct += (best == target);
-        s.target_dist_sum += std::sqrt(std::max(0.0, r_sq - 2.0 * dot + 1.0));  // |v| = 1
+        s.correct += (best == target) && (!std::isfinite(radius) || dist < radius);
+        s.target_dist_sum += dist;
         s.target_cos_sum += r_sq > 0.0 ? dot / std::sqrt(r_sq) : 0.0;
     }
     return true;
@@ -358,7 +374,7 @@ thread_local LastEpisode last_episode;
 
 }  // namespace
 
-CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell) {
+CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell, double radius) {
     CellOutcome out;
     std::vector<SlotScore> by_slot;
     RowMat reads, next, outputs;
@@ -369,7 +385,7 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
         if (spectral && spectral->takes_spectra() && hops == 1 && !decisions)
             if (const auto se = task.spectral_episode(cell, Split::Test, index)) {  // streamed, never materialised
                 memory.reset();
-                if (!score_spectral_episode(*spectral, *se, by_slot)) {
+                if (!score_spectral_episode(*spectral, *se, by_slot, radius)) {
                     out.ok = false;
                     out.message = "non-finite read in episode " + std::to_string(index);
                     return out;
@@ -397,7 +413,7 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
                 last_episode.trim();
                 return out;
             }
-            score_reads(e, reads, by_slot, 0, decisions, &last_episode.panel);
+            score_reads(e, reads, by_slot, 0, decisions, &last_episode.panel, radius);
             out.state_floats = std::max(out.state_floats, memory.state_floats());
             continue;
         }
@@ -421,7 +437,7 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
                 return out;
             }
             score_reads(e, reads, by_slot, static_cast<std::size_t>(hop) * static_cast<std::size_t>(m), decisions,
-                        &last_episode.panel);
+                        &last_episode.panel, radius);
             if (hop + 1 < hops) task.next_queries(e, reads, next);
         }
         out.state_floats = std::max(out.state_floats, memory.state_floats());

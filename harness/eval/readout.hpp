@@ -11,6 +11,16 @@
 //                                memory that takes spectra (HRR at D = d), is streamed
 //                                instead of materialised (score_spectral_episode);
 //   probe:train=2000,ridge=1e-06 a least-squares map from the state (probe.hpp);
+//   magnitude:radius=0.5         the native read, scored so that its scale counts: a
+//                                query is right when its nearest candidate is its target
+//                                *and* the read lies within radius × ‖target‖ of the
+//                                target (‖r − c_t‖ < radius ‖c_t‖). The nearest-candidate
+//                                rule alone is blind to a read's scale when the candidates
+//                                have equal norms (argmin ‖r − c_j‖ = argmax r·c_j), so a
+//                                normaliser (mLSTM's max(|nᵀq|, 1)), a decay that shrinks
+//                                old pairs, or crosstalk that inflates a read changes the
+//                                native score only through direction; this one sees it.
+//                                radius = inf is the native readout;
 //   auto (default)               native where the backend has a meaningful read
 //                                (its table entry's `native_read`), the probe otherwise.
 // `auto` is resolved once, when a grid's cells are made (resolve_readout); a
@@ -25,6 +35,7 @@
 #include "tasks/task.hpp"
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -55,7 +66,9 @@ Spec resolve_readout(const Spec& readout, const std::string& memory_name);
 
 /// Scores `memory` on the task's test episodes for `cell` by its own read.
 /// A non-finite read makes the outcome an error (never a silent NaN).
-CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell);
+/// `radius` (finite: the magnitude readout) also requires ‖read − target‖ < radius ‖target‖.
+CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cell,
+                           double radius = std::numeric_limits<double>::infinity());
 
 /// Scores one episode given by its code streams (Task::spectral_episode) through a memory
 /// that takes spectra, a code at a time: the pairs are written as drawn; the reads'
@@ -64,7 +77,9 @@ CellOutcome native_readout(Memory& memory, const Task& task, const TaskCell& cel
 /// is ever held. The nearest candidate is the one with the largest r·v (candidates are
 /// unit codes; ties to the lower index), as score_reads decides. False (and `by_slot`
 /// untouched) when a read is not finite.
-bool score_spectral_episode(SpectralMemory& memory, const SpectralEpisode& episode, std::vector<SlotScore>& by_slot);
+/// `radius`: as native_readout's (the codes are unit: ‖read − target‖ < radius).
+bool score_spectral_episode(SpectralMemory& memory, const SpectralEpisode& episode, std::vector<SlotScore>& by_slot,
+                            double radius = std::numeric_limits<double>::infinity());
 /// Estimated peak bytes of score_spectral_episode's buffers for `queries` reads of n pairs of
 /// width d (the task's side of a streamed cell; the memory's is memory_peak_bytes).
 double spectral_episode_peak_bytes(std::int64_t n, int d, std::int64_t queries);
@@ -75,8 +90,10 @@ double spectral_episode_peak_bytes(std::int64_t n, int d, std::int64_t queries);
 /// not scored; when `decisions` is given, every query adds its decision statistic there
 /// (the read's dot product with its nearest candidate). `panel`, when given, holds the
 /// episode's candidates as the scoring kernel takes them (harness/eval/nearest.hpp), made
-/// once for an episode read by several memories; otherwise it is made here.
+/// once for an episode read by several memories; otherwise it is made here. A finite `radius`
+/// (the magnitude readout) makes a read right only when also ‖read − target‖ < radius ‖target‖.
 void score_reads(const Episode& episode, ConstMatRef reads, std::vector<SlotScore>& by_slot, std::size_t first = 0,
-                 std::vector<Decision>* decisions = nullptr, const CandidatePanel* panel = nullptr);
+                 std::vector<Decision>* decisions = nullptr, const CandidatePanel* panel = nullptr,
+                 double radius = std::numeric_limits<double>::infinity());
 
 }  // namespace memcap
