@@ -39,6 +39,7 @@ MemoryEntry based_entry();
 MemoryEntry ttt_linear_entry();
 MemoryEntry ttt_mlp_entry();
 MemoryEntry titans_entry();
+MemoryEntry gsa_entry();
 
 namespace {
 
@@ -63,6 +64,7 @@ std::vector<MemoryEntry> build_registry() {
     table.push_back(ttt_linear_entry());
     table.push_back(ttt_mlp_entry());
     table.push_back(titans_entry());
+    table.push_back(gsa_entry());
     return table;
 }
 

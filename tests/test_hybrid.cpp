@@ -183,3 +183,56 @@ TEST_CASE("hybrid: heads split each part", "[memory][hybrid][heads]") {
     }
 }
 
+// ---- Gated Slot Attention (memories/gsa/): m slots written through a routed gate, read by softmax.
+
+namespace {
+
+/// Nonzero key rows of a gsa state (its layout: K̃ rows, then Ṽ rows).
+int written_slots(const Memory& m, Eigen::Index slots) {
+    const ConstStateView s = m.state();
+    int n = 0;
+    for (Eigen::Index i = 0; i < slots; ++i) n += s.segment(i * kD, kD).cwiseAbs().maxCoeff() > 0.0f;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("gsa: a routed slot takes the pair through its gate; the others are left exactly as they were",
+          "[memory][gsa]") {
+    const Data x = data(6, 12);
+    const std::int64_t budget = 16 * 2 * kD;  // 16 slots
+    REQUIRE(memory_size(parse_memory_spec("gsa"), MemoryShape(kD, kD, budget)).dim("slots") == 16);
+    // the hash (temp=inf): one slot written, holding g k and g v
+    auto half = built("gsa:write=0.5", budget);
+    half->write(x.keys.row(0).transpose(), x.values.row(0).transpose());
+    REQUIRE(written_slots(*half, 16) == 1);
+    const ConstStateView s = half->state();
+    for (Eigen::Index i = 0; i < 16; ++i) {
+        if (s.segment(i * kD, kD).cwiseAbs().maxCoeff() == 0.0f) continue;
+        REQUIRE(Vec(s.segment(i * kD, kD)) == Vec(0.5f * x.keys.row(0).transpose()));
+        REQUIRE(Vec(s.segment(16 * kD + i * kD, kD)) == Vec(0.5f * x.values.row(0).transpose()));
+    }
+    // top-k: k slots written; top 1 is the hash at any temperature, bit for bit
+    auto two = built("gsa:temp=1,topk=2", budget);
+    two->write(x.keys.row(0).transpose(), x.values.row(0).transpose());
+    REQUIRE(written_slots(*two, 16) == 2);
+    auto top1 = built("gsa:temp=4,topk=1", budget), hash = built("gsa", budget);
+    top1->write_batch(x.keys, x.values), hash->write_batch(x.keys, x.values);
+    REQUIRE(Vec(top1->state()) == Vec(hash->state()));
+    // at g = 1 every written slot holds one pair exactly: its key and its value, as written
+    const ConstStateView h = hash->state();
+    for (Eigen::Index i = 0; i < 16; ++i) {
+        const Vec key = h.segment(i * kD, kD), value = h.segment(16 * kD + i * kD, kD);
+        if (key.cwiseAbs().maxCoeff() == 0.0f) continue;
+        bool found = false;
+        for (Eigen::Index j = 0; j < x.keys.rows(); ++j)
+            found |= key == Vec(x.keys.row(j).transpose()) && value == Vec(x.values.row(j).transpose());
+        REQUIRE(found);
+    }
+    // and a pair whose slot no later pair took reads back exactly at beta=inf (the last one always does)
+    auto hard = built("gsa:beta=inf", budget);
+    hard->write_batch(x.keys, x.values);
+    Vec out(kD);
+    hard->read(x.keys.row(11).transpose(), out);
+    REQUIRE(out == Vec(x.values.row(11).transpose()));
+}
