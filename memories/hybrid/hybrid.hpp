@@ -25,7 +25,9 @@
 //               share = 0 the state alone (bit for bit the state memory given the same
 //               parameter stream); 0 < share < 1 needs at least one window pair (two rows with
 //               a slot) and the state's minimum in what is left (else the budget is below the
-//               minimum: a UsageError naming it).
+//               minimum: a UsageError naming it). A part alone is still wrapped: it reads and writes as
+//               that memory, and refuses what the hybrid's entry does not declare (per-token
+//               gate inputs, hidden pairs), as the hybrid does at every share.
 // Parameters:   share = 0.5 ([0, 1]; share=best races 0, 1/8, 1/4, 1/2, 3/4, 7/8, 1),
 //               state = gated_deltanet, window_beta = 16 (the cache's beta, raced as it),
 //               slot (optional: the slot read's logit), and the state memory's own settings
