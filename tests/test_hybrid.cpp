@@ -197,7 +197,7 @@ int written_slots(const Memory& m, Eigen::Index slots) {
 
 }  // namespace
 
-TEST_CASE("gsa: a routed slot takes the pair through its gate; the others are left exactly as they were",
+TEST_CASE("gsa: a routed slot takes the pair through its gate, the others are left exactly as they were",
           "[memory][gsa]") {
     const Data x = data(6, 12);
     const std::int64_t budget = 16 * 2 * kD;  // 16 slots
