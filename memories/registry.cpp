@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "memories/heads.hpp"
+#include "memories/hybrid/hybrid.hpp"
 #include "memories/precision.hpp"
 
 #include <algorithm>
@@ -44,6 +45,7 @@ MemoryEntry cosformer_entry();
 MemoryEntry deltaproduct_entry();
 MemoryEntry comba_entry();
 MemoryEntry fox_entry();
+MemoryEntry gsa_entry();
 
 namespace {
 
@@ -74,6 +76,7 @@ std::vector<MemoryEntry> build_registry() {
     table.push_back(deltaproduct_entry());
     table.push_back(comba_entry());
     table.push_back(fox_entry());
+    table.push_back(gsa_entry());
     return table;
 }
 
@@ -165,10 +168,18 @@ void add_precision(MemoryEntry& e) {
 std::deque<MemoryEntry>& registry_storage() {
     static std::deque<MemoryEntry> registry = [] {
         std::vector<MemoryEntry> table = build_registry();
+        // The divided memories (memories/hybrid/): their parts are entries of the table above, so
+        // they follow it; their state is their parts', held at fp32 only (no reduced_precision).
+        std::vector<MemoryEntry> divided = {hybrid_entry(table)};
         for (auto& e : table) {
             e.reduced_precision = true;  // every built-in backend: mutable_state, or a cache's rows
             add_precision(e);
             if (e.splits_into_heads) add_heads(e);
+        }
+        for (auto& e : divided) {
+            add_precision(e);
+            if (e.splits_into_heads) add_heads(e);
+            table.push_back(std::move(e));
         }
         return std::deque<MemoryEntry>(std::make_move_iterator(table.begin()), std::make_move_iterator(table.end()));
     }();

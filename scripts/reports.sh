@@ -31,7 +31,7 @@ mv catalog.json.tmp catalog.json
 if (( from_csv )); then
     echo "reports: from the committed CSVs: no sweep runs; summaries, theory, tables, figures, REPORT.md and pages" >&2
     # every study's summary over seeds, from its CSV (the main job's and modern's are made below)
-    for csv in streams/streams.csv deep/deep.csv chains/chains.csv abstention/abstention.csv \
+    for csv in streams/streams.csv deep/deep.csv chains/chains.csv abstention/abstention.csv hybrids/hybrids.csv \
                learned_keys/learned_keys.csv frontier_large/frontier_large.csv \
                bits/bits.csv bits/bits_large.csv bits/bits_mid.csv bits/bits_wider.csv bits/bits_xl.csv \
                mqar/mqar.csv mqar/mqar_variants.csv; do

@@ -27,6 +27,7 @@ STUDIES=(
     "deep|scripts/studies/deep/deep.ini|1"
     "chains|scripts/studies/chains/chains.ini|1"
     "abstention|scripts/studies/abstention/abstention.ini|1"
+    "hybrids|scripts/studies/hybrids/hybrids.ini|1"
     "learned_keys|scripts/studies/learned_keys/learned_keys.ini scripts/studies/learned_keys/learned_keys_check.ini|1"
     "bits|scripts/studies/bits/bits.ini scripts/studies/bits/bits_mid.ini scripts/studies/bits/bits_wider.ini scripts/studies/bits/bits_large.ini|1"
     "frontier_large|scripts/sweeps/frontier_large.ini|1"

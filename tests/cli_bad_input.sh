@@ -72,6 +72,12 @@ expect_bad "beta=3 is out of range (must be > 0, <= 2)" run --memory kda:beta=3 
 expect_bad "a=1.5 is out of range" run --memory rwkv7:a=1.5 --task assoc_recall --n 4 --out "$o"
 expect_bad "step=newton is not one of plain, longhorn" run --memory gated_deltanet:step=newton --task assoc_recall --n 4 --out "$o"
 expect_bad "minimum" run --memory mesanet --task assoc_recall --n 4 --budget 64 --out "$o"
+# the hybrid (memories/hybrid/): an unknown state memory, a share outside [0, 1], a setting its state
+# memory does not take, a budget too small for both parts
+expect_bad "state=nope is not one of" run --memory hybrid:state=nope --task assoc_recall --n 4 --budget 1024 --out "$o"
+expect_bad "share=1.5 is out of range" run --memory hybrid:share=1.5 --task assoc_recall --n 4 --budget 1024 --out "$o"
+expect_bad "unknown key 'alpha'" run --memory hybrid:state=linear,alpha=0.9 --task assoc_recall --n 4 --budget 1024 --out "$o"
+expect_bad "below its minimum of 256 floats" run --memory hybrid:share=0.5 --task assoc_recall --n 4 --budget 200 --out "$o"
 # storage precision and budgets in bits
 expect_bad "precision=fp8 is not one of fp32, bf16, fp16, int8, int4" run --memory linear:precision=fp8 --task assoc_recall --n 4 --budget 1024 --out "$o"
 expect_bad "--budget-bits: 100 bits is not a multiple of 32" run --memory linear --task assoc_recall --n 4 --budget-bits 100 --out "$o"

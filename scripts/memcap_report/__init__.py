@@ -7,7 +7,7 @@
 Each part of the report is a folder of scripts/studies/ (its section module, sweep configs,
 tests; scripts/studies/README.md: the layout and the load -> compute -> render protocol), in the
 order of studies.SECTIONS: the main job's frontier, reproduce and essay, and the studies (modern,
-streams, deep, bits, chains, abstention, learned_keys), each left out when its CSVs are not there.
+streams, deep, bits, chains, abstention, hybrids, learned_keys), each left out when its CSVs are not there.
 This package is what they share: common (CSV and manifest reading, measured, the canonical spec
 strings, the capacity rule, published names, words, colours and figures, the sections' Context and
 run), capacity (the capacity table, the capacity rows, the parts of tasks with slots or variants),
@@ -41,6 +41,8 @@ Reads (written by scripts/reports.sh):
                                          assoc_recall:passes (scripts/studies/streams/streams.ini), with its
                                          manifest streams/streams.csv.manifest.json (race candidates)
   deep/deep_summary.csv                  (optional) TTT and Titans (scripts/studies/deep/deep.ini); FLOPs: deep/costs.csv
+  hybrids/hybrids_summary.csv            (optional) a window beside a recurrent state in one budget
+                                         (scripts/studies/hybrids/hybrids.ini)
   bits/bits_summary.csv                  (optional) budgets in bits, precision raced (scripts/studies/bits/bits.ini),
                                          beside the frontier in floats and the log2(n!) limit; its manifest
                                          bits/bits.csv.manifest.json (race candidates, widths); needs state_bits

@@ -15,6 +15,7 @@ SECTIONS = [
     "essay",
     "chains",
     "abstention",
+    "hybrids",
     "",
     "learned_keys",
     "mqar",

@@ -1,0 +1,238 @@
+// The hybrid (memories/hybrid/): a window (the softmax cache) and a recurrent state dividing one
+// budget. Each part alone is a special case (share 1: the cache, share 0: the state memory, bit
+// for bit); between them the state fits the budget, the sum read is the parts' reads added, the
+// slot read moves from the window to the state with the slot's logit; bad input is refused.
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "memories/registry.hpp"
+#include "registry_specs.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace memcap;
+using memcap::test::unit_rows;
+
+namespace {
+
+constexpr int kD = 16;
+
+struct Data {
+    RowMat keys, values, queries;
+};
+
+Data data(std::uint64_t seed, Eigen::Index n) {
+    Rng rng = Rng::stream("hybrid test", seed);
+    Data x{unit_rows(rng, n, kD), unit_rows(rng, n, kD), RowMat()};
+    x.queries = x.keys;
+    return x;
+}
+
+RowMat reads(Memory& m, const RowMat& queries) {
+    RowMat out(queries.rows(), kD);
+    m.read_batch(queries, out);
+    return out;
+}
+
+/// Built from its entry with a given parameter stream (so two entries can be given the same one).
+std::unique_ptr<Memory> built(const std::string& text, std::int64_t budget, std::uint64_t stream = 9) {
+    const Spec spec = parse_memory_spec(text);
+    Rng rng = Rng::stream("hybrid params", stream);
+    const MemoryShape shape(kD, kD, budget);
+    (void)memory_size(spec, shape);  // the checks make_memory makes
+    return find_memory(spec.name()).make(spec, shape, rng);
+}
+
+}  // namespace
+
+TEST_CASE("hybrid: share 1 is the cache and share 0 the state memory, bit for bit", "[memory][hybrid]") {
+    const Data x = data(1, 40);
+    for (const std::int64_t budget : {256, 1000, 4096}) {
+        CAPTURE(budget);
+        // share 1: the cache at the whole budget (no parameters: make_memory's streams do not matter)
+        auto hybrid = make_memory(parse_memory_spec("hybrid:share=1,window_beta=8"), MemoryShape(kD, kD, budget), 3);
+        auto cache = make_memory(parse_memory_spec("softmax:beta=8"), MemoryShape(kD, kD, budget), 3);
+        REQUIRE(memory_size(parse_memory_spec("hybrid:share=1"), MemoryShape(kD, kD, budget)).state_floats ==
+                memory_size(parse_memory_spec("softmax"), MemoryShape(kD, kD, budget)).state_floats);
+        hybrid->write_batch(x.keys, x.values), cache->write_batch(x.keys, x.values);
+        REQUIRE(Vec(hybrid->state()) == Vec(cache->state()));
+        REQUIRE(reads(*hybrid, x.queries) == reads(*cache, x.queries));
+        // share 0: the state memory at the whole budget, its parameters drawn from the same stream
+        for (const std::string& state : {"gated_deltanet", "gated_deltanet:alpha=0.9,beta=0.5", "linear", "retnet:gamma=0.97"}) {
+            CAPTURE(state);
+            const std::string name = state.substr(0, state.find(':'));
+            const std::string settings = state.find(':') == std::string::npos ? "" : "," + state.substr(state.find(':') + 1);
+            auto h = built("hybrid:share=0,state=" + name + settings, budget), alone = built(state, budget);
+            REQUIRE(h->param_floats() == alone->param_floats());
+            h->write_batch(x.keys, x.values), alone->write_batch(x.keys, x.values);
+            REQUIRE(Vec(h->state()) == Vec(alone->state()));
+            REQUIRE(reads(*h, x.queries) == reads(*alone, x.queries));
+        }
+    }
+    // through make_memory where the state memory has no random parameter (d_phi = d: phi is the identity)
+    auto h = make_memory(parse_memory_spec("hybrid:share=0"), MemoryShape(kD, kD, kD * kD), 4);
+    auto g = make_memory(parse_memory_spec("gated_deltanet"), MemoryShape(kD, kD, kD * kD), 4);
+    h->write_batch(x.keys, x.values), g->write_batch(x.keys, x.values);
+    REQUIRE(reads(*h, x.queries) == reads(*g, x.queries));
+}
+
+TEST_CASE("hybrid: the parts divide the budget, and the sum read adds their reads", "[memory][hybrid]") {
+    const Data x = data(2, 30);
+    for (const double share : {0.125, 0.25, 0.5, 0.75, 0.875})
+        for (const std::int64_t budget : {1024, 1500, 4096}) {
+            CAPTURE(share, budget);
+            const std::string text = "hybrid:share=" + format_real(share) + ",window_beta=16";
+            const MemoryShape shape(kD, kD, budget);
+            const MemorySize size = memory_size(parse_memory_spec(text), shape);
+            const std::int64_t row = 2 * kD, pairs = static_cast<std::int64_t>(std::floor(share * double(budget) / double(row)));
+            const std::int64_t state_budget = budget - pairs * row;
+            REQUIRE(size.dim("pairs") == pairs);
+            REQUIRE(size.dim("d_phi") == state_budget / kD);  // the grid at what the window leaves
+            REQUIRE(size.state_floats == pairs * row + state_budget / kD * kD);
+            REQUIRE(size.state_floats <= budget);
+            auto h = built(text, budget);
+            // the parts, built alone at their budgets (the state first, from the same stream)
+            Rng rng = Rng::stream("hybrid params", 9);
+            auto state = find_memory("gated_deltanet").make(parse_memory_spec("gated_deltanet"), MemoryShape(kD, kD, state_budget), rng);
+            auto window = make_memory(parse_memory_spec("softmax:beta=16"), MemoryShape(kD, kD, pairs * row), 1);
+            for (Memory* m : {h.get(), state.get(), window.get()}) m->write_batch(x.keys, x.values);
+            REQUIRE(h->state_floats() == window->state_floats() + state->state_floats());
+            REQUIRE(h->state_floats() == size.state_floats_after(x.keys.rows()));
+            const RowMat sum = reads(*window, x.queries) + reads(*state, x.queries);
+            REQUIRE((reads(*h, x.queries) - sum).cwiseAbs().maxCoeff() < 1e-6f);
+            // the causal form: both parts' causal forms, added (= token by token, below)
+            auto a = built(text, budget), b = built(text, budget);
+            RowMat fast(x.keys.rows(), kD), slow(x.keys.rows(), kD);
+            a->causal(x.queries, x.keys, x.values, TokenGates{}, fast);
+            b->causal_by_token(x.queries, x.keys, x.values, TokenGates{}, slow);
+            REQUIRE((fast - slow).cwiseAbs().maxCoeff() < 1e-5f);
+        }
+}
+
+TEST_CASE("hybrid: the slot read gives the window its keys and the state the rest", "[memory][hybrid]") {
+    const Data x = data(3, 24);
+    const std::int64_t budget = 2048;  // 32 window pairs' floats at share 1/2: the slot's row and 31 pairs
+    const MemoryShape shape(kD, kD, budget);
+    REQUIRE(memory_size(parse_memory_spec("hybrid:slot=4"), shape).dim("pairs") == 31);
+    auto state = built("hybrid:share=0", budget / 2);  // the state part alone (its budget: what the window leaves)
+    // a slot far above every score: the read is the state's; far below: the window's (the cache with a null slot)
+    auto high = built("hybrid:slot=100", budget), low = built("hybrid:slot=-100", budget);
+    auto window = make_memory(parse_memory_spec("softmax:beta=16,null=-100"), MemoryShape(kD, kD, budget / 2), 1);
+    for (Memory* m : {high.get(), low.get(), state.get(), window.get()}) m->write_batch(x.keys, x.values);
+    REQUIRE((reads(*high, x.queries) - reads(*state, x.queries)).cwiseAbs().maxCoeff() < 1e-5f);
+    REQUIRE((reads(*low, x.queries) - reads(*window, x.queries)).cwiseAbs().maxCoeff() < 1e-5f);
+    // between: a key in the window (score beta = 16 on unit keys) outweighs a slot of 4, so its read is
+    // nearly the window's; the state gets less weight than under the sum read
+    auto mid = built("hybrid:slot=4", budget), sum = built("hybrid", budget);
+    mid->write_batch(x.keys, x.values), sum->write_batch(x.keys, x.values);
+    const RowMat m = reads(*mid, x.queries), w = reads(*window, x.queries), s = reads(*sum, x.queries);
+    REQUIRE((m - w).norm() < (s - w).norm());
+}
+
+TEST_CASE("hybrid: the window holds the recent pairs and the state the older ones", "[memory][hybrid]") {
+    // 64 pairs of d = 16 into 1024 floats: the cache alone holds the last 32 (and reads them
+    // exactly at beta=inf). At share 1/2 with a slot the window holds the last 15 (its 16 rows, one
+    // the slot's) and reads them (score 64 on its own key against the slot's 40); the pairs it
+    // evicted are the state's (a 16 × 32 grid), which the cache alone reads at chance.
+    const Data x = data(4, 64);
+    const auto correct = [&](const std::string& text, Eigen::Index from, Eigen::Index to) {
+        auto m = built(text, 1024);
+        m->write_batch(x.keys, x.values);
+        const RowMat r = reads(*m, x.queries);
+        int right = 0;
+        for (Eigen::Index i = from; i < to; ++i) {
+            Eigen::Index best;
+            (x.values * r.row(i).transpose()).maxCoeff(&best);
+            right += best == i;
+        }
+        return right;
+    };
+    REQUIRE(correct("hybrid:share=1,window_beta=inf", 32, 64) == 32);  // the cache: the last 32 exactly
+    REQUIRE(correct("hybrid:share=1,window_beta=inf", 0, 32) == 0);    // evicted
+    REQUIRE(correct("hybrid:share=0.5,window_beta=64,slot=40", 49, 64) == 15);  // the window's
+    REQUIRE(correct("hybrid:share=0.5,window_beta=64,slot=40", 0, 49) > 0);     // the state's
+}
+
+TEST_CASE("hybrid: bad input is refused with one line", "[memory][hybrid]") {
+    const MemoryShape shape(kD, kD, 1024);
+    REQUIRE_THROWS_WITH(parse_memory_spec("hybrid:state=nope"), Catch::Contains("state=nope"));
+    REQUIRE_THROWS_WITH(parse_memory_spec("hybrid:state=softmax"), Catch::Contains("state=softmax"));  // a cache is not a state
+    REQUIRE_THROWS_WITH(parse_memory_spec("hybrid:share=1.5"), Catch::Contains("share"));
+    REQUIRE_THROWS_WITH(parse_memory_spec("hybrid:share=-0.1"), Catch::Contains("share"));
+    // a setting the state memory does not take, or a value it refuses, when the hybrid is sized
+    REQUIRE_THROWS_AS(memory_size(parse_memory_spec("hybrid:state=linear,alpha=0.9"), shape), UsageError);
+    REQUIRE_THROWS_WITH(memory_size(parse_memory_spec("hybrid:alpha=1.5"), shape), Catch::Contains("alpha"));
+    // a budget too small for the parts: below the minimum, named
+    const Spec half = parse_memory_spec("hybrid:share=0.5");
+    const std::int64_t minimum = find_memory("hybrid").min_budget(half, shape);
+    REQUIRE(minimum == 4 * kD);  // a pair (2 d) in the window's half, and the grid's d_v in the rest
+    REQUIRE_THROWS_WITH(memory_size(half, MemoryShape(kD, kD, minimum - 1)), Catch::Contains("minimum of " + std::to_string(minimum)));
+    for (std::int64_t b = minimum; b < minimum + 200; ++b) REQUIRE_NOTHROW(memory_size(half, MemoryShape(kD, kD, b)));
+    // the slot's row counts: two rows in the window
+    REQUIRE(find_memory("hybrid").min_budget(parse_memory_spec("hybrid:share=0.5,slot=4"), shape) == 2 * 4 * kD);
+}
+
+TEST_CASE("hybrid: heads split each part", "[memory][hybrid][heads]") {
+    const Data x = data(5, 20);
+    for (const int h : {2, 4}) {
+        CAPTURE(h);
+        const std::string text = "hybrid:share=0.25,heads=" + std::to_string(h);
+        auto m = make_memory(parse_memory_spec(text), MemoryShape(kD, kD, 2048), 1);
+        m->write_batch(x.keys, x.values);
+        REQUIRE(m->state_floats() <= 2048);
+        REQUIRE(m->state_floats() == memory_size(parse_memory_spec(text), MemoryShape(kD, kD, 2048)).state_floats_after(20));
+    }
+}
+
+// ---- Gated Slot Attention (memories/gsa/): m slots written through a routed gate, read by softmax.
+
+namespace {
+
+/// Nonzero key rows of a gsa state (its layout: K̃ rows, then Ṽ rows).
+int written_slots(const Memory& m, Eigen::Index slots) {
+    const ConstStateView s = m.state();
+    int n = 0;
+    for (Eigen::Index i = 0; i < slots; ++i) n += s.segment(i * kD, kD).cwiseAbs().maxCoeff() > 0.0f;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("gsa: a routed slot takes the pair through its gate, the others are left exactly as they were",
+          "[memory][gsa]") {
+    const Data x = data(6, 12);
+    const std::int64_t budget = 16 * 2 * kD;  // 16 slots
+    REQUIRE(memory_size(parse_memory_spec("gsa"), MemoryShape(kD, kD, budget)).dim("slots") == 16);
+    // the hash (temp=inf): one slot written, holding g k and g v
+    auto half = built("gsa:write=0.5", budget);
+    half->write(x.keys.row(0).transpose(), x.values.row(0).transpose());
+    REQUIRE(written_slots(*half, 16) == 1);
+    const ConstStateView s = half->state();
+    for (Eigen::Index i = 0; i < 16; ++i) {
+        if (s.segment(i * kD, kD).cwiseAbs().maxCoeff() == 0.0f) continue;
+        REQUIRE(Vec(s.segment(i * kD, kD)) == Vec(0.5f * x.keys.row(0).transpose()));
+        REQUIRE(Vec(s.segment(16 * kD + i * kD, kD)) == Vec(0.5f * x.values.row(0).transpose()));
+    }
+    // top-k: k slots written; top 1 is the hash at any temperature, bit for bit
+    auto two = built("gsa:temp=1,topk=2", budget);
+    two->write(x.keys.row(0).transpose(), x.values.row(0).transpose());
+    REQUIRE(written_slots(*two, 16) == 2);
+    auto top1 = built("gsa:temp=4,topk=1", budget), hash = built("gsa", budget);
+    top1->write_batch(x.keys, x.values), hash->write_batch(x.keys, x.values);
+    REQUIRE(Vec(top1->state()) == Vec(hash->state()));
+    // at g = 1 every written slot holds one pair exactly: its key and its value, as written
+    const ConstStateView h = hash->state();
+    for (Eigen::Index i = 0; i < 16; ++i) {
+        const Vec key = h.segment(i * kD, kD), value = h.segment(16 * kD + i * kD, kD);
+        if (key.cwiseAbs().maxCoeff() == 0.0f) continue;
+        bool found = false;
+        for (Eigen::Index j = 0; j < x.keys.rows(); ++j)
+            found |= key == Vec(x.keys.row(j).transpose()) && value == Vec(x.values.row(j).transpose());
+        REQUIRE(found);
+    }
+    // and a pair whose slot no later pair took reads back exactly at beta=inf (the last one always does)
+    auto hard = built("gsa:beta=inf", budget);
+    hard->write_batch(x.keys, x.values);
+    Vec out(kD);
+    hard->read(x.keys.row(11).transpose(), out);
+    REQUIRE(out == Vec(x.values.row(11).transpose()));
+}
