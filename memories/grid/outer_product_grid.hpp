@@ -81,7 +81,7 @@ public:
     /// with G = ∂L/∂S_t, then ∂φ → ∂q, ∂k through φ and its normalisation (features_backward).
     /// The gates: a = exp(log_decay) gives ∂log_decay_j = a_j ∂a_j (one column: Σ_j); β and Δ
     /// through b's and a's derivatives (WriteStep). Δ = 0 exactly with a decay input skips the
-    /// token and its decay (a jump in Δ): that token's gradients are 0. The grid is left in
+    /// token and its decay (a jump in Δ): its key, value and gate gradients are 0. The grid is left in
     /// the final state of the forward.
     void causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
                          ConstMatRef d_out, CausalGrads& grads) override;
