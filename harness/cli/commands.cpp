@@ -141,6 +141,7 @@ int cmd_list(const std::vector<std::string>& args) {
             }
         }
         if (m.backward) std::cout << "      backward pass: yes (assoc_recall:keys=learned trains keys through it)\n";
+        if (m.causal_backward) std::cout << "      causal backward: yes (the trained frame trains a layer around it)\n";
         std::cout << "      source: " << m.paper << "\n";
     }
     std::cout << "\ntasks (spec: name[:key=value,...]):\n";
