@@ -72,6 +72,7 @@ MemoryEntry fox_entry() {
     e.cost = fox_cost;
     e.gates.log_decay = true;  // log f_t (FoxCache::write_gated)
     e.cache = true;
+    e.order_free = true;  // at the defaults (no forgetting, no budget) it is the unbounded cache
     // How the reports name it (memcap list --json).
     e.published = "Forgetting Transformer";
     e.table_name = "FoX (softmax with a forget gate)";
