@@ -213,7 +213,7 @@ TEST_CASE("performer's read approaches the softmax cache's as the feature count 
     REQUIRE(previous < 1e-3);
 }
 
-TEST_CASE("deltaproduct at n_h = 1 is DeltaNet bit for bit; n_h steps on one key are DeltaNet's step 1 - (1 - beta)^n_h",
+TEST_CASE("deltaproduct at n_h = 1 is DeltaNet bit for bit, n_h steps on one key are DeltaNet's step 1 - (1 - beta)^n_h",
           "[memory][deltaproduct]") {
     const int d = 16;
     Rng data = Rng::stream("test/deltaproduct");
@@ -251,7 +251,7 @@ TEST_CASE("deltaproduct at n_h = 1 is DeltaNet bit for bit; n_h steps on one key
     REQUIRE((Vec(gdp->state()) - Vec(gdn->state())).cwiseAbs().maxCoeff() < 1e-5f);
 }
 
-TEST_CASE("comba at removal = 1 and alpha = 1 is the delta rule bit for bit; a shrunk removal key removes less",
+TEST_CASE("comba at removal = 1 and alpha = 1 is the delta rule bit for bit, a shrunk removal key removes less",
           "[memory][comba]") {
     const int d = 16;
     Rng data = Rng::stream("test/comba");
@@ -285,7 +285,7 @@ TEST_CASE("comba at removal = 1 and alpha = 1 is the delta rule bit for bit; a s
     REQUIRE((out - (v.row(1).transpose() - 0.5f * v.row(0).transpose())).cwiseAbs().maxCoeff() < 1e-5f);
 }
 
-TEST_CASE("fox without forgetting and without a budget is the softmax cache; a constant gate is its recency bias",
+TEST_CASE("fox without forgetting and without a budget is the softmax cache, a constant gate is its recency bias",
           "[memory][fox]") {
     const int d = 16;
     Rng data = Rng::stream("test/fox");

@@ -242,7 +242,8 @@ po::options_description run_options() {
          "still indistinguishable go to the cheapest by the cost model of those about as likely to reach\n"
          "the capacity threshold (0.9) as the likeliest (docs/frontier.md)")
         ("readout", po::value<std::string>()->default_value("auto"),
-         "auto (native, or the probe for memories without a native read), native, or probe[:train=2000,ridge=1e-06]")
+         "auto (native, or the probe for memories without a native read), native, magnitude[:radius=0.5] (native, right only "
+         "within radius x |target| of the target), or probe[:train=2000,ridge=1e-06]")
         ("on-tuning-seeds",
          "score the cells on the tuning seeds 2^40 + 0..S-1 (the seeds choices are made on, which no scored\n"
          "cell has) instead of 0..S-1: for choosing a default by hand; not with d=best or key=best")

@@ -7,8 +7,8 @@
 //               read has no key of its own; comba_grid.hpp).
 // state_floats: d_v × d_φ, d_φ = floor(B / d_v).
 // Parameters:   removal = 0.5 (b = σ(d) ∈ (0, 1]; removal=best races 1, 0.9, 0.7, 0.5, 0.3; 1 with
-//               alpha = 1 is `delta`), alpha = 1 ((0, 1]; alpha=best races 1, 0.999, 0.99, 0.97,
-//               0.9), beta = 1 ((0, 2]; beta=best races delta's 0.01 … 1.5), phi, nu.
+//               alpha = 1 is `delta`), alpha = 1 ((0, 1]; no candidates: a decay is not what Comba
+//               adds, so d=best races removal x beta only; alpha=best:1/0.99/... races a list), beta = 1 ((0, 2]; beta=best races delta's 0.01 … 1.5), phi, nu.
 // Source:       Hu, Pan, Du, Lan, Tang, Wen, Liang & Sun 2025, "Comba: Improving Bilinear RNNs
 //               with Closed-loop Control".
 #include "memories/comba/comba_grid.hpp"
@@ -21,7 +21,7 @@ MemoryEntry comba_entry() {
     e.name = "comba";
     e.description = "Comba: S <- alpha S + beta (v - S p) phi^T, p = b phi (a shrunk removal key)";
     e.params = {real_param("removal", "0.5", "b = sigma(d): the removal key p = b phi (1 = the delta rule)", 0.0, true, 1.0),
-                decay_param("alpha", "1", "decay per token (1 = none)", {"1", "0.999", "0.99", "0.97", "0.9"}),
+                decay_param("alpha", "1", "decay per token (1 = none)", {}),
                 strength_param("beta", "1", "write strength beta"), grid_phi_param(), grid_nu_param()};
     e.params[0].best = {"1", "0.9", "0.7", "0.5", "0.3"};
     e.state_formula = "d_v x d_phi, as linear";

@@ -4,8 +4,9 @@
 // Write:        S_c += v (φ cos θ_i)ᵀ, S_s += v (φ sin θ_i)ᵀ (and z), φ = relu(P k), θ_i = π i / 2M.
 // Read:         Σ_j ψ·φ_j cos(π (i − j)/2M) v_j / Σ_j ψ·φ_j cos(π (i − j)/2M), ψ = relu(P q).
 // state_floats: 2 d_v d_φ + 2 d_φ + 1, d_φ = floor((B − 1) / (2 (d_v + 1))); d_k without a budget.
-// Parameters:   horizon = 1024 (M, the re-weighting's length scale; horizon=best races 64, 256,
-//               1024, 4096).
+// Parameters:   horizon = 64 (M, the re-weighting's length scale: pairs more than M writes back
+//               weigh less than 0, so set it to the stream's length or race it; horizon=best races
+//               64, 256, 1024, 4096).
 // Source:       Qin, Sun, Deng, Li, Wei, Lv, Yan, Kong & Zhong 2022, "cosFormer: Rethinking
 //               Softmax in Attention" (ICLR).
 #include "memories/cosformer/cosformer.hpp"
@@ -47,7 +48,7 @@ MemoryEntry cosformer_entry() {
     MemoryEntry e;
     e.name = "cosformer";
     e.description = "cosFormer: linear attention over relu features, re-weighted by cos(pi (i - j) / 2M), with its normaliser";
-    e.params = {real_param("horizon", "1024", "M: the cos re-weighting's length (pairs over M tokens back weigh < 0)", 1.0)};
+    e.params = {real_param("horizon", "64", "M: the cos re-weighting's length (pairs over M tokens back weigh < 0)", 1.0)};
     e.params[0].best = {"64", "256", "1024", "4096"};
     e.state_formula = "2 d_v x d_phi + 2 d_phi + 1 (the cos and sin grids, their normalisers, the position), "
                       "d_phi = floor((B - 1) / (2 (d_v + 1))); d_k without a budget";

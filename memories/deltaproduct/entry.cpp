@@ -7,8 +7,8 @@
 //               says why).
 // Read:         S φ(q), φ(q) normalised.
 // state_floats: d_v × d_φ, d_φ = floor(B / d_v).
-// Parameters:   steps = 2 (n_h, 1..8; 1 is DeltaNet), alpha = 1 ((0, 1]; alpha=best races 1,
-//               0.999, 0.99, 0.97, 0.9), beta = 0.5 ((0, 2]; beta=best races delta's 0.01 … 1.5),
+// Parameters:   steps = 2 (n_h, 1..8; 1 is DeltaNet), alpha = 1 ((0, 1]; no candidates,
+//               so d=best races beta alone; alpha=best:1/0.99/... races a list), beta = 0.5 ((0, 2]; beta=best races delta's 0.01 … 1.5),
 //               phi, nu.
 // Source:       Siems, Carstensen, Zela, Hutter, Pontil & Grazzi 2025, "DeltaProduct: Improving
 //               State-Tracking in Linear RNNs via Householder Products".
@@ -22,7 +22,7 @@ MemoryEntry deltaproduct_entry() {
     e.name = "deltaproduct";
     e.description = "Gated DeltaProduct: S <- alpha S, then n_h delta steps S <- S (I - beta phi phi^T) + beta v phi^T";
     e.params = {int_param("steps", "2", "n_h: Householder (delta-rule) steps per token; 1 = DeltaNet", 1, 8),
-                decay_param("alpha", "1", "decay per token (1 = none)", {"1", "0.999", "0.99", "0.97", "0.9"}),
+                decay_param("alpha", "1", "decay per token (1 = none)", {}),
                 strength_param("beta", "0.5", "step beta of each Householder step"), grid_phi_param(), grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
     e.paper = "Siems et al. 2025 (DeltaProduct)";

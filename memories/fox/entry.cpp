@@ -8,7 +8,7 @@
 // state_floats: pairs × (d_k + d_v + 1).
 // Parameters:   beta = 16 (as the softmax cache's; beta=best races 1 … 1024), forget = 1 (f ∈ (0, 1];
 //               forget=best races 1, 0.99, 0.97, 0.9, 0.7), threshold = 0 (τ ∈ [0, 1): evict below
-//               it; 0 never; threshold=best races 0, 1e-6, 1e-4, 1e-2). Per token: log_decay = log f_t.
+//               it; 0 never; threshold=best races 0 and 1e-4). Per token: log_decay = log f_t.
 // Source:       Lin, Nikishin, He & Courville 2025, "Forgetting Transformer: Softmax Attention with
 //               a Forget Gate" (ICLR).
 #include "memories/fox/fox_cache.hpp"
@@ -61,7 +61,7 @@ MemoryEntry fox_entry() {
                            true)};
     e.params[0].best = {"1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024"};
     e.params[1].best = {"1", "0.99", "0.97", "0.9", "0.7"};
-    e.params[2].best = {"0", "1e-06", "0.0001", "0.01"};
+    e.params[2].best = {"0", "0.0001"};
     e.state_formula = "pairs x (d_k + d_v + 1) (each pair and its cumulative decay), pairs <= floor(B / (d_k + d_v + 1)); "
                       "unbounded without a budget";
     e.paper = "Lin et al. 2025 (FoX)";
@@ -72,6 +72,7 @@ MemoryEntry fox_entry() {
     e.cost = fox_cost;
     e.gates.log_decay = true;  // log f_t (FoxCache::write_gated)
     e.cache = true;
+    e.order_free = true;  // at the defaults (no forgetting, no budget) it is the unbounded cache
     // How the reports name it (memcap list --json).
     e.published = "Forgetting Transformer";
     e.table_name = "FoX (softmax with a forget gate)";

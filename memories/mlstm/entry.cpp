@@ -59,6 +59,7 @@ MemoryEntry mlstm_entry() {
         return std::make_unique<Mlstm>(s, spec.real("forget"), spec.real("input"), rng);
     };
     e.cost = mlstm_cost;
+    e.order_free = true;  // at the defaults (f = i = 1) C and n are sums
     e.gates = GateInputs{true, false, true, false};  // log_decay (log f_t), beta (i_t)
     // How the reports name it (memcap list --json).
     e.published = "mLSTM";
