@@ -38,6 +38,13 @@ MemoryEntry based_entry();
 MemoryEntry ttt_linear_entry();
 MemoryEntry ttt_mlp_entry();
 MemoryEntry titans_entry();
+MemoryEntry sink_cache_entry();
+MemoryEntry h2o_entry();
+MemoryEntry tova_entry();
+MemoryEntry snapkv_entry();
+MemoryEntry knorm_entry();
+MemoryEntry random_evict_entry();
+MemoryEntry kv_merge_entry();
 
 namespace {
 
@@ -62,6 +69,13 @@ std::vector<MemoryEntry> build_registry() {
     table.push_back(ttt_linear_entry());
     table.push_back(ttt_mlp_entry());
     table.push_back(titans_entry());
+    table.push_back(sink_cache_entry());  // the softmax cache's KV policies (memories/softmax/kv_policy.hpp)
+    table.push_back(h2o_entry());
+    table.push_back(tova_entry());
+    table.push_back(snapkv_entry());
+    table.push_back(knorm_entry());
+    table.push_back(random_evict_entry());
+    table.push_back(kv_merge_entry());
     return table;
 }
 
@@ -154,7 +168,9 @@ std::deque<MemoryEntry>& registry_storage() {
     static std::deque<MemoryEntry> registry = [] {
         std::vector<MemoryEntry> table = build_registry();
         for (auto& e : table) {
-            e.reduced_precision = true;  // every built-in backend: mutable_state, or a cache's rows
+            // every built-in backend: mutable_state, or a cache's rows; but a KV policy scored by
+            // attention, whose rows carry scores and positions no storage precision may round
+            e.reduced_precision = !e.reads_steer_writes;
             add_precision(e);
             if (e.splits_into_heads) add_heads(e);
         }
