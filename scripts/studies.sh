@@ -31,6 +31,7 @@ STUDIES=(
     "bits|scripts/studies/bits/bits.ini scripts/studies/bits/bits_mid.ini scripts/studies/bits/bits_wider.ini scripts/studies/bits/bits_large.ini|1"
     "frontier_large|scripts/sweeps/frontier_large.ini|1"
     "bits_xl|scripts/studies/bits/bits_xl.ini|0"
+    "kv|scripts/studies/kv/kv.ini|1"
 )
 # the reports/ folder a study's CSVs live in (main: reports/ itself; reports.sh places modern's)
 out_of() {

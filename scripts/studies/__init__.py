@@ -17,4 +17,5 @@ SECTIONS = [
     "abstention",
     "",
     "learned_keys",
+    "kv",
 ]
