@@ -198,7 +198,9 @@ public:
     /// with `options` (see ReadOptions). An override repeats the default argument.
     /// Reads leave the state as it is, but one memory object is used by one thread at
     /// a time (memcap never shares one across threads): a read may fill caches kept in
-    /// `mutable` members (HRR builds its maps' spectra on first use).
+    /// `mutable` members (HRR builds its maps' spectra on first use). A KV-cache policy scored
+    /// by attention (its entry's reads_steer_writes) adds each read's weights to its pairs'
+    /// scores, which are state: state() changes, what a read returns does not.
     virtual void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const {
         require_no_hidden(options);
         Vec tmp(out.cols());

@@ -46,6 +46,13 @@ MemoryEntry deltaproduct_entry();
 MemoryEntry comba_entry();
 MemoryEntry fox_entry();
 MemoryEntry gsa_entry();
+MemoryEntry sink_cache_entry();
+MemoryEntry h2o_entry();
+MemoryEntry tova_entry();
+MemoryEntry snapkv_entry();
+MemoryEntry knorm_entry();
+MemoryEntry random_evict_entry();
+MemoryEntry kv_merge_entry();
 
 namespace {
 
@@ -77,6 +84,13 @@ std::vector<MemoryEntry> build_registry() {
     table.push_back(comba_entry());
     table.push_back(fox_entry());
     table.push_back(gsa_entry());
+    table.push_back(sink_cache_entry());  // the softmax cache's KV policies (memories/softmax/kv_policy.hpp)
+    table.push_back(h2o_entry());
+    table.push_back(tova_entry());
+    table.push_back(snapkv_entry());
+    table.push_back(knorm_entry());
+    table.push_back(random_evict_entry());
+    table.push_back(kv_merge_entry());
     return table;
 }
 
@@ -172,7 +186,9 @@ std::deque<MemoryEntry>& registry_storage() {
         // they follow it; their state is their parts', held at fp32 only (no reduced_precision).
         std::vector<MemoryEntry> divided = {hybrid_entry(table)};
         for (auto& e : table) {
-            e.reduced_precision = true;  // every built-in backend: mutable_state, or a cache's rows
+            // every built-in backend: mutable_state, or a cache's rows; but a KV policy scored by
+            // attention, whose rows carry scores and positions no storage precision may round
+            e.reduced_precision = !e.reads_steer_writes;
             add_precision(e);
             if (e.splits_into_heads) add_heads(e);
         }

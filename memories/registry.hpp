@@ -139,6 +139,11 @@ struct MemoryEntry {
     /// its width and state into h heads of d/h and floor(B/h) floats each (the grids and the
     /// cache). heads=1, or left out, is the memory itself.
     bool splits_into_heads = false;
+    /// True when its reads change what it keeps later (a KV-cache policy scored by attention,
+    /// memories/softmax/kv_policy.hpp): a causal pass's final state then depends on its queries,
+    /// and equals write_batch's (followed by a read of the last key) when each token's query is
+    /// its own key — the rule by which such a cache scores writes that no read follows.
+    bool reads_steer_writes = false;
     /// True when the memory implements Memory::backward (the gradient of its reads with
     /// respect to keys and queries), checked against finite differences by the tests:
     /// assoc_recall:keys=learned trains a key table through it; others are refused.

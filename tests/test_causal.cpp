@@ -1,6 +1,8 @@
 // The causal form (Memory::causal) of every backend in the registry, at every setting the
 // contract tests run: it equals the token-by-token definition (write at t, then read with
-// q_t), from a state already written and with the final state left behind; the gate inputs a
+// q_t), from a state already written and with the final state left behind (a cache whose reads
+// score what it keeps, MemoryEntry::reads_steer_writes: the final state write_batch leaves when
+// each query is its own key); the gate inputs a
 // backend declares (MemoryEntry::gates) are taken per token, change what it stores and equal
 // its own setting when given that setting; the ones it does not declare are refused, never
 // ignored.
@@ -68,13 +70,32 @@ TEST_CASE("the causal form equals the token-by-token definition for every backen
         if (ok) require_close(a, b);
         require_close(state_of(*fast), state_of(*slow));
         batch->write_batch(k, v);
-        if (ok) require_close(state_of(*fast), state_of(*batch));  // (a failed read stops the pass)
+        if (!entry.reads_steer_writes) {
+            if (ok) require_close(state_of(*fast), state_of(*batch));  // (a failed read stops the pass)
+        } else {
+            // its reads score what it keeps: written without reads, each key is its own token's
+            // query, so write_batch (then a read of the last key) is the causal pass with Q = K
+            Vec last(d);
+            batch->read(k.row(t - 1).transpose(), last);
+            auto own = make_memory(spec, shape, 3);
+            own->write_batch(prefix_k, prefix_v);
+            RowMat o(t, d);
+            own->causal(k, k, v, TokenGates{}, o);
+            require_close(state_of(*own), state_of(*batch));
+            REQUIRE(state_of(*fast) != state_of(*batch));  // the queries were taken, not ignored
+        }
         // the definition: o_t is the read of q_t after the writes up to and including t
         if (ok) {
             auto step = make_memory(spec, shape, 3);
             step->write_batch(prefix_k, prefix_v);
             const Eigen::Index at = 9;
-            step->write_batch(k.topRows(at + 1), v.topRows(at + 1));
+            if (entry.reads_steer_writes) {  // the tokens before `at` read with their queries
+                RowMat before(at, d);
+                step->causal(q.topRows(at), k.topRows(at), v.topRows(at), TokenGates{}, before);
+                step->write(k.row(at).transpose(), v.row(at).transpose());
+            } else {
+                step->write_batch(k.topRows(at + 1), v.topRows(at + 1));
+            }
             Vec read(d);
             step->read(q.row(at).transpose(), read);
             require_close(RowMat(read.transpose()), RowMat(b.row(at)));

@@ -41,18 +41,26 @@ std::uint64_t SoftmaxCache::fingerprint(ConstMatRef queries, const CacheMap& cac
     return h | 1;  // never 0, the print of "no memo"
 }
 
-SoftmaxCache::Dims SoftmaxCache::size(const MemoryShape& shape, bool null_slot) {
-    const std::int64_t row = std::int64_t{shape.d_key} + shape.d_value, extra = null_slot ? 1 : 0;
-    return {shape.budget_floats ? *shape.budget_floats / row - extra : -1, row, row * (1 + extra)};
+SoftmaxCache::Dims SoftmaxCache::size(const MemoryShape& shape, bool null_slot, int per_pair, std::int64_t fixed,
+                                       std::int64_t min_pairs) {
+    const std::int64_t row = std::int64_t{shape.d_key} + shape.d_value + per_pair, extra = null_slot ? 1 : 0;
+    if (fixed == 0 && min_pairs == 1)  // the plain cache's arithmetic, as it always was
+        return {shape.budget_floats ? *shape.budget_floats / row - extra : -1, row, row * (1 + extra)};
+    return {shape.budget_floats ? (*shape.budget_floats - fixed) / row - extra : -1, row, fixed + row * (min_pairs + extra)};
 }
 
-SoftmaxCache::SoftmaxCache(const MemoryShape& shape, double beta, std::optional<double> null_logit, double slope)
+SoftmaxCache::SoftmaxCache(const MemoryShape& shape, double beta, std::optional<double> null_logit, double slope,
+                           std::unique_ptr<CachePolicy> policy)
     : d_key_(shape.d_key), d_value_(shape.d_value), beta_(static_cast<float>(beta)), hard_(std::isinf(beta)),
-      slope_(static_cast<float>(slope)), capacity_(size(shape, null_logit.has_value()).capacity) {
+      slope_(static_cast<float>(slope)), policy_(policy ? std::move(policy) : std::make_unique<FifoPolicy>()),
+      per_pair_(policy_->per_pair()), observes_(policy_->observes()),
+      capacity_(size(shape, null_logit.has_value(), per_pair_, policy_->fixed_floats()).capacity) {
     if (std::isnan(beta) || beta < 0.0) throw std::invalid_argument("softmax cache: beta must be >= 0 (or +inf)");
     if (!std::isfinite(slope) || slope < 0.0) throw std::invalid_argument("softmax cache: slope must be finite and >= 0");
+    if (!policy_->ring_order() && (null_logit || slope > 0.0))
+        throw std::invalid_argument("softmax cache: a null slot or a recency bias needs the FIFO ring");
     if (null_logit) null_ = static_cast<float>(*null_logit);
-    head_ = null_ ? row_floats() : 0;
+    head_ = null_ ? row_floats() : policy_->fixed_floats();
     if (capacity_ > 0) buf_.reserve(static_cast<std::size_t>(head_ + capacity_ * row_floats()));
     clear_rows();
 }
@@ -66,34 +74,69 @@ void SoftmaxCache::reset() {
     stored_ = 0;
     next_slot_ = 0;
     written_ = 0;
+    pending_ = false;
+    last_slot_ = -1;
     clear_rows();
+    policy_->reset();
+}
+
+CacheRows SoftmaxCache::view() const {
+    CacheRows c;
+    c.data = buf_.data() + head_;
+    c.fixed = null_ ? nullptr : buf_.data();
+    c.stride = row_floats();
+    c.d_key = d_key_, c.d_value = d_value_;
+    c.stored = stored_, c.capacity = capacity_;
+    c.ring_head = next_slot_;
+    c.attend = [this](const float* q) { return weights(Eigen::Map<const Vec>(q, d_key_)); };
+    return c;
+}
+
+void SoftmaxCache::observe(const float* query, const float* weights) const {
+    policy_->observe(view(), query, weights);
+    pending_ = false;
 }
 
 void SoftmaxCache::write(ConstVecRef key, ConstVecRef value) {
-    ++written_;
+    if (observes_ && pending_ && last_slot_ >= 0) {  // the last write had no read: its key is its query
+        const Vec q = rows().row(last_slot_).leftCols(d_key_).transpose();
+        observe(q.data(), weights(q).data());
+    }
+    const std::int64_t pos = written_++;
     std::int64_t slot;
     if (capacity_ < 0 || stored_ < capacity_) {
         slot = stored_++;
         buf_.resize(static_cast<std::size_t>(head_ + stored_ * row_floats()));
     } else {
-        slot = next_slot_;
-        next_slot_ = (next_slot_ + 1) % capacity_;
+        slot = policy_->victim(view(), key.data(), pos);
+        if (slot >= 0) policy_->evict(view(), slot);
+        if (policy_->ring_order()) next_slot_ = (slot + 1) % capacity_;
     }
+    pending_ = true;
+    last_slot_ = slot;
+    if (slot < 0) return;  // the policy keeps the held pairs
     float* row = buf_.data() + head_ + slot * row_floats();
     std::copy(key.data(), key.data() + d_key_, row);
     std::copy(value.data(), value.data() + d_value_, row + d_key_);
+    policy_->admit(view(), slot, pos);
 }
 
 void SoftmaxCache::write_batch(ConstMatRef keys, ConstMatRef values) {
     const std::int64_t n = keys.rows();
+    if (observes_ || per_pair_ > 0) {  // every write scores the cache or sets its floats: one at a time
+        for (std::int64_t i = 0; i < n; ++i) write(keys.row(i).transpose(), values.row(i).transpose());
+        return;
+    }
     const std::int64_t fresh = capacity_ < 0 ? n : std::min(n, capacity_ - stored_);
     if (fresh > 0) {  // rows appended without eviction, copied as one block
         buf_.resize(static_cast<std::size_t>(head_ + (stored_ + fresh) * row_floats()));
         Eigen::Map<RowMat> block(buf_.data() + head_ + stored_ * row_floats(), fresh, row_floats());
         block.leftCols(d_key_) = keys.topRows(fresh);
-        block.rightCols(d_value_) = values.topRows(fresh);
+        block.middleCols(d_key_, d_value_) = values.topRows(fresh);
         stored_ += fresh;
         written_ += fresh;
+        pending_ = true;
+        last_slot_ = stored_ - 1;
     }
     for (std::int64_t i = std::max<std::int64_t>(fresh, 0); i < n; ++i)
         write(keys.row(i).transpose(), values.row(i).transpose());
@@ -182,11 +225,14 @@ void SoftmaxCache::read(ConstVecRef query, VecRef out) const {
         out.setZero();
         return;
     }
-    out.noalias() = rows().rightCols(d_value_).transpose() * weights(query);
+    const Vec w = weights(query);
+    out.noalias() = rows().middleCols(d_key_, d_value_).transpose() * w;
+    if (observes_) observe(query.data(), w.data());
 }
 
 void SoftmaxCache::read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options) const {
     if (options.hidden.empty()) return read_rows(queries, nullptr, out);
+    if (!policy_->ring_order()) require_no_hidden(options);  // only FIFO declares can_hide_pairs
     if (static_cast<Eigen::Index>(options.hidden.size()) != queries.rows())
         throw std::invalid_argument("softmax cache: one hidden pair per query is needed");
     read_rows(queries, &options.hidden, out);
@@ -203,9 +249,9 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
             simd::product(p.data(), p.cols(), cache.data() + d_key_, row_floats(), stored_, out.data(), out.outerStride(),
                           out.rows(), d_value_);
         else
-            out.noalias() = p * cache.rightCols(d_value_);
+            out.noalias() = p * cache.middleCols(d_key_, d_value_);
     };
-    const bool memo = !hidden && queries.rows() > 0 && queries.rows() * stored_ <= kMemoWeights;
+    const bool memo = !observes_ && !hidden && queries.rows() > 0 && queries.rows() * stored_ <= kMemoWeights;
     if (memo && memo_weights_.rows() == queries.rows() && memo_weights_.cols() == stored_ &&
         (slope_ == 0.0f || memo_next_slot_ == next_slot_) &&  // the ages follow the ring's head
         memo_queries_.cols() == queries.cols() && same_rows(memo_queries_, queries.data(), queries.outerStride()) &&
@@ -216,6 +262,12 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
     RowMat p;
     attention(queries, hidden, p);
     weighted_values(p);
+    if (observes_) {  // each query's weights, in order, to the policy
+        for (Eigen::Index i = 0; i < queries.rows(); ++i) {
+            const Vec q = queries.row(i).transpose();
+            observe(q.data(), p.row(i).data());
+        }
+    }
     // Kept only when this read looks like the last one (a cheap print of its shape and
     // edge rows): reads that never repeat pay no copies. A hit is still checked in full.
     const std::uint64_t print = memo ? fingerprint(queries, cache) : 0;
@@ -291,7 +343,7 @@ void SoftmaxCache::backward(ConstMatRef keys, ConstMatRef, ConstMatRef queries, 
     const auto cache = rows();
     RowMat p;
     attention(queries, nullptr, p);
-    RowMat d_s = d_reads * cache.rightCols(d_value_).transpose();  // ∂p: m × stored
+    RowMat d_s = d_reads * cache.middleCols(d_key_, d_value_).transpose();  // ∂p: m × stored
     for (Eigen::Index i = 0; i < p.rows(); ++i) {
         const float mean = p.row(i).dot(d_s.row(i));
         d_s.row(i) = beta_ * p.row(i).cwiseProduct((d_s.row(i).array() - mean).matrix());
@@ -333,6 +385,7 @@ void SoftmaxCache::causal_backward(ConstMatRef queries, ConstMatRef keys, ConstM
 }
 
 std::int64_t SoftmaxCache::slot_of(std::int64_t write) const {
+    if (!policy_->ring_order()) throw std::logic_error("softmax cache: slot_of needs the FIFO ring");
     const std::int64_t oldest = written_ - stored_;  // write index of the oldest pair held
     if (write < oldest || write >= written_) return -1;
     // Until the ring wraps, pair w sits in slot w (next_slot_ = 0); after, the oldest

@@ -3,6 +3,12 @@
 // Stores:       the written (key, value) pairs, up to C = floor(B / (d_k + d_v))
 //               of them; when full, the oldest pair is evicted (FIFO). Without a
 //               budget the cache is unbounded and never evicts.
+//               What it keeps when full is its policy (kv_policy.hpp, CachePolicy):
+//               FIFO by default (`softmax`, `sliding_window`, bit for bit as it always
+//               was); the KV-cache policies (`sink_cache`, `h2o`, `tova`, `snapkv`,
+//               `knorm`, `random_evict`, `kv_merge`) keep other pairs, and the floats
+//               they keep beside each pair (scores, positions) sit in its row,
+//               [k | v | policy floats], so C = floor((B − fixed) / row) counts them.
 // Write:        append (k, v).
 // Read:         softmax(β · K q − slope · age)ᵀ V — β multiplies the raw dot
 //               products (no 1/√d); β = 0 is uniform attention over the stored pairs.
@@ -45,7 +51,9 @@
 #pragma once
 
 #include "memories/memory.hpp"
+#include "memories/softmax/kv_policy.hpp"
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -56,15 +64,21 @@ public:
     /// The cache's dimensions at a shape: its one sizing function, used by the
     /// constructor, the table's cost model and minimum budget, and `memcap list`.
     struct Dims {
-        std::int64_t capacity;    // pairs held at most, floor(B / (d_k + d_v)); −1 = unbounded (no budget)
-        std::int64_t row_floats;  // d_k + d_v: floats per stored pair
-        std::int64_t min_budget;  // one pair
+        std::int64_t capacity;    // pairs held at most, floor((B − fixed) / row_floats); −1 = unbounded (no budget)
+        std::int64_t row_floats;  // d_k + d_v (+ the policy's per-pair floats): floats per stored pair
+        std::int64_t min_budget;  // one pair (a policy's fewest pairs, and its fixed floats)
     };
-    static Dims size(const MemoryShape& shape, bool null_slot = false);
+    /// A policy (kv_policy.hpp) keeping `per_pair` floats beside each pair, `fixed` floats besides
+    /// the pairs, and needing `min_pairs` pairs held.
+    static Dims size(const MemoryShape& shape, bool null_slot = false, int per_pair = 0, std::int64_t fixed = 0,
+                     std::int64_t min_pairs = 1);
 
     /// `null_logit`: the null slot's constant logit; empty: no null slot.
     /// `slope`: the recency bias, −slope·age added to each pair's logit (0: none).
-    SoftmaxCache(const MemoryShape& shape, double beta, std::optional<double> null_logit = std::nullopt, double slope = 0.0);
+    /// `policy`: what it keeps when full (kv_policy.hpp); null: FIFO. A policy whose pairs do not
+    /// sit in a FIFO ring takes neither a null slot nor a recency bias (std::invalid_argument).
+    SoftmaxCache(const MemoryShape& shape, double beta, std::optional<double> null_logit = std::nullopt, double slope = 0.0,
+                 std::unique_ptr<CachePolicy> policy = nullptr);
 
     void reset() override;
     void write(ConstVecRef key, ConstVecRef value) override;
@@ -102,7 +116,7 @@ public:
     Vec weights(ConstVecRef query, const std::vector<char>* allowed = nullptr) const;
 
     /// Slot (row of the state) holding the pair written `write`-th since reset; −1 when
-    /// that pair was evicted or never written.
+    /// that pair was evicted or never written. FIFO only (a ring-ordered policy; std::logic_error otherwise).
     std::int64_t slot_of(std::int64_t write) const;
 
     std::int64_t stored() const { return stored_; }
@@ -110,7 +124,11 @@ public:
     float age(std::int64_t slot) const;
 
 private:
-    std::int64_t row_floats() const { return d_key_ + d_value_; }
+    std::int64_t row_floats() const { return d_key_ + d_value_ + per_pair_; }
+    /// The policy's view of the rows (its per-pair floats and fixed block writable).
+    CacheRows view() const;
+    /// Tells an observing policy one query's weights (a read's, or a key's as its own query).
+    void observe(const float* query, const float* weights) const;
     using CacheMap = Eigen::Map<const RowMat>;
     CacheMap rows() const { return CacheMap(buf_.data() + head_, stored_, row_floats()); }
     /// buf_ holding only the null slot's row (or nothing).
@@ -127,13 +145,20 @@ private:
     float beta_;
     bool hard_;     // β = ∞
     float slope_;   // the recency bias per write of age
+    std::unique_ptr<CachePolicy> policy_;  // never null (FIFO by default)
+    int per_pair_ = 0;                     // policy_->per_pair()
+    bool observes_ = false;                // policy_->observes()
     std::optional<float> null_;  // the null slot's logit; empty: none
     std::int64_t head_;          // floats before the first pair's row: the null slot's row, or 0
     std::int64_t capacity_;      // −1: unbounded
     std::int64_t stored_ = 0;    // pairs held
     std::int64_t next_slot_ = 0; // ring position of the next write once full (= the oldest pair)
     std::int64_t written_ = 0;   // pairs written since reset
-    std::vector<float, DefaultInitAllocator<float>> buf_;  // rows appended are written at once: not zeroed first
+    // Rows appended are written at once: not zeroed first. Mutable: an observing policy's scores
+    // (per-pair floats in the rows, its fixed block) change as the cache is read.
+    mutable std::vector<float, DefaultInitAllocator<float>> buf_;
+    mutable bool pending_ = false;         // the last write has had no read yet: its key is its query
+    std::int64_t last_slot_ = -1;          // where the last write went (−1: dropped)
     // The attention weights of a plain read, with the keys and queries they came from:
     // a read with bit-identical keys and queries (a position-keyed task reads the same
     // positions in every episode) reuses them. Kept, up to kMemoWeights floats, when a

@@ -19,4 +19,5 @@ SECTIONS = [
     "",
     "learned_keys",
     "mqar",
+    "kv",
 ]
