@@ -36,6 +36,11 @@ public:
     void write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) override;
 
 protected:
+    /// No causal backward (the entry does not declare causal_backward): its n_h-step or
+    /// corrected write is not one step S diag(a) + u φᵀ.
+    WriteStep write_step(ConstVecRef, const TokenGate&) const override {
+        throw std::logic_error("deltaproduct has no causal backward pass");
+    }
     void write_backward(ConstMatRef, ConstMatRef, const RowMat&, MatRef) const override {
         throw std::logic_error("deltaproduct has no backward pass");
     }
