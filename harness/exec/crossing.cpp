@@ -26,9 +26,74 @@ std::vector<std::int64_t> crossing_probe_sizes(std::int64_t lo, std::int64_t hi,
 }
 
 std::optional<std::size_t> crossing_bracket(const std::vector<double>& means, double threshold) {
-    for (std::size_t j = 0; j < means.size(); ++j)
-        if (!(means[j] >= threshold)) return j == 0 ? std::nullopt : std::optional<std::size_t>(j);
+    for (std::size_t j = means.size(); j-- > 0;)
+        if (means[j] >= threshold) return j + 1 < means.size() ? std::optional<std::size_t>(j + 1) : std::nullopt;
     return std::nullopt;
+}
+
+double crossing_n(const std::vector<std::int64_t>& ns, const std::vector<double>& means, double threshold) {
+    const auto j = crossing_bracket(means, threshold);
+    if (!j) {
+        for (const double a : means)
+            if (a >= threshold) return std::numeric_limits<double>::infinity();  // the largest passes
+        return -std::numeric_limits<double>::infinity();
+    }
+    const double a0 = means[*j - 1], a1 = means[*j];
+    const double frac = a0 > a1 ? (a0 - threshold) / (a0 - a1) : 0.0;  // a1 NaN: not greater, 0
+    const double l0 = std::log(static_cast<double>(ns[*j - 1])), l1 = std::log(static_cast<double>(ns[*j]));
+    return std::exp(l0 + frac * (l1 - l0));
+}
+
+bool CrossingEstimate::resolved(double width) const {
+    return std::isfinite(value) && std::isfinite(lo) && std::isfinite(hi) && (hi - lo) / 2 <= width * value;
+}
+
+CrossingEstimate crossing_estimate(const std::vector<CurvePoint>& curve, double threshold, int resamples) {
+    std::vector<std::int64_t> ns;
+    std::vector<double> measured;
+    std::vector<std::uint64_t> universe;
+    for (const auto& p : curve) {
+        ns.push_back(p.n);
+        double sum = 0;
+        for (const auto& [seed, a] : p.seeds) sum += a, universe.push_back(seed);
+        measured.push_back(p.seeds.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(p.seeds.size()));
+    }
+    std::sort(universe.begin(), universe.end());
+    universe.erase(std::unique(universe.begin(), universe.end()), universe.end());
+    CrossingEstimate e;
+    e.value = crossing_n(ns, measured, threshold);
+    e.lo = e.hi = e.value;
+    if (universe.empty() || resamples < 1) return e;
+    // each point's seeds as (index into the universe, accuracy)
+    std::vector<std::vector<std::pair<std::size_t, double>>> at(curve.size());
+    for (std::size_t i = 0; i < curve.size(); ++i)
+        for (const auto& [seed, a] : curve[i].seeds)
+            at[i].emplace_back(static_cast<std::size_t>(std::lower_bound(universe.begin(), universe.end(), seed) - universe.begin()), a);
+    const std::size_t u = universe.size();
+    std::uint64_t state = 0x9E3779B97F4A7C15ull ^ 20250917ull;  // splitmix64, the same start for every curve
+    const auto next = [&state]() {
+        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    };
+    std::vector<double> count(u), means(curve.size()), out(static_cast<std::size_t>(resamples));
+    for (int r = 0; r < resamples; ++r) {
+        std::fill(count.begin(), count.end(), 0.0);
+        for (std::size_t k = 0; k < u; ++k)
+            count[static_cast<std::size_t>(next() % u)] += 1.0;  // u is small: the modulo's bias is below 2^-40
+        for (std::size_t i = 0; i < curve.size(); ++i) {
+            double num = 0, den = 0;
+            for (const auto& [c, a] : at[i]) num += count[c] * a, den += count[c];
+            means[i] = den > 0 ? num / den : measured[i];
+        }
+        out[static_cast<std::size_t>(r)] = crossing_n(ns, means, threshold);
+    }
+    std::sort(out.begin(), out.end());
+    const auto b = static_cast<double>(resamples);
+    e.lo = out[static_cast<std::size_t>(std::floor(0.025 * b))];
+    e.hi = out[static_cast<std::size_t>(std::ceil(0.975 * b)) - 1];
+    return e;
 }
 
 CellScore cell_score(const std::string& rows) {
@@ -80,6 +145,8 @@ CrossingPlan::CrossingPlan(const std::vector<GridBlock>& blocks, const std::vect
                 std::sort(g.ns.begin(), g.ns.end());
                 g.thresholds = b.crossing, g.probes = b.crossing_probes, g.seeds = b.seeds;
                 g.cap = b.crossing_seeds > 0 ? b.crossing_seeds : std::min<std::int64_t>(4 * b.seeds, 1000000);
+                g.resolve = b.crossing_resolve, g.width = b.crossing_resolve_width;
+                g.resolve_cap = b.crossing_resolve_seeds > 0 ? b.crossing_resolve_seeds : std::min<std::int64_t>(4 * g.cap, 1000000);
                 groups_.push_back(std::move(g));
             }
         }
@@ -138,6 +205,7 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
     brackets_ = probe_points_ = 0;
     for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
         const Group& g = groups_[gi];
+        const auto resolving = [&g](double t) { return std::find(g.resolve.begin(), g.resolve.end(), t) != g.resolve.end(); };
         // the grid's means, on the grid's seeds only
         std::vector<double> means;
         for (const auto n : g.ns) {
@@ -145,18 +213,68 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
             means.push_back(it == points_.end() ? std::numeric_limits<double>::quiet_NaN()
                                                 : point_stats(it->second.scores, static_cast<std::uint64_t>(g.seeds)).mean);
         }
-        std::map<std::int64_t, std::vector<double>> near;  // n -> the thresholds whose bracket holds it
-        std::set<std::int64_t> probes;
+        std::map<std::int64_t, std::vector<double>> near;  // n -> the thresholds (separation rule) whose bracket holds it
+        std::set<std::int64_t> probes, curve_ns(g.ns.begin(), g.ns.end());
+        std::vector<double> resolve_now;  // the interval rule's thresholds that have a bracket
         for (const double t : g.thresholds) {
             const auto j = crossing_bracket(means, t);
             if (!j) continue;
             ++brackets_;
             const std::int64_t lo = g.ns[*j - 1], hi = g.ns[*j];
-            near[lo].push_back(t), near[hi].push_back(t);
-            for (const auto n : crossing_probe_sizes(lo, hi, g.probes)) near[n].push_back(t), probes.insert(n);
+            const bool interval = resolving(t);
+            if (interval) resolve_now.push_back(t);
+            near[lo];
+            near[hi];
+            if (!interval) near[lo].push_back(t), near[hi].push_back(t);
+            for (const auto n : crossing_probe_sizes(lo, hi, g.probes)) {
+                near[n];
+                if (!interval) near[n].push_back(t);
+                probes.insert(n);
+                curve_ns.insert(n);
+            }
         }
         probe_points_ += probes.size();
-        for (const auto& [n, ts] : near) {
+        // the interval rule: each point's target seed count (0: none asked)
+        std::map<std::int64_t, std::uint64_t> resolve_to;
+        if (!resolve_now.empty()) {
+            std::vector<CurvePoint> curve;
+            std::vector<std::int64_t> xs;
+            std::vector<double> ms;
+            std::vector<Stats> stats;
+            std::vector<std::uint64_t> have;
+            for (const auto n : curve_ns) {
+                const auto it = points_.find(key_at(g, n));
+                if (it == points_.end() || it->second.scores.empty()) continue;
+                const std::uint64_t m = it->second.scores.rbegin()->first + 1;
+                const Stats st = point_stats(it->second.scores, m);
+                if (st.ok == 0) continue;
+                CurvePoint p;
+                p.n = n;
+                for (const auto& [seed, sc] : it->second.scores)
+                    if (sc.ok) p.seeds.emplace_back(seed, sc.accuracy);
+                curve.push_back(std::move(p));
+                xs.push_back(n), ms.push_back(st.mean), stats.push_back(st), have.push_back(m);
+            }
+            const std::uint64_t cap = static_cast<std::uint64_t>(g.resolve_cap);
+            for (const double t : resolve_now) {
+                // the points that decide n*: the two it is interpolated between, and any within the separation of t
+                std::set<std::size_t> deciding;
+                if (const auto j = crossing_bracket(ms, t)) deciding.insert(*j - 1), deciding.insert(*j);
+                for (std::size_t i = 0; i < xs.size(); ++i)
+                    if (std::fabs(ms[i] - t) <= kCrossingSeparation * stats[i].se) deciding.insert(i);
+                bool room = false;
+                for (const auto i : deciding) room = room || have[i] < cap;
+                if (!room || crossing_estimate(curve, t).resolved(g.width)) continue;
+                for (const auto i : deciding)
+                    if (have[i] < cap) resolve_to[xs[i]] = std::max(resolve_to[xs[i]], std::min(2 * have[i], cap));
+            }
+        }
+        std::set<std::int64_t> asked;  // the bracket's points and any other the interval rule asks of, in n order
+        for (const auto& kv : near) asked.insert(kv.first);
+        for (const auto& kv : resolve_to) asked.insert(kv.first);
+        for (const auto n : asked) {
+            const auto nt = near.find(n);
+            const std::vector<double> ts = nt == near.end() ? std::vector<double>{} : nt->second;
             const CellSpec key = key_at(g, n);
             const auto it = points_.find(key);
             std::uint64_t from = 0, to = 0;
@@ -170,14 +288,18 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
             } else {
                 const Point& p = it->second;
                 const std::uint64_t m = p.scores.rbegin()->first + 1;  // seeds 0..m-1 have run
-                const std::uint64_t cap = static_cast<std::uint64_t>(g.cap);
-                if (m >= cap) continue;
                 const Stats st = point_stats(p.scores, m);
                 if (st.ok == 0) continue;
-                bool uncertain = false;
-                for (const double t : ts) uncertain = uncertain || std::fabs(st.mean - t) <= kCrossingSeparation * st.se;
-                if (!uncertain) continue;
-                from = m, to = std::min(2 * m, cap);
+                const std::uint64_t cap = static_cast<std::uint64_t>(g.cap);
+                if (m < cap) {
+                    bool uncertain = false;
+                    for (const double t : ts) uncertain = uncertain || std::fabs(st.mean - t) <= kCrossingSeparation * st.se;
+                    if (uncertain) to = std::min(2 * m, cap);
+                }
+                const auto r = resolve_to.find(n);
+                if (r != resolve_to.end()) to = std::max(to, r->second);
+                if (to <= m) continue;
+                from = m;
                 c.source_round = p.source_round, c.index = p.source_index;
             }
             for (std::uint64_t s = from; s < to; ++s) {
