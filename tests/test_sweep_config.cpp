@@ -107,7 +107,7 @@ TEST_CASE("crossing: log-spaced probes strictly inside a bracket, the bracket at
     REQUIRE_FALSE(crossing_bracket({0.8, 0.95}, 0.9).has_value());  // the largest passes: above the grid
 }
 
-TEST_CASE("crossing: n* interpolated in log n at the last downward crossing; bounds beyond the range", "[sweep][crossing]") {
+TEST_CASE("crossing: n* interpolated in log n at the last downward crossing, bounds beyond the range", "[sweep][crossing]") {
     using N = std::vector<std::int64_t>;
     // 1.0 at 8, 0.8 at 16: the line meets 0.9 half way in log n
     REQUIRE(crossing_n(N{4, 8, 16}, {1.0, 1.0, 0.8}, 0.9) == Approx(8 * std::sqrt(2.0)));
