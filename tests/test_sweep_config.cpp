@@ -161,6 +161,21 @@ TEST_CASE("crossing: the bootstrap interval holds n*, narrows with seeds, and is
     REQUIRE(exact.lo == Approx(exact.value));  // up to rounding in the weighted means
     REQUIRE(exact.hi == Approx(exact.value));
     REQUIRE(exact.resolved(0.001));
+    // slot parts: a point reads as the lowest of its parts' means, in the estimate and in every resample
+    std::vector<CurvePoint> parted = fake_curve(ns, 10, 0.0);
+    for (auto& p : parted) {
+        auto lower = p.seeds;
+        for (auto& sa : lower) sa.second -= 0.05;
+        p.parts = {p.seeds, lower};
+        p.seeds.clear();
+    }
+    std::vector<double> low_means;
+    for (const auto n : ns) low_means.push_back(fake_accuracy(n, 0, 0.0) - 0.05);
+    const auto low = crossing_estimate(parted, 0.9);
+    REQUIRE(low.value == Approx(crossing_n(ns, low_means, 0.9)));
+    REQUIRE(low.value < exact.value);
+    REQUIRE(low.lo == Approx(low.value));
+    REQUIRE(low.hi == Approx(low.value));
     // a bound (the largest n passes) is never resolved
     REQUIRE_FALSE(crossing_estimate(fake_curve({4, 8}, 10, 0.0), 0.9).resolved(0.5));
 }
@@ -243,6 +258,44 @@ TEST_CASE("crossing rounds: the interval rule adds seeds only where n* is decide
             plan2.score(r, i, fake_score(next[i].n, next[i].seed));
         }
     }
+}
+
+TEST_CASE("crossing rounds: a task's slot parts are each resolved, and so is their lowest", "[sweep][crossing]") {
+    const auto path = write_config(
+        "[block b]\nmemories = delta\ntasks = overwrite_recall\nseeds = 10\nn = 16..1024*2\ncrossing = 0.9\n"
+        "crossing_seeds = 20\ncrossing_resolve = 0.9\ncrossing_resolve_seeds = 640\n");
+    const SweepConfig config = load_sweep_config(path);
+    std::remove(path.c_str());
+    const std::vector<CellSpec> grid = config.cells();
+    CrossingPlan plan(config.blocks, grid);
+    // slot "1" (rewritten) falls at a quarter of slot "0"'s n: the cell's mean crosses elsewhere than either
+    std::map<std::int64_t, std::map<std::uint64_t, std::pair<double, double>>> seen;
+    const auto fake_score = [&](std::int64_t n, std::uint64_t seed) {
+        CellScore sc;
+        const double a = fake_accuracy(n, seed, 0.4), b = fake_accuracy(4 * n, seed + 7777, 0.4);
+        sc.slots = {{"0", a}, {"1", b}};
+        sc.accuracy = (a + b) / 2, sc.queries = 64, sc.ok = true;
+        seen[n][seed] = {a, b};
+        return sc;
+    };
+    for (std::size_t i = 0; i < grid.size(); ++i) plan.score(0, i, fake_score(grid[i].n, grid[i].seed));
+    for (std::size_t r = 1;; ++r) {
+        const auto next = plan.next_round();
+        if (next.empty()) break;
+        for (std::size_t i = 0; i < next.size(); ++i) plan.score(r, i, fake_score(next[i].n, next[i].seed));
+        REQUIRE(r < 20);
+    }
+    std::vector<CurvePoint> untouched, rewritten, lowest;
+    for (const auto& [n, by_seed] : seen) {
+        CurvePoint a, b, both;
+        a.n = b.n = both.n = n;
+        for (const auto& [s, ab] : by_seed) a.seeds.emplace_back(s, ab.first), b.seeds.emplace_back(s, ab.second);
+        both.parts = {a.seeds, b.seeds};
+        untouched.push_back(a), rewritten.push_back(b), lowest.push_back(both);
+    }
+    REQUIRE(crossing_estimate(untouched, 0.9).resolved(0.05));
+    REQUIRE(crossing_estimate(rewritten, 0.9).resolved(0.05));
+    REQUIRE(crossing_estimate(lowest, 0.9).resolved(0.05));
 }
 
 TEST_CASE("crossing keys: thresholds sorted, defaults, and bad values refused", "[sweep][crossing]") {

@@ -52,11 +52,20 @@ CrossingEstimate crossing_estimate(const std::vector<CurvePoint>& curve, double 
     std::vector<std::int64_t> ns;
     std::vector<double> measured;
     std::vector<std::uint64_t> universe;
+    // each point as readings (one, or its parts), each reading's seeds
+    std::vector<std::vector<const std::vector<std::pair<std::uint64_t, double>>*>> readings;
     for (const auto& p : curve) {
         ns.push_back(p.n);
-        double sum = 0;
-        for (const auto& [seed, a] : p.seeds) sum += a, universe.push_back(seed);
-        measured.push_back(p.seeds.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(p.seeds.size()));
+        readings.emplace_back();
+        if (p.parts.empty()) readings.back().push_back(&p.seeds);
+        for (const auto& part : p.parts) readings.back().push_back(&part);
+        double low = std::numeric_limits<double>::infinity();
+        for (const auto* r : readings.back()) {
+            double sum = 0;
+            for (const auto& [seed, a] : *r) sum += a, universe.push_back(seed);
+            low = std::min(low, r->empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(r->size()));
+        }
+        measured.push_back(low);
     }
     std::sort(universe.begin(), universe.end());
     universe.erase(std::unique(universe.begin(), universe.end()), universe.end());
@@ -64,11 +73,20 @@ CrossingEstimate crossing_estimate(const std::vector<CurvePoint>& curve, double 
     e.value = crossing_n(ns, measured, threshold);
     e.lo = e.hi = e.value;
     if (universe.empty() || resamples < 1) return e;
-    // each point's seeds as (index into the universe, accuracy)
-    std::vector<std::vector<std::pair<std::size_t, double>>> at(curve.size());
+    // each reading's seeds as (index into the universe, accuracy), with the reading's measured mean
+    std::vector<std::vector<std::vector<std::pair<std::size_t, double>>>> at(curve.size());
+    std::vector<std::vector<double>> own(curve.size());
     for (std::size_t i = 0; i < curve.size(); ++i)
-        for (const auto& [seed, a] : curve[i].seeds)
-            at[i].emplace_back(static_cast<std::size_t>(std::lower_bound(universe.begin(), universe.end(), seed) - universe.begin()), a);
+        for (const auto* r : readings[i]) {
+            at[i].emplace_back();
+            double sum = 0;
+            for (const auto& [seed, a] : *r) {
+                at[i].back().emplace_back(
+                    static_cast<std::size_t>(std::lower_bound(universe.begin(), universe.end(), seed) - universe.begin()), a);
+                sum += a;
+            }
+            own[i].push_back(r->empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(r->size()));
+        }
     const std::size_t u = universe.size();
     std::uint64_t state = 0x9E3779B97F4A7C15ull ^ 20250917ull;  // splitmix64, the same start for every curve
     const auto next = [&state]() {
@@ -83,9 +101,13 @@ CrossingEstimate crossing_estimate(const std::vector<CurvePoint>& curve, double 
         for (std::size_t k = 0; k < u; ++k)
             count[static_cast<std::size_t>(next() % u)] += 1.0;  // u is small: the modulo's bias is below 2^-40
         for (std::size_t i = 0; i < curve.size(); ++i) {
-            double num = 0, den = 0;
-            for (const auto& [c, a] : at[i]) num += count[c] * a, den += count[c];
-            means[i] = den > 0 ? num / den : measured[i];
+            double low = std::numeric_limits<double>::infinity();
+            for (std::size_t k = 0; k < at[i].size(); ++k) {
+                double num = 0, den = 0;
+                for (const auto& [c, a] : at[i][k]) num += count[c] * a, den += count[c];
+                low = std::min(low, den > 0 ? num / den : own[i][k]);
+            }
+            means[i] = low;
         }
         out[static_cast<std::size_t>(r)] = crossing_n(ns, means, threshold);
     }
@@ -98,7 +120,8 @@ CrossingEstimate crossing_estimate(const std::vector<CurvePoint>& curve, double 
 
 CellScore cell_score(const std::string& rows) {
     static const CsvColumns columns(cell_header().substr(0, cell_header().size() - 1), cell_columns(), "results");
-    static const std::size_t acc = columns["accuracy_frac"], queries = columns["queries"], status = columns["status"];
+    static const std::size_t acc = columns["accuracy_frac"], queries = columns["queries"], status = columns["status"],
+                             slot = columns["slot"];
     CellScore s;
     double sum = 0;
     int lines = 0;
@@ -109,7 +132,7 @@ CellScore cell_score(const std::string& rows) {
         if (end == std::string::npos) end = rows.size();
         const auto fields = split_csv_line(rows.substr(pos, end - pos));
         pos = end + 1;
-        if (fields.size() <= std::max({acc, queries, status})) {
+        if (fields.size() <= std::max({acc, queries, status, slot})) {
             ok = false;
             continue;
         }
@@ -118,6 +141,7 @@ CellScore cell_score(const std::string& rows) {
         const double a = std::strtod(fields[acc].c_str(), &e);
         if (fields[acc].empty() || !std::isfinite(a)) ok = false;
         sum += a;
+        s.slots.emplace_back(fields[slot], a);
         s.queries += std::strtod(fields[queries].c_str(), nullptr);
         ++lines;
     }
@@ -146,6 +170,7 @@ CrossingPlan::CrossingPlan(const std::vector<GridBlock>& blocks, const std::vect
                 g.thresholds = b.crossing, g.probes = b.crossing_probes, g.seeds = b.seeds;
                 g.cap = b.crossing_seeds > 0 ? b.crossing_seeds : std::min<std::int64_t>(4 * b.seeds, 1000000);
                 g.resolve = b.crossing_resolve, g.width = b.crossing_resolve_width;
+                for (const auto& part : find_task(key.task.name()).slot_parts) g.parts.push_back(part.first);
                 g.resolve_cap = b.crossing_resolve_seeds > 0 ? b.crossing_resolve_seeds : std::min<std::int64_t>(4 * g.cap, 1000000);
                 groups_.push_back(std::move(g));
             }
@@ -237,10 +262,14 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
         // the interval rule: each point's target seed count (0: none asked)
         std::map<std::int64_t, std::uint64_t> resolve_to;
         if (!resolve_now.empty()) {
-            std::vector<CurvePoint> curve;
+            // the curves the report reads: the cells' means; with slot parts, each part and their lowest
+            struct Reading {
+                std::vector<CurvePoint> curve;
+                std::vector<double> means, se;
+            };
+            const std::size_t nparts = g.parts.size();
+            std::vector<Reading> readings(nparts ? nparts + 1 : 1);
             std::vector<std::int64_t> xs;
-            std::vector<double> ms;
-            std::vector<Stats> stats;
             std::vector<std::uint64_t> have;
             for (const auto n : curve_ns) {
                 const auto it = points_.find(key_at(g, n));
@@ -248,26 +277,60 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
                 const std::uint64_t m = it->second.scores.rbegin()->first + 1;
                 const Stats st = point_stats(it->second.scores, m);
                 if (st.ok == 0) continue;
-                CurvePoint p;
-                p.n = n;
-                for (const auto& [seed, sc] : it->second.scores)
-                    if (sc.ok) p.seeds.emplace_back(seed, sc.accuracy);
-                curve.push_back(std::move(p));
-                xs.push_back(n), ms.push_back(st.mean), stats.push_back(st), have.push_back(m);
+                xs.push_back(n), have.push_back(m);
+                if (!nparts) {
+                    CurvePoint p;
+                    p.n = n;
+                    for (const auto& [seed, sc] : it->second.scores)
+                        if (sc.ok) p.seeds.emplace_back(seed, sc.accuracy);
+                    readings[0].curve.push_back(std::move(p));
+                    readings[0].means.push_back(st.mean), readings[0].se.push_back(st.se);
+                    continue;
+                }
+                CurvePoint lowest;
+                lowest.n = n;
+                double low_mean = std::numeric_limits<double>::infinity(), low_se = 0;
+                for (std::size_t k = 0; k < nparts; ++k) {
+                    CurvePoint p;
+                    p.n = n;
+                    std::map<std::uint64_t, CellScore> part;  // the part's rows as scores, for the suite's SE
+                    for (const auto& [seed, sc] : it->second.scores) {
+                        if (!sc.ok) continue;
+                        double sum = 0;
+                        int rows = 0;
+                        for (const auto& [slot, a] : sc.slots)
+                            if (slot == g.parts[k]) sum += a, ++rows;
+                        if (rows == 0) continue;
+                        CellScore one;
+                        one.accuracy = sum / rows, one.ok = true;
+                        one.queries = sc.queries / static_cast<double>(std::max<std::size_t>(sc.slots.size(), 1)) * rows;
+                        part[seed] = one;
+                        p.seeds.emplace_back(seed, one.accuracy);
+                    }
+                    const Stats ps = point_stats(part, m);
+                    readings[k].means.push_back(ps.ok ? ps.mean : std::numeric_limits<double>::quiet_NaN());
+                    readings[k].se.push_back(ps.se);
+                    if (ps.ok && ps.mean < low_mean) low_mean = ps.mean, low_se = ps.se;
+                    lowest.parts.push_back(p.seeds);
+                    readings[k].curve.push_back(std::move(p));
+                }
+                readings[nparts].curve.push_back(std::move(lowest));
+                readings[nparts].means.push_back(low_mean), readings[nparts].se.push_back(low_se);
             }
             const std::uint64_t cap = static_cast<std::uint64_t>(g.resolve_cap);
-            for (const double t : resolve_now) {
-                // the points that decide n*: the two it is interpolated between, and any within the separation of t
-                std::set<std::size_t> deciding;
-                if (const auto j = crossing_bracket(ms, t)) deciding.insert(*j - 1), deciding.insert(*j);
-                for (std::size_t i = 0; i < xs.size(); ++i)
-                    if (std::fabs(ms[i] - t) <= kCrossingSeparation * stats[i].se) deciding.insert(i);
-                bool room = false;
-                for (const auto i : deciding) room = room || have[i] < cap;
-                if (!room || crossing_estimate(curve, t).resolved(g.width)) continue;
-                for (const auto i : deciding)
-                    if (have[i] < cap) resolve_to[xs[i]] = std::max(resolve_to[xs[i]], std::min(2 * have[i], cap));
-            }
+            for (const double t : resolve_now)
+                for (const Reading& r : readings) {
+                    // the points that decide n*: the two it is interpolated between, and any within the separation of t
+                    std::set<std::size_t> deciding;
+                    if (const auto j = crossing_bracket(r.means, t)) deciding.insert(*j - 1), deciding.insert(*j);
+                    for (std::size_t i = 0; i < xs.size(); ++i)
+                        if (std::fabs(r.means[i] - t) <= kCrossingSeparation * r.se[i]) deciding.insert(i);
+                    bool room = false;
+                    for (const auto i : deciding) room = room || have[i] < cap;
+                    if (!room || crossing_estimate(r.curve, t).resolved(g.width)) continue;
+                    for (const auto i : deciding)
+                        if (have[i] < cap) resolve_to[xs[i]] = std::max(resolve_to[xs[i]], std::min(2 * have[i], cap));
+                }
         }
         std::set<std::int64_t> asked;  // the bracket's points and any other the interval rule asks of, in n order
         for (const auto& kv : near) asked.insert(kv.first);

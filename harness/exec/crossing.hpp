@@ -24,7 +24,8 @@
 //             for a point with m seeds, where
 //     - a threshold in crossing_resolve (the interval rule): the group's curve (every n it has
 //       run, all their seeds) gives n* and its 95% bootstrap interval (crossing_estimate, the
-//       report's rule); while the half-width exceeds crossing_resolve_width x n* (or a bound of
+//       report's rule; for a task with slot parts, each part's curve and the curve of their lowest
+//       mean, as the report reads them); while the half-width exceeds crossing_resolve_width x n* (or a bound of
 //       the interval lies beyond the n tried), the points that decide it get seeds up to
 //       crossing_resolve_seeds: the two n whose means n* is interpolated between, and every point
 //       whose mean lies within kCrossingSeparation standard errors of the threshold (those can
@@ -68,10 +69,12 @@ std::optional<std::size_t> crossing_bracket(const std::vector<double>& means, do
 /// the threshold; +inf when the largest n passes, -inf when none does.
 double crossing_n(const std::vector<std::int64_t>& ns, const std::vector<double>& means, double threshold);
 
-/// One n of a curve: its scored seeds' numbers and accuracies (ok cells only).
+/// One n of a curve: its scored seeds' numbers and accuracies (ok cells only); or, with `parts`,
+/// several readings of it (a task's slot parts), the point's mean then the lowest of their means.
 struct CurvePoint {
     std::int64_t n = 0;
     std::vector<std::pair<std::uint64_t, double>> seeds;
+    std::vector<std::vector<std::pair<std::uint64_t, double>>> parts;
 };
 
 /// n* and its 95% interval, as the report computes them (scripts/memcap_report/crossing.py):
@@ -91,6 +94,7 @@ CrossingEstimate crossing_estimate(const std::vector<CurvePoint>& curve, double 
 struct CellScore {
     double accuracy = 0, queries = 0;
     bool ok = false;
+    std::vector<std::pair<std::string, double>> slots;  // each row's slot and accuracy_frac
 };
 CellScore cell_score(const std::string& rows);
 
@@ -141,6 +145,7 @@ private:
         int probes = 3;
         std::int64_t seeds = 10, cap = 40, resolve_cap = 160;
         double width = 0.05;
+        std::vector<std::string> parts;  // the task's slot parts (the report reads each on its own too)
     };
     struct Point {
         std::map<std::uint64_t, CellScore> scores;  // by seed
