@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A sweep block's `crossing` (docs/sweeps.md): probe n appear only strictly inside a bracketing
-# pair of the grid's means, more seeds only at a bracket's ends and probes, up to the cap; the
+# pair of the grid's means (the last downward crossing), more seeds only at a bracket's ends and
+# probes, up to the cap, and beyond it (the interval rule, `crossing_resolve`) only at 0.9's; the
 # grid's rows are the same as without the key; the CSV is byte-identical at 1 and 2 threads, over
 # 2 MPI ranks (given mpirun) and after a SIGKILL or SIGINT during a crossing round and --resume;
 # bad crossing keys are refused with one line, exit status 2, nothing written.
@@ -31,6 +32,10 @@ bad probes 'n = 4 16\ncrossing = 0.9\ncrossing_probes = 0' "crossing_probes"
 bad cap 'n = 4 16\ncrossing = 0.9\ncrossing_seeds = 3' "below the block's seeds"
 bad one_n 'n = 16\ncrossing = 0.9' "bracketed by two"
 bad orphan 'n = 4 16\ncrossing_probes = 2' "needs 'crossing'"
+bad resolve_other 'n = 4 16\ncrossing = 0.5\ncrossing_resolve = 0.9' "not among the block's crossing thresholds"
+bad resolve_width 'n = 4 16\ncrossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_width = 1' "crossing_resolve_width"
+bad resolve_cap 'n = 4 16\ncrossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_seeds = 8' "below the block's crossing_seeds"
+bad resolve_orphan 'n = 4 16\ncrossing = 0.9\ncrossing_resolve_seeds = 80' "needs 'crossing_resolve'"
 echo "ok   bad crossing keys refused (one line, exit 2, nothing written)"
 
 # 2. A d = best block: thread-count invariance, the grid's rows unchanged, probes inside brackets.
@@ -47,6 +52,8 @@ n = 4..256*4
 crossing = 0.5 0.9 0.99
 crossing_probes = 2
 crossing_seeds = 16
+crossing_resolve = 0.9
+crossing_resolve_seeds = 64
 INI
 grep -v '^crossing' "$work/cross.ini" >"$work/grid.ini"
 "$memcap" sweep "$work/cross.ini" --out "$work/t1" --threads 1 --quiet || fail "threads 1"
@@ -60,26 +67,30 @@ import csv, sys
 from collections import defaultdict
 rows = list(csv.DictReader(open(sys.argv[1])))
 grid, extra = rows[:int(sys.argv[2])], rows[int(sys.argv[2]):]
-S, CAP, TS, P = 4, 16, (0.5, 0.9, 0.99), 2
+S, CAP, RCAP, TS, P = 4, 16, 64, (0.5, 0.9, 0.99), 2
 key = lambda r: (r["memory"], r["task_spec"], r["readout"], r["budget_floats"])
 acc = defaultdict(lambda: defaultdict(list))
 for r in grid:
     acc[key(r)][int(r["n"])].append(float(r["accuracy_frac"]))
-brackets = defaultdict(list)
+brackets, brackets9 = defaultdict(list), defaultdict(list)
 for k, per_n in acc.items():
     ns = sorted(per_n)
     means = [sum(per_n[n]) / len(per_n[n]) for n in ns]
     for t in TS:
-        j = next((i for i, m in enumerate(means) if m < t), None)
-        if j:
-            brackets[k].append((ns[j - 1], ns[j]))
+        last = max((i for i, m in enumerate(means) if m >= t), default=None)  # the last downward crossing
+        if last is not None and last + 1 < len(ns):
+            brackets[k].append((ns[last], ns[last + 1]))
+            if t == 0.9:
+                brackets9[k].append((ns[last], ns[last + 1]))
 assert extra, "no crossing cells"
-seen, probes = set(), set()
+seen, probes, beyond = set(), set(), 0
 for r in extra:
     k, n, s = key(r), int(r["n"]), int(r["seed"])
     assert (k, n, s) not in seen, ("duplicate cell", k, n, s)
     seen.add((k, n, s))
-    assert s < CAP, ("seed beyond the cap", s)
+    assert s < RCAP, ("seed beyond the interval rule's cap", s)
+    if s >= CAP:  # the interval rule's seeds: only where 0.9's n* is decided (checked below)
+        beyond += 1
     inside = [(lo, hi) for lo, hi in brackets[k] if lo < n < hi]
     ends = [(lo, hi) for lo, hi in brackets[k] if n in (lo, hi)]
     if n in acc[k]:
@@ -92,9 +103,27 @@ for r in extra:
             want |= {round(lo * (hi / lo) ** (i / (P + 1))) for i in range(1, P + 1)}
         assert n in want, ("not a log-spaced probe", n, want)
 assert probes, "no probe n"
+assert beyond, "the interval rule added no seed beyond the separation rule's cap"
+# Where the interval rule went beyond the cap: one of the two n the final curve's n* at 0.9 is
+# interpolated between or their neighbours, or an n whose mean is within 3 standard errors of 0.9.
+everything = defaultdict(lambda: defaultdict(list))
+for r in rows:
+    everything[key(r)][int(r["n"])].append(float(r["accuracy_frac"]))
+for k, per_n in everything.items():
+    ns = sorted(per_n)
+    means = [sum(per_n[n]) / len(per_n[n]) for n in ns]
+    last = max((i for i, m in enumerate(means) if m >= 0.9), default=None)
+    # the final bracket's ends and their neighbours (a bracket an earlier round saw may have moved by one)
+    ends = set(ns[max(last - 1, 0):last + 3]) if last is not None and last + 1 < len(ns) else set()
+    for n, m in zip(ns, means):
+        x = per_n[n]
+        if len(x) <= CAP:
+            continue
+        sd = max((sum((v - m) ** 2 for v in x) / (len(x) - 1)) ** 0.5, (max(m * (1 - m), 0) / 32) ** 0.5)
+        assert n in ends or abs(m - 0.9) <= 3 * sd / len(x) ** 0.5, ("seeds beyond the cap where 0.9 is not decided", k, n, m, len(x))
 order = [(int(r["n"]), int(r["seed"])) for r in extra if key(r) == key(extra[0])]
 assert order == sorted(order), "crossing rows not ordered by n, seed"
-print(f"ok   {len(extra)} crossing rows: {len(probes)} probe n, all inside brackets; more seeds only at brackets' ends")
+print(f"ok   {len(extra)} crossing rows: {len(probes)} probe n, all inside brackets; more seeds only at brackets' ends, {beyond} beyond the cap at 0.9's")
 PY
 
 # 3. MPI: two ranks give the same bytes.
@@ -117,7 +146,9 @@ n = 64 256 1024
 seeds = 40
 crossing = 0.9
 crossing_probes = 8
-crossing_seeds = 80
+crossing_seeds = 40
+crossing_resolve = 0.9
+crossing_resolve_seeds = 80
 INI
 "$memcap" sweep "$work/slow.ini" --out "$work/ref" --threads 2 --quiet || fail "reference"
 records() { local c; c=$(grep -c '^@' "$1" 2>/dev/null); echo "${c:-0}"; }

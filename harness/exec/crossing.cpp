@@ -26,14 +26,102 @@ std::vector<std::int64_t> crossing_probe_sizes(std::int64_t lo, std::int64_t hi,
 }
 
 std::optional<std::size_t> crossing_bracket(const std::vector<double>& means, double threshold) {
-    for (std::size_t j = 0; j < means.size(); ++j)
-        if (!(means[j] >= threshold)) return j == 0 ? std::nullopt : std::optional<std::size_t>(j);
+    for (std::size_t j = means.size(); j-- > 0;)
+        if (means[j] >= threshold) return j + 1 < means.size() ? std::optional<std::size_t>(j + 1) : std::nullopt;
     return std::nullopt;
+}
+
+double crossing_n(const std::vector<std::int64_t>& ns, const std::vector<double>& means, double threshold) {
+    const auto j = crossing_bracket(means, threshold);
+    if (!j) {
+        for (const double a : means)
+            if (a >= threshold) return std::numeric_limits<double>::infinity();  // the largest passes
+        return -std::numeric_limits<double>::infinity();
+    }
+    const double a0 = means[*j - 1], a1 = means[*j];
+    const double frac = a0 > a1 ? (a0 - threshold) / (a0 - a1) : 0.0;  // a1 NaN: not greater, 0
+    const double l0 = std::log(static_cast<double>(ns[*j - 1])), l1 = std::log(static_cast<double>(ns[*j]));
+    return std::exp(l0 + frac * (l1 - l0));
+}
+
+bool CrossingEstimate::resolved(double width) const {
+    return std::isfinite(value) && std::isfinite(lo) && std::isfinite(hi) && (hi - lo) / 2 <= width * value;
+}
+
+CrossingEstimate crossing_estimate(const std::vector<CurvePoint>& curve, double threshold, int resamples) {
+    std::vector<std::int64_t> ns;
+    std::vector<double> measured;
+    std::vector<std::uint64_t> universe;
+    // each point as readings (one, or its parts), each reading's seeds
+    std::vector<std::vector<const std::vector<std::pair<std::uint64_t, double>>*>> readings;
+    for (const auto& p : curve) {
+        ns.push_back(p.n);
+        readings.emplace_back();
+        if (p.parts.empty()) readings.back().push_back(&p.seeds);
+        for (const auto& part : p.parts) readings.back().push_back(&part);
+        double low = std::numeric_limits<double>::infinity();
+        for (const auto* r : readings.back()) {
+            double sum = 0;
+            for (const auto& [seed, a] : *r) sum += a, universe.push_back(seed);
+            low = std::min(low, r->empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(r->size()));
+        }
+        measured.push_back(low);
+    }
+    std::sort(universe.begin(), universe.end());
+    universe.erase(std::unique(universe.begin(), universe.end()), universe.end());
+    CrossingEstimate e;
+    e.value = crossing_n(ns, measured, threshold);
+    e.lo = e.hi = e.value;
+    if (universe.empty() || resamples < 1) return e;
+    // each reading's seeds as (index into the universe, accuracy), with the reading's measured mean
+    std::vector<std::vector<std::vector<std::pair<std::size_t, double>>>> at(curve.size());
+    std::vector<std::vector<double>> own(curve.size());
+    for (std::size_t i = 0; i < curve.size(); ++i)
+        for (const auto* r : readings[i]) {
+            at[i].emplace_back();
+            double sum = 0;
+            for (const auto& [seed, a] : *r) {
+                at[i].back().emplace_back(
+                    static_cast<std::size_t>(std::lower_bound(universe.begin(), universe.end(), seed) - universe.begin()), a);
+                sum += a;
+            }
+            own[i].push_back(r->empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(r->size()));
+        }
+    const std::size_t u = universe.size();
+    std::uint64_t state = 0x9E3779B97F4A7C15ull ^ 20250917ull;  // splitmix64, the same start for every curve
+    const auto next = [&state]() {
+        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    };
+    std::vector<double> count(u), means(curve.size()), out(static_cast<std::size_t>(resamples));
+    for (int r = 0; r < resamples; ++r) {
+        std::fill(count.begin(), count.end(), 0.0);
+        for (std::size_t k = 0; k < u; ++k)
+            count[static_cast<std::size_t>(next() % u)] += 1.0;  // u is small: the modulo's bias is below 2^-40
+        for (std::size_t i = 0; i < curve.size(); ++i) {
+            double low = std::numeric_limits<double>::infinity();
+            for (std::size_t k = 0; k < at[i].size(); ++k) {
+                double num = 0, den = 0;
+                for (const auto& [c, a] : at[i][k]) num += count[c] * a, den += count[c];
+                low = std::min(low, den > 0 ? num / den : own[i][k]);
+            }
+            means[i] = low;
+        }
+        out[static_cast<std::size_t>(r)] = crossing_n(ns, means, threshold);
+    }
+    std::sort(out.begin(), out.end());
+    const auto b = static_cast<double>(resamples);
+    e.lo = out[static_cast<std::size_t>(std::floor(0.025 * b))];
+    e.hi = out[static_cast<std::size_t>(std::ceil(0.975 * b)) - 1];
+    return e;
 }
 
 CellScore cell_score(const std::string& rows) {
     static const CsvColumns columns(cell_header().substr(0, cell_header().size() - 1), cell_columns(), "results");
-    static const std::size_t acc = columns["accuracy_frac"], queries = columns["queries"], status = columns["status"];
+    static const std::size_t acc = columns["accuracy_frac"], queries = columns["queries"], status = columns["status"],
+                             slot = columns["slot"];
     CellScore s;
     double sum = 0;
     int lines = 0;
@@ -44,7 +132,7 @@ CellScore cell_score(const std::string& rows) {
         if (end == std::string::npos) end = rows.size();
         const auto fields = split_csv_line(rows.substr(pos, end - pos));
         pos = end + 1;
-        if (fields.size() <= std::max({acc, queries, status})) {
+        if (fields.size() <= std::max({acc, queries, status, slot})) {
             ok = false;
             continue;
         }
@@ -53,6 +141,7 @@ CellScore cell_score(const std::string& rows) {
         const double a = std::strtod(fields[acc].c_str(), &e);
         if (fields[acc].empty() || !std::isfinite(a)) ok = false;
         sum += a;
+        s.slots.emplace_back(fields[slot], a);
         s.queries += std::strtod(fields[queries].c_str(), nullptr);
         ++lines;
     }
@@ -80,6 +169,9 @@ CrossingPlan::CrossingPlan(const std::vector<GridBlock>& blocks, const std::vect
                 std::sort(g.ns.begin(), g.ns.end());
                 g.thresholds = b.crossing, g.probes = b.crossing_probes, g.seeds = b.seeds;
                 g.cap = b.crossing_seeds > 0 ? b.crossing_seeds : std::min<std::int64_t>(4 * b.seeds, 1000000);
+                g.resolve = b.crossing_resolve, g.width = b.crossing_resolve_width;
+                for (const auto& part : find_task(key.task.name()).slot_parts) g.parts.push_back(part.first);
+                g.resolve_cap = b.crossing_resolve_seeds > 0 ? b.crossing_resolve_seeds : std::min<std::int64_t>(4 * g.cap, 1000000);
                 groups_.push_back(std::move(g));
             }
         }
@@ -138,6 +230,7 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
     brackets_ = probe_points_ = 0;
     for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
         const Group& g = groups_[gi];
+        const auto resolving = [&g](double t) { return std::find(g.resolve.begin(), g.resolve.end(), t) != g.resolve.end(); };
         // the grid's means, on the grid's seeds only
         std::vector<double> means;
         for (const auto n : g.ns) {
@@ -145,18 +238,106 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
             means.push_back(it == points_.end() ? std::numeric_limits<double>::quiet_NaN()
                                                 : point_stats(it->second.scores, static_cast<std::uint64_t>(g.seeds)).mean);
         }
-        std::map<std::int64_t, std::vector<double>> near;  // n -> the thresholds whose bracket holds it
-        std::set<std::int64_t> probes;
+        std::map<std::int64_t, std::vector<double>> near;  // n -> the thresholds (separation rule) whose bracket holds it
+        std::set<std::int64_t> probes, curve_ns(g.ns.begin(), g.ns.end());
+        std::vector<double> resolve_now;  // the interval rule's thresholds that have a bracket
         for (const double t : g.thresholds) {
             const auto j = crossing_bracket(means, t);
             if (!j) continue;
             ++brackets_;
             const std::int64_t lo = g.ns[*j - 1], hi = g.ns[*j];
-            near[lo].push_back(t), near[hi].push_back(t);
-            for (const auto n : crossing_probe_sizes(lo, hi, g.probes)) near[n].push_back(t), probes.insert(n);
+            const bool interval = resolving(t);
+            if (interval) resolve_now.push_back(t);
+            near[lo];
+            near[hi];
+            if (!interval) near[lo].push_back(t), near[hi].push_back(t);
+            for (const auto n : crossing_probe_sizes(lo, hi, g.probes)) {
+                near[n];
+                if (!interval) near[n].push_back(t);
+                probes.insert(n);
+                curve_ns.insert(n);
+            }
         }
         probe_points_ += probes.size();
-        for (const auto& [n, ts] : near) {
+        // the interval rule: each point's target seed count (0: none asked)
+        std::map<std::int64_t, std::uint64_t> resolve_to;
+        if (!resolve_now.empty()) {
+            // the curves the report reads: the cells' means; with slot parts, each part and their lowest
+            struct Reading {
+                std::vector<CurvePoint> curve;
+                std::vector<double> means, se;
+            };
+            const std::size_t nparts = g.parts.size();
+            std::vector<Reading> readings(nparts ? nparts + 1 : 1);
+            std::vector<std::int64_t> xs;
+            std::vector<std::uint64_t> have;
+            for (const auto n : curve_ns) {
+                const auto it = points_.find(key_at(g, n));
+                if (it == points_.end() || it->second.scores.empty()) continue;
+                const std::uint64_t m = it->second.scores.rbegin()->first + 1;
+                const Stats st = point_stats(it->second.scores, m);
+                if (st.ok == 0) continue;
+                xs.push_back(n), have.push_back(m);
+                if (!nparts) {
+                    CurvePoint p;
+                    p.n = n;
+                    for (const auto& [seed, sc] : it->second.scores)
+                        if (sc.ok) p.seeds.emplace_back(seed, sc.accuracy);
+                    readings[0].curve.push_back(std::move(p));
+                    readings[0].means.push_back(st.mean), readings[0].se.push_back(st.se);
+                    continue;
+                }
+                CurvePoint lowest;
+                lowest.n = n;
+                double low_mean = std::numeric_limits<double>::infinity(), low_se = 0;
+                for (std::size_t k = 0; k < nparts; ++k) {
+                    CurvePoint p;
+                    p.n = n;
+                    std::map<std::uint64_t, CellScore> part;  // the part's rows as scores, for the suite's SE
+                    for (const auto& [seed, sc] : it->second.scores) {
+                        if (!sc.ok) continue;
+                        double sum = 0;
+                        int rows = 0;
+                        for (const auto& [slot, a] : sc.slots)
+                            if (slot == g.parts[k]) sum += a, ++rows;
+                        if (rows == 0) continue;
+                        CellScore one;
+                        one.accuracy = sum / rows, one.ok = true;
+                        one.queries = sc.queries / static_cast<double>(std::max<std::size_t>(sc.slots.size(), 1)) * rows;
+                        part[seed] = one;
+                        p.seeds.emplace_back(seed, one.accuracy);
+                    }
+                    const Stats ps = point_stats(part, m);
+                    readings[k].means.push_back(ps.ok ? ps.mean : std::numeric_limits<double>::quiet_NaN());
+                    readings[k].se.push_back(ps.se);
+                    if (ps.ok && ps.mean < low_mean) low_mean = ps.mean, low_se = ps.se;
+                    lowest.parts.push_back(p.seeds);
+                    readings[k].curve.push_back(std::move(p));
+                }
+                readings[nparts].curve.push_back(std::move(lowest));
+                readings[nparts].means.push_back(low_mean), readings[nparts].se.push_back(low_se);
+            }
+            const std::uint64_t cap = static_cast<std::uint64_t>(g.resolve_cap);
+            for (const double t : resolve_now)
+                for (const Reading& r : readings) {
+                    // the points that decide n*: the two it is interpolated between, and any within the separation of t
+                    std::set<std::size_t> deciding;
+                    if (const auto j = crossing_bracket(r.means, t)) deciding.insert(*j - 1), deciding.insert(*j);
+                    for (std::size_t i = 0; i < xs.size(); ++i)
+                        if (std::fabs(r.means[i] - t) <= kCrossingSeparation * r.se[i]) deciding.insert(i);
+                    bool room = false;
+                    for (const auto i : deciding) room = room || have[i] < cap;
+                    if (!room || crossing_estimate(r.curve, t).resolved(g.width)) continue;
+                    for (const auto i : deciding)
+                        if (have[i] < cap) resolve_to[xs[i]] = std::max(resolve_to[xs[i]], std::min(2 * have[i], cap));
+                }
+        }
+        std::set<std::int64_t> asked;  // the bracket's points and any other the interval rule asks of, in n order
+        for (const auto& kv : near) asked.insert(kv.first);
+        for (const auto& kv : resolve_to) asked.insert(kv.first);
+        for (const auto n : asked) {
+            const auto nt = near.find(n);
+            const std::vector<double> ts = nt == near.end() ? std::vector<double>{} : nt->second;
             const CellSpec key = key_at(g, n);
             const auto it = points_.find(key);
             std::uint64_t from = 0, to = 0;
@@ -170,14 +351,18 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
             } else {
                 const Point& p = it->second;
                 const std::uint64_t m = p.scores.rbegin()->first + 1;  // seeds 0..m-1 have run
-                const std::uint64_t cap = static_cast<std::uint64_t>(g.cap);
-                if (m >= cap) continue;
                 const Stats st = point_stats(p.scores, m);
                 if (st.ok == 0) continue;
-                bool uncertain = false;
-                for (const double t : ts) uncertain = uncertain || std::fabs(st.mean - t) <= kCrossingSeparation * st.se;
-                if (!uncertain) continue;
-                from = m, to = std::min(2 * m, cap);
+                const std::uint64_t cap = static_cast<std::uint64_t>(g.cap);
+                if (m < cap) {
+                    bool uncertain = false;
+                    for (const double t : ts) uncertain = uncertain || std::fabs(st.mean - t) <= kCrossingSeparation * st.se;
+                    if (uncertain) to = std::min(2 * m, cap);
+                }
+                const auto r = resolve_to.find(n);
+                if (r != resolve_to.end()) to = std::max(to, r->second);
+                if (to <= m) continue;
+                from = m;
                 c.source_round = p.source_round, c.index = p.source_index;
             }
             for (std::uint64_t s = from; s < to; ++s) {

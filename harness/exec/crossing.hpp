@@ -8,20 +8,32 @@
 //
 // The bracket of threshold t: with the block's n ascending, n_1 < ... < n_K, and a_i the mean
 // accuracy at n_i over the grid's seeds 0..S-1 (a cell's accuracy: the mean of its rows' over slots;
-// failed cells left out; no cell that ran: below every threshold), j the first index with a_j < t:
-// the bracket is (n_{j-1}, n_j). None when a_1 < t (the crossing lies below the grid) or no a_j < t
-// (above it). Brackets come from the grid's seeds only, so more seeds never move them.
+// failed cells left out; no cell that ran: below every threshold), i the last index with a_i >= t:
+// the bracket is (n_i, n_{i+1}) — the last downward crossing, the rule the report reads n* by
+// (scripts/memcap_report/crossing.py), so on a curve that is not monotone both refine and read the
+// same crossing. None when no a_i >= t (the crossing lies below the grid) or i = K (above it).
+// Brackets come from the grid's seeds only, so more seeds never move them.
 //
 // Rounds, each planned only from the results of the grid and the rounds before it (all
 // deterministic), so the plan is the same at any thread or rank count and on every resume:
 //   round 1   probes: round(n_lo · (n_hi/n_lo)^(k/(P+1))), k = 1..P (P = crossing_probes), the
 //             distinct values strictly inside each bracket, on the grid's seeds 0..S-1; with the
 //             block's settings (d = best and key = best race at a probe as at any n);
-//   every round  more scored seeds at each point near a crossing (a bracket's ends and its probes)
-//             whose mean over its m seeds is within kCrossingSeparation standard errors (the suite's
-//             rule, stats.hpp) of a threshold whose bracket holds it: seeds m .. min(2m, C) - 1
-//             (C = crossing_seeds), at the point's settings (the choice made there is kept).
-// The rounds end when no point asks for more. Seed numbers stay below C ≤ 1,000,000 (tuning seeds
+//   every round  more scored seeds at points near a crossing (the bracket's ends and its probes),
+//             at the point's settings (the choice made there is kept): seeds m .. min(2m, cap) - 1
+//             for a point with m seeds, where
+//     - a threshold in crossing_resolve (the interval rule): the group's curve (every n it has
+//       run, all their seeds) gives n* and its 95% bootstrap interval (crossing_estimate, the
+//       report's rule; for a task with slot parts, each part's curve and the curve of their lowest
+//       mean, as the report reads them); while the half-width exceeds crossing_resolve_width x n* (or a bound of
+//       the interval lies beyond the n tried), the points that decide it get seeds up to
+//       crossing_resolve_seeds: the two n whose means n* is interpolated between, and every point
+//       whose mean lies within kCrossingSeparation standard errors of the threshold (those can
+//       move the bracket);
+//     - any other threshold (the separation rule): a point of its bracket whose mean over its m
+//       seeds is within kCrossingSeparation standard errors (the suite's rule, stats.hpp) of the
+//       threshold gets seeds up to C = crossing_seeds.
+// The rounds end when no point asks for more. Seed numbers stay below 1,000,000 (tuning seeds
 // are disjoint, tuning.hpp), and the same seed is the same episode for every memory (pairing).
 // A point shared by two blocks (the same group and n) is one point: no cell runs twice.
 #pragma once
@@ -40,6 +52,7 @@
 namespace memcap {
 
 /// A point's mean stays uncertain (more seeds) while within this many standard errors of a threshold.
+/// (Both rules below use it.)
 constexpr double kCrossingSeparation = 2.0;
 
 /// Probe sizes strictly inside (lo, hi): round(lo · (hi/lo)^(k/(probes+1))) for k = 1..probes,
@@ -47,15 +60,41 @@ constexpr double kCrossingSeparation = 2.0;
 std::vector<std::int64_t> crossing_probe_sizes(std::int64_t lo, std::int64_t hi, int probes);
 
 /// The bracket of `threshold` along `means` (at ascending n): the index j of its upper end (its
-/// lower end is j - 1), j the first index whose mean is below the threshold (NaN is below); none
-/// when that is the first index or there is none.
+/// lower end is j - 1), j - 1 the last index whose mean is at or above the threshold (NaN is
+/// below); none when no mean is, or the last index is.
 std::optional<std::size_t> crossing_bracket(const std::vector<double>& means, double threshold);
+
+/// n* of a curve (ns ascending, its means) at `threshold`, by the bracket's rule: interpolated
+/// linearly in log n between the bracket's ends where the straight line between their means meets
+/// the threshold; +inf when the largest n passes, -inf when none does.
+double crossing_n(const std::vector<std::int64_t>& ns, const std::vector<double>& means, double threshold);
+
+/// One n of a curve: its scored seeds' numbers and accuracies (ok cells only); or, with `parts`,
+/// several readings of it (a task's slot parts), the point's mean then the lowest of their means.
+struct CurvePoint {
+    std::int64_t n = 0;
+    std::vector<std::pair<std::uint64_t, double>> seeds;
+    std::vector<std::vector<std::pair<std::uint64_t, double>>> parts;
+};
+
+/// n* and its 95% interval, as the report computes them (scripts/memcap_report/crossing.py):
+/// `resamples` resamples of the seed numbers the curve holds (with replacement, as many as there
+/// are; a fixed generator, so the same curve gives the same interval); in each, every point's mean
+/// from the drawn seeds it has (a point none of whose seeds was drawn keeps its mean) and n*
+/// again; lo and hi are the 2.5th and 97.5th percentiles (nearest ranks). ±inf as crossing_n.
+struct CrossingEstimate {
+    double value = 0, lo = 0, hi = 0;
+    /// The half-width is at most `width` x n* (false when any of the three is not finite).
+    bool resolved(double width) const;
+};
+CrossingEstimate crossing_estimate(const std::vector<CurvePoint>& curve, double threshold, int resamples = 1000);
 
 /// One cell's score from its CSV rows: the mean of its rows' accuracy_frac (over slots), the sum of
 /// its rows' queries, and whether every row's status is ok.
 struct CellScore {
     double accuracy = 0, queries = 0;
     bool ok = false;
+    std::vector<std::pair<std::string, double>> slots;  // each row's slot and accuracy_frac
 };
 CellScore cell_score(const std::string& rows);
 
@@ -102,9 +141,11 @@ private:
         std::size_t block = 0;
         std::vector<std::int64_t> ns;  // ascending
         std::size_t base = 0;          // a grid cell of the group (for a probe's untuned spec)
-        std::vector<double> thresholds;
+        std::vector<double> thresholds, resolve;  // resolve: the thresholds the interval rule serves
         int probes = 3;
-        std::int64_t seeds = 10, cap = 40;
+        std::int64_t seeds = 10, cap = 40, resolve_cap = 160;
+        double width = 0.05;
+        std::vector<std::string> parts;  // the task's slot parts (the report reads each on its own too)
     };
     struct Point {
         std::map<std::uint64_t, CellScore> scores;  // by seed

@@ -352,6 +352,11 @@ nlohmann::ordered_json GridBlock::manifest(bool sweep) const {
             j["crossing"] = crossing;
             j["crossing_probes"] = crossing_probes;
             j["crossing_seeds"] = crossing_seeds;
+            if (!crossing_resolve.empty()) {  // likewise
+                j["crossing_resolve"] = crossing_resolve;
+                j["crossing_resolve_width"] = crossing_resolve_width;
+                j["crossing_resolve_seeds"] = crossing_resolve_seeds;
+            }
         }
         return j;
     }

@@ -56,6 +56,11 @@ struct GridBlock {
     std::vector<double> crossing;
     int crossing_probes = 3;            // log-spaced probe n per bracket
     std::int64_t crossing_seeds = 0;    // the most scored seeds a point near a crossing gets (0: 4 x seeds)
+    /// The thresholds (a subset of `crossing`) whose n* is refined until its bootstrap interval's
+    /// half-width is at most crossing_resolve_width x n* (crossing.hpp); empty: none.
+    std::vector<double> crossing_resolve;
+    double crossing_resolve_width = 0.05;
+    std::int64_t crossing_resolve_seeds = 0;  // the most scored seeds that rule gives a point (0: 4 x crossing_seeds)
 
     /// Sets the widths from `d` text: a list ("32 64", "8..512*2"), `best` or `best:LIST`.
     void set_widths(const std::string& text, const std::string& what);

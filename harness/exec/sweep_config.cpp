@@ -26,7 +26,8 @@ namespace {
 
 const std::vector<std::string> kKeys = {"memories", "tasks",        "budgets",  "budget_bits",     "n",
                                         "seeds",    "d",            "readout",  "tuning_seeds",    "plugins",
-                                        "crossing", "crossing_probes", "crossing_seeds"};
+                                        "crossing", "crossing_probes", "crossing_seeds", "crossing_resolve",
+                                        "crossing_resolve_width", "crossing_resolve_seeds"};
 
 std::string join(const std::vector<std::string>& items) {
     std::string out;
@@ -43,27 +44,40 @@ std::string strip_comment(const std::string& value) {
 
 using Values = std::map<std::string, std::string>;
 
-/// The thresholds of `crossing`: numbers strictly between 0 and 1, each once, in ascending order.
-std::vector<double> parse_thresholds(const std::string& text) {
+/// The thresholds of `crossing` (or `key`): numbers strictly between 0 and 1, each once, in ascending order.
+std::vector<double> parse_thresholds(const std::string& text, const std::string& key = "crossing") {
     std::vector<double> out;
     for (const auto& w : split_words(text)) {
         char* end = nullptr;
         errno = 0;
         const double t = std::strtod(w.c_str(), &end);
         if (end != w.c_str() + w.size() || errno == ERANGE || !std::isfinite(t) || !(t > 0 && t < 1))
-            throw UsageError("crossing: '" + w + "' is not an accuracy threshold strictly between 0 and 1");
-        if (std::find(out.begin(), out.end(), t) != out.end()) throw UsageError("crossing: '" + w + "' is given twice");
+            throw UsageError(key + ": '" + w + "' is not an accuracy threshold strictly between 0 and 1");
+        if (std::find(out.begin(), out.end(), t) != out.end()) throw UsageError(key + ": '" + w + "' is given twice");
         out.push_back(t);
     }
     std::sort(out.begin(), out.end());
     return out;
 }
 
+/// `crossing_resolve_width`: a fraction of n* strictly between 0 and 1.
+double parse_width(const std::string& text) {
+    char* end = nullptr;
+    errno = 0;
+    const double w = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(w) || !(w > 0 && w < 1))
+        throw UsageError("crossing_resolve_width: '" + text + "' is not a fraction of n* strictly between 0 and 1");
+    return w;
+}
+
 /// A block's crossing keys (`v`: the block's values with the defaults; `own`: the block's own).
 void set_crossing(GridBlock& b, const Values& v, const Values& own) {
     const bool on = v.count("crossing") > 0;
-    for (const char* key : {"crossing_probes", "crossing_seeds"})
+    for (const char* key : {"crossing_probes", "crossing_seeds", "crossing_resolve"})
         if (own.count(key) && !on) throw UsageError(std::string("key '") + key + "' needs 'crossing' (the thresholds) in the block or in [sweep]");
+    for (const char* key : {"crossing_resolve_width", "crossing_resolve_seeds"})
+        if (own.count(key) && !v.count("crossing_resolve"))
+            throw UsageError(std::string("key '") + key + "' needs 'crossing_resolve' (the thresholds) in the block or in [sweep]");
     if (!on) return;
     b.crossing = parse_thresholds(v.at("crossing"));
     if (v.count("crossing_probes")) b.crossing_probes = static_cast<int>(parse_positive(v.at("crossing_probes"), "crossing_probes", 64));
@@ -73,6 +87,21 @@ void set_crossing(GridBlock& b, const Values& v, const Values& own) {
         if (b.crossing_seeds < b.seeds)
             throw UsageError("crossing_seeds: " + std::to_string(b.crossing_seeds) + " is below the block's seeds (" +
                              std::to_string(b.seeds) + "): it caps the scored seeds near a crossing, the grid's included");
+    }
+    if (v.count("crossing_resolve")) {
+        b.crossing_resolve = parse_thresholds(v.at("crossing_resolve"), "crossing_resolve");
+        for (const double t : b.crossing_resolve)
+            if (std::find(b.crossing.begin(), b.crossing.end(), t) == b.crossing.end())
+                throw UsageError("crossing_resolve: " + v.at("crossing_resolve") + " is not among the block's crossing thresholds (" +
+                                 v.at("crossing") + ")");
+        if (v.count("crossing_resolve_width")) b.crossing_resolve_width = parse_width(v.at("crossing_resolve_width"));
+        b.crossing_resolve_seeds = std::min<std::int64_t>(4 * b.crossing_seeds, 1000000);
+        if (v.count("crossing_resolve_seeds")) {
+            b.crossing_resolve_seeds = parse_positive(v.at("crossing_resolve_seeds"), "crossing_resolve_seeds", 1000000);
+            if (b.crossing_resolve_seeds < b.crossing_seeds)
+                throw UsageError("crossing_resolve_seeds: " + std::to_string(b.crossing_resolve_seeds) +
+                                 " is below the block's crossing_seeds (" + std::to_string(b.crossing_seeds) + ")");
+        }
     }
     if (b.ns.size() < 2)
         throw UsageError("crossing: the block has one n (" + std::to_string(b.ns[0]) + "); a crossing is bracketed by two");
@@ -145,6 +174,9 @@ void check_defaults(const Values& v, const std::string& where) {
         if (v.count("crossing")) parse_thresholds(v.at("crossing"));
         if (v.count("crossing_probes")) parse_positive(v.at("crossing_probes"), "crossing_probes", 64);
         if (v.count("crossing_seeds")) parse_positive(v.at("crossing_seeds"), "crossing_seeds", 1000000);
+        if (v.count("crossing_resolve")) parse_thresholds(v.at("crossing_resolve"), "crossing_resolve");
+        if (v.count("crossing_resolve_width")) parse_width(v.at("crossing_resolve_width"));
+        if (v.count("crossing_resolve_seeds")) parse_positive(v.at("crossing_resolve_seeds"), "crossing_resolve_seeds", 1000000);
     } catch (const UsageError& e) {
         throw UsageError(where + ": " + e.what());
     }

@@ -47,7 +47,7 @@ from collections import OrderedDict
 
 from .capacity import at_largest_window, lag_curve
 from .common import (CATALOG, CYCLE, read_catalog, task_info, SUMMARY_COLUMNS, THRESHOLD, ReportError, base, capacity, fnum, frontier_spec, has_noise,
-                     lag_panels, max_pairs_exact, memory_name, noise_key, noise_order, noise_words, plt, read_csv, save, se,
+                     lag_panels, max_pairs_exact, memory_name, noise_key, noise_order, plt, read_csv, save, se,
                      spec_params, state_bits_of, style, task_labels, tuned_keys,
                      tuned_values)
 
@@ -149,6 +149,8 @@ def read_rows(paths):
 # ------------------------------------------------------------------ capacities
 
 def row_noise(r):
+    """The row's noise as the page names it everywhere (its tables' noise column and its figures'
+    titles): the task's noise key, cosine=C or noise=SIGMA ("" for a task without noise)."""
     return noise_key(r["task_spec"]) if has_noise(r["task_spec"]) else ""
 
 
@@ -330,7 +332,7 @@ def frontier_figure(task, caps, tcaps, colour, path, limit=False):
             ax.plot(*limit_line(budgets), "-", color="black", lw=1.2, label="log2(n!) limit")
         style(ax, "budget (floats of state)", "capacity (largest n at ≥ %d%%)" % round(100 * THRESHOLD))
         ax.set_yscale("log", base=2)
-        ax.set_title("%s%s" % (task, ", " + noise_words(noise) if noise else ""), fontsize=10)
+        ax.set_title("%s%s" % (task, ", " + noise if noise else ""), fontsize=10)
         if ax.get_legend_handles_labels()[0]:  # below the panel: the lines stay visible
             ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
         else:
@@ -359,7 +361,7 @@ def lag_figure(task, noise, rows, colour, path):
     if not any(lines for _, lines in panels):
         return False
     lag_panels([panels], path, "%s%s: recall against lag at the largest window (± 1 SE)" %
-               (task, ", " + noise_words(noise) if noise else ""))
+               (task, ", " + noise if noise else ""))
     return True
 
 
@@ -391,7 +393,7 @@ def accuracy_figure(task, noise, rows, preds, colour, path):
         ax.set_ylim(-0.02, 1.02)
         ax.set_title("B = %s floats" % (b or "natural"), fontsize=10)
     axes[0][0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(0, -0.16), ncol=min(3, len(colour)))
-    fig.suptitle("%s%s (dotted: theory where it applies)" % (task, ", " + noise_words(noise) if noise else ""),
+    fig.suptitle("%s%s (dotted: theory where it applies)" % (task, ", " + noise if noise else ""),
                  fontsize=10)
     save(fig, path)
 

@@ -75,6 +75,28 @@ class SweepReport(unittest.TestCase):
         self.assertEqual(t["softmax"]["capacity_at_0.9"], "4")  # 0.899 is a miss
         self.assertEqual(t["softmax"]["memory_spec"], "softmax:beta=16 d=64")
 
+    def test_figures_name_the_noise_as_the_tables_do(self):
+        # one name for a noise setting on the page: the tables' noise column (cosine=C), in every figure title
+        rows = []
+        for cos in ("1", "0.72"):
+            rows += [dict(summary_row("linear", 256, n, acc), task_spec=TASK.replace("cosine=1", "cosine=" + cos))
+                     for n, acc in [(4, 1.0), (8, 0.95), (16, 0.5)]]
+        write_summary(os.path.join(self.tmp, "s_summary.csv"), rows)
+        from matplotlib.axes import Axes
+        from matplotlib.figure import Figure
+        titles, set_title, suptitle = [], Axes.set_title, Figure.suptitle
+        Axes.set_title = lambda ax, t, *a, **k: (titles.append(t), set_title(ax, t, *a, **k))[1]
+        Figure.suptitle = lambda fig, t, *a, **k: (titles.append(t), suptitle(fig, t, *a, **k))[1]
+        try:
+            out = sweep.build(os.path.join(self.tmp, "s_summary.csv"), os.path.join(self.tmp, "rep"))
+        finally:
+            Axes.set_title, Figure.suptitle = set_title, suptitle
+        names = {r["noise"] for r in self.table(out)}
+        self.assertEqual(names, {"cosine=1", "cosine=0.72"})
+        for name in names:
+            self.assertTrue(any(name in t for t in titles), (name, titles))
+        self.assertFalse([t for t in titles if "noise 0" in t or "query–key" in t], titles)
+
     def test_an_older_tuned_column_gives_the_same_table(self):
         new = [summary_row("softmax:beta=8", 1024, n, a, d="16", tuned="d=16,beta=8") for n, a in [(4, 1), (64, 0.95)]]
         old = [dict(r, tuned="d,beta") for r in new]
