@@ -9,6 +9,7 @@
 #include "harness/train/layer.hpp"
 #include "harness/train/trainer.hpp"
 #include "memories/registry.hpp"
+#include "registry_specs.hpp"
 #include "tasks/registry.hpp"
 
 #include <catch2/catch.hpp>
@@ -18,6 +19,7 @@
 
 using namespace memcap;
 using namespace memcap::train;
+using memcap::test::unit_rows;
 
 namespace {
 
@@ -88,38 +90,18 @@ private:
     RowMat s_;
 };
 
-/// A fixed token stream and its scored positions: every token read with a fixed weight per output (a linear loss
-/// through a softmax head, to make every group's gradient non-trivial).
-struct Problem {
-    std::vector<int> tokens;
-    std::vector<int> pos, target;
-};
+/// A fixed sequence and its scored positions (a token stream, or vector tokens with candidates).
+using Problem = Sequence;
 
+/// The trainer's loss of one sequence (its head: logits over value symbols, or distances to the candidates);
+/// with `dy`, its gradient added into `grad` through the layer's backward pass.
 double loss_of(const Layer& layer, Memory& memory, const Problem& pr, RowMat* dy, std::vector<float>* grad) {
     LayerPass p;
-    layer.forward(memory, pr.tokens, RowMat(), p);
-    Episode e;
-    for (std::size_t i = 0; i < pr.pos.size(); ++i) e.read_at.push_back(pr.pos[i] - 1), e.target.push_back(pr.target[i]);
-    // the trainer's head: cross-entropy of U y at each scored token, mean over them
-    const auto head = layer.head();
-    double loss = 0;
-    if (dy) dy->setZero(p.y.rows(), p.y.cols());
-    for (std::size_t i = 0; i < pr.pos.size(); ++i) {
-        Vec logits = head * p.y.row(pr.pos[i]).transpose();
-        const double peak = logits.maxCoeff();
-        Eigen::VectorXd ex = (logits.cast<double>().array() - peak).exp();
-        const double total = ex.sum();
-        loss += std::log(total) - (logits(pr.target[i]) - peak);
-        if (dy) {
-            Vec pgrad = (ex / total).cast<float>();
-            pgrad(pr.target[i]) -= 1.0f;
-            const float w = 1.0f / static_cast<float>(pr.pos.size());
-            dy->row(pr.pos[i]) += w * (pgrad.transpose() * head);
-            layer.block(*grad, "head").noalias() += w * pgrad * p.y.row(pr.pos[i]);
-        }
-    }
+    layer.forward(memory, pr.tokens, pr.inputs, p);
+    std::int64_t correct = 0;
+    const double loss = sequence_loss(layer, p, pr, 1.0, correct, dy, grad);
     if (dy) layer.backward(memory, pr.tokens, p, *dy, *grad);
-    return loss / static_cast<double>(pr.pos.size());
+    return loss;
 }
 
 /// Checks ∂L/∂θ of every group of `layer` against central differences at a few entries of each
@@ -157,7 +139,22 @@ Problem make_problem(std::int64_t vocab, int length, std::int64_t values) {
     Problem pr;
     Rng r = Rng::stream("test/layer_fd/tokens", vocab, length);
     for (int t = 0; t < length; ++t) pr.tokens.push_back(static_cast<int>(r.below(vocab)));
-    for (int t = 3; t < length; t += 3) pr.pos.push_back(t), pr.target.push_back(static_cast<int>(r.below(values)));
+    for (int t = 3; t < length; t += 3) pr.positions.push_back(t), pr.targets.push_back(static_cast<int>(r.below(values)));
+    return pr;
+}
+
+/// A vector episode: n write tokens [k; v], then m read tokens [q; 0], scored against the n values.
+Problem make_vector_problem(int d, int n, int m) {
+    Rng r = Rng::stream("test/layer_fd/vectors", d, n, m);
+    Episode e;
+    e.keys = unit_rows(r, n, d), e.values = unit_rows(r, n, d), e.candidates = e.values;
+    e.queries.resize(m, d);
+    for (int j = 0; j < m; ++j) {
+        const int t = static_cast<int>(r.below(n));
+        e.queries.row(j) = e.keys.row(t), e.target.push_back(t);
+    }
+    Problem pr;
+    to_sequence(e, pr);
     return pr;
 }
 
@@ -199,6 +196,15 @@ TEST_CASE("the layer's backward pass matches finite differences for every parame
             TestRecurrence memory(d);
             check_gradients(layer, memory, make_problem(s.vocab, 14, s.values));
             REQUIRE(layer.param_floats() == Layer::count(s, c.recipe));
+            // a vector task's layer: tokens [k; v] and [q; 0], no embedding, the candidates as the head
+            LayerShape v = s;
+            v.d_in = 2 * d, v.vocab = 0, v.values = 0;
+            Rng init_v = Rng::stream("test/layer_fd/init_vector", c.name);
+            Layer vector_layer(v, c.recipe, init_v);
+            for (const ParamGroup& g : vector_layer.groups())
+                if (g.name == "dt_w" || g.name == "beta_w" || g.name == "decay_w2")
+                    for (std::size_t i = g.offset; i < g.offset + g.size(); ++i) vector_layer.theta()[i] *= 10.0f;
+            check_gradients(vector_layer, memory, make_vector_problem(d, 6, 5));
         }
     }
 }
@@ -297,7 +303,7 @@ TEST_CASE("the trainer lowers the held-out loss, gives the same bits twice, and 
 
 TEST_CASE("train=layer is refused for a memory without a causal backward pass and for a task without tokens", "[train][trainer]") {
     const auto mqar = make_task(parse_task_spec("mqar"));
-    const auto recall = make_task(parse_task_spec("assoc_recall"));
+    const auto recall = make_task(parse_task_spec("assoc_recall:vocab=64,keys=learned"));
     for (const auto& e : memory_registry()) {
         if (e.causal_backward) continue;
         const Spec spec = parse_memory_spec(e.name + ":train=layer");
@@ -310,4 +316,24 @@ TEST_CASE("train=layer is refused for a memory without a causal backward pass an
     // left out, or train=none: the spec as it always was
     REQUIRE(parse_memory_spec("linear:train=none").canonical() == parse_memory_spec("linear").canonical());
     REQUIRE_FALSE(trained(parse_memory_spec("linear")));
+}
+
+TEST_CASE("the trainer trains a vector task: write tokens [k; v], read tokens [q; 0], scored among the candidates", "[train][trainer]") {
+    const MemoryEntry entry = test_recurrence_entry();
+    const Spec spec = bind_spec(entry.schema(), split_spec("test_recurrence:train=layer,train_lr=0.01,train_steps=100", "memory"));
+    const int d = 8;
+    const MemoryShape shape{d, d, 64};
+    const MemorySize size = entry.size(spec, shape);
+    const auto task = make_task(parse_task_spec("assoc_recall:queries=8"));
+    REQUIRE_NOTHROW(check_trainable(entry, spec, *task));
+    const LayerPlan plan = plan_layer(entry, spec, size, shape, *task);
+    REQUIRE(plan.shape.d_in == 2 * d);
+    REQUIRE(plan.shape.vocab == 0);
+    const TrainedModel a = train_model(entry, size, spec, shape, *task, d, 1);
+    REQUIRE(a.ok());
+    REQUIRE(a.mix.back() == 256);  // a vector task poses any n: the mix stops at 256
+    REQUIRE(a.run().best_loss < a.run().curve.front().heldout_loss);
+    const CellOutcome o = score_trained(entry, size, spec, shape, *task, TaskCell{4, d, 1});
+    REQUIRE(o.ok);
+    REQUIRE(o.slots[0].queries == 8);
 }

@@ -23,7 +23,10 @@ std::string fmt(double x) {
     return buf;
 }
 
-/// The n of the training mix: powers of two from 4 (1 when the task holds fewer) to the largest n `task` poses at d.
+/// The largest n of a training mix (a vector task poses any n; its streams are n + queries tokens long).
+constexpr std::int64_t kMaxMixN = 256;
+
+/// The n of the training mix: powers of two from 4 (1 when the task holds fewer) to the largest n `task` poses at d, at most kMaxMixN.
 std::vector<std::int64_t> n_mix(const Task& task, int d) {
     const auto poses = [&](std::int64_t n) {
         try {
@@ -34,42 +37,11 @@ std::vector<std::int64_t> n_mix(const Task& task, int d) {
         }
     };
     std::int64_t top = 0;
-    for (std::int64_t n = 1; n <= (std::int64_t{1} << 30) && poses(n); n *= 2) top = n;
+    for (std::int64_t n = 1; n <= kMaxMixN && poses(n); n *= 2) top = n;
     if (top == 0) throw UsageError("task '" + task.spec().canonical() + "' poses no n at d=" + std::to_string(d) + " to train on");
     std::vector<std::int64_t> mix;
     for (std::int64_t n = std::min<std::int64_t>(4, top); n <= top; n *= 2) mix.push_back(n);
     return mix;
-}
-
-/// The loss of one episode's pass at its query tokens (the head over value symbols), its queries
-/// right, and — with `dy` — ∂(scale · loss)/∂Y into dy and ∂/∂head into grad.
-double episode_loss(const Layer& layer, const LayerPass& p, const Episode& e, double scale, std::int64_t& correct,
-                    RowMat* dy, std::vector<float>* grad) {
-    const auto head = layer.head();
-    const Eigen::Index m = static_cast<Eigen::Index>(e.read_at.size());
-    if (dy) dy->setZero(p.y.rows(), p.y.cols());
-    double loss = 0;
-    Vec logits(head.rows());
-    for (Eigen::Index i = 0; i < m; ++i) {
-        const Eigen::Index pos = e.read_at[static_cast<std::size_t>(i)] + 1;
-        const int target = e.target[static_cast<std::size_t>(i)];
-        logits.noalias() = head * p.y.row(pos).transpose();
-        Eigen::Index best = 0;
-        const float peak = logits.maxCoeff(&best);
-        if (best == target) ++correct;
-        const double margin = static_cast<double>(logits(target)) - peak;  // log-sum-exp: no log(0)
-        logits = (logits.array() - peak).exp();
-        const double total = logits.sum();
-        loss += std::log(total) - margin;
-        if (dy) {
-            logits /= static_cast<float>(total);
-            logits(target) -= 1.0f;
-            const float w = static_cast<float>(scale / static_cast<double>(m));
-            dy->row(pos).noalias() += w * (logits.transpose() * head);
-            layer.block(*grad, "head").noalias() += w * logits * p.y.row(pos);
-        }
-    }
-    return loss / static_cast<double>(std::max<Eigen::Index>(m, 1));
 }
 
 struct Slot {
@@ -86,6 +58,63 @@ std::map<std::string, std::shared_ptr<Slot>>& cache() {
 }
 
 }  // namespace
+
+void to_sequence(const Episode& e, Sequence& s) {
+    s.positions.clear();
+    s.targets.assign(e.target.begin(), e.target.end());
+    if (!e.tokens.empty()) {
+        s.tokens.assign(e.tokens.begin(), e.tokens.end());
+        for (const int r : e.read_at) s.positions.push_back(r + 1);
+        s.inputs.resize(0, 0), s.candidates.resize(0, 0);
+        return;
+    }
+    s.tokens.clear();
+    const Eigen::Index n = e.keys.rows(), m = e.queries.rows(), dk = e.keys.cols(), dv = e.values.cols();
+    s.inputs.setZero(n + m, dk + dv);
+    s.inputs.topLeftCorner(n, dk) = e.keys;
+    s.inputs.topRightCorner(n, dv) = e.values;
+    s.inputs.bottomLeftCorner(m, dk) = e.queries;
+    for (Eigen::Index j = 0; j < m; ++j) s.positions.push_back(static_cast<int>(n + j));
+    s.candidates = e.candidates;
+}
+
+double sequence_loss(const Layer& layer, const LayerPass& p, const Sequence& s, double scale, std::int64_t& correct,
+                     RowMat* dy, std::vector<float>* grad) {
+    const bool symbols = layer.shape().values > 0;
+    const auto head = symbols ? layer.head() : Eigen::Map<const RowMat>(nullptr, 0, p.y.cols());
+    const Eigen::Index m = static_cast<Eigen::Index>(s.positions.size());
+    if (dy) dy->setZero(p.y.rows(), p.y.cols());
+    const float inv_temp = static_cast<float>(1.0 / kCandidateTemperature);
+    Vec sq;
+    if (!symbols) sq = s.candidates.rowwise().squaredNorm();
+    double loss = 0;
+    Vec logits;
+    for (Eigen::Index i = 0; i < m; ++i) {
+        const Eigen::Index pos = s.positions[static_cast<std::size_t>(i)];
+        const int target = s.targets[static_cast<std::size_t>(i)];
+        if (symbols) logits.noalias() = head * p.y.row(pos).transpose();
+        else logits = ((2.0f * (s.candidates * p.y.row(pos).transpose())) - sq) * inv_temp;  // −‖y − c‖²/τ + const
+        Eigen::Index best = 0;
+        const float peak = logits.maxCoeff(&best);
+        if (best == target) ++correct;
+        const double margin = static_cast<double>(logits(target)) - peak;  // log-sum-exp: no log(0)
+        logits = (logits.array() - peak).exp();
+        const double total = logits.sum();
+        loss += std::log(total) - margin;
+        if (dy) {
+            logits /= static_cast<float>(total);
+            logits(target) -= 1.0f;  // p − y
+            const float w = static_cast<float>(scale / static_cast<double>(m));
+            if (symbols) {
+                dy->row(pos).noalias() += w * (logits.transpose() * head);
+                layer.block(*grad, "head").noalias() += w * logits * p.y.row(pos);
+            } else {  // ∂/∂y of −‖y − c_j‖²/τ is 2 (c_j − y)/τ, and Σ_j (p − y)_j = 0
+                dy->row(pos).noalias() += (2.0f * inv_temp * w) * (logits.transpose() * s.candidates);
+            }
+        }
+    }
+    return loss / static_cast<double>(std::max<Eigen::Index>(m, 1));
+}
 
 bool trained(const Spec& memory) { return memory.has(kTrainKey) && memory.text(kTrainKey) == "layer"; }
 
@@ -116,9 +145,17 @@ void check_trainable(const MemoryEntry& entry, const Spec& spec, const Task& tas
     if (spec_precision(spec) != Precision::fp32)
         throw UsageError(what + "differentiates the fp32 state; leave precision out");
     if (spec.has("heads") && spec.integer("heads") > 1) throw UsageError(what + "takes one head (leave heads out)");
-    if (task.token_vocab() <= 0)
-        throw UsageError(what + "trains on a stream of vocabulary symbols (mqar); task '" + task.spec().canonical() +
-                         "' is not one");
+    if (task.token_vocab() > 0) return;
+    std::string why;
+    if (task.hops() > 1) why = "chains its reads";
+    else if (task.has_absent()) why = "asks for keys never written";
+    else if (task.hides_pairs()) why = "hides pairs from its reads";
+    else if (task.key_training()) why = "trains its own keys (keys=learned)";
+    else if (task.has_slots()) why = "reports its reads per slot";
+    else if (!task.native_read_reason().empty()) why = task.native_read_reason();
+    if (!why.empty())
+        throw UsageError(what + "trains on token streams and on vector tasks that write, then read; task '" +
+                         task.spec().canonical() + "' " + why);
 }
 
 LayerPlan plan_layer(const MemoryEntry& entry, const Spec& spec, const MemorySize& size, const MemoryShape& shape,
@@ -128,10 +165,10 @@ LayerPlan plan_layer(const MemoryEntry& entry, const Spec& spec, const MemorySiz
     (void)spec;
     LayerShape& s = plan.shape;
     s.d = shape.d_key;
-    s.d_in = shape.d_key;
     s.d_out = shape.d_value;
     s.vocab = task.token_vocab();
     s.values = s.vocab - s.vocab / 2;
+    s.d_in = s.vocab > 0 ? shape.d_key : shape.d_key + shape.d_value;  // a vector task's tokens: [k; v] and [q; 0]
     s.channels = 1;
     for (const auto& dim : size.dims)
         if (dim.first == "d_phi") s.channels = static_cast<int>(dim.second);
@@ -147,30 +184,34 @@ TrainedModel train_model(const MemoryEntry& entry, const MemorySize& size, const
     const LayerPlan plan = plan_layer(entry, spec, size, shape, task);
     TrainedModel model;
     model.mix = n_mix(task, d);
-    model.plateau = std::log(static_cast<double>(plan.shape.values));
+    const Episode first = task.episode(TaskCell{model.mix.back(), d, seed}, Split::Train, kHeldOutBase);
+    model.plateau = std::log(static_cast<double>(first.candidates.rows()));  // at the mix's largest n for a vector task
     auto memory = make_memory(entry, size, spec, shape, seed);
     const std::string budget = shape.budget_floats ? std::to_string(*shape.budget_floats) : std::string("natural");
     const auto mix_n = [&](std::int64_t i) { return model.mix[static_cast<std::size_t>(i % static_cast<std::int64_t>(model.mix.size()))]; };
 
     // the held-out episodes, drawn once
-    std::vector<Episode> heldout(static_cast<std::size_t>(settings.heldout));
-    for (int i = 0; i < settings.heldout; ++i)
-        task.fill_episode(TaskCell{mix_n(i), d, seed}, Split::Train, kHeldOutBase + i, heldout[static_cast<std::size_t>(i)]);
+    std::vector<Sequence> heldout(static_cast<std::size_t>(settings.heldout));
+    Episode e;
+    for (int i = 0; i < settings.heldout; ++i) {
+        task.fill_episode(TaskCell{mix_n(i), d, seed}, Split::Train, kHeldOutBase + i, e);
+        to_sequence(e, heldout[static_cast<std::size_t>(i)]);
+    }
 
     LayerPass pass;
     const auto evaluate = [&](const Layer& layer, double& accuracy) {
         double loss = 0;
         std::int64_t correct = 0, queries = 0;
-        for (const Episode& e : heldout) {
-            layer.forward(*memory, e.tokens, RowMat(), pass);
-            loss += episode_loss(layer, pass, e, 1.0, correct, nullptr, nullptr);
-            queries += static_cast<std::int64_t>(e.read_at.size());
+        for (const Sequence& q : heldout) {
+            layer.forward(*memory, q.tokens, q.inputs, pass);
+            loss += sequence_loss(layer, pass, q, 1.0, correct, nullptr, nullptr);
+            queries += static_cast<std::int64_t>(q.positions.size());
         }
         accuracy = queries ? static_cast<double>(correct) / static_cast<double>(queries) : 0.0;
         return loss / static_cast<double>(heldout.size());
     };
 
-    Episode e;
+    Sequence seq;
     RowMat dy;
     for (const double lr : settings.lrs) {
         Rng init = Rng::stream("train/init", spec.canonical(), budget, d, task.spec().canonical(), seed);
@@ -193,10 +234,11 @@ TrainedModel train_model(const MemoryEntry& entry, const MemorySize& size, const
             for (int b = 0; b < settings.batch; ++b) {
                 const std::int64_t index = step * settings.batch + b;
                 task.fill_episode(TaskCell{mix_n(index), d, seed}, Split::Train, index, e);
-                layer.forward(*memory, e.tokens, RowMat(), pass);
+                to_sequence(e, seq);
+                layer.forward(*memory, seq.tokens, seq.inputs, pass);
                 std::int64_t correct = 0;
-                loss += episode_loss(layer, pass, e, 1.0 / settings.batch, correct, &dy, &grad) / settings.batch;
-                layer.backward(*memory, e.tokens, pass, dy, grad);
+                loss += sequence_loss(layer, pass, seq, 1.0 / settings.batch, correct, &dy, &grad) / settings.batch;
+                layer.backward(*memory, seq.tokens, pass, dy, grad);
             }
             double norm2 = 0;
             for (float g : grad) norm2 += static_cast<double>(g) * g;
@@ -281,12 +323,14 @@ CellOutcome score_trained(const MemoryEntry& entry, const MemorySize& size, cons
     SlotScore score;
     score.target_dist_sum = score.target_cos_sum = std::numeric_limits<double>::quiet_NaN();
     Episode e;
+    Sequence seq;
     LayerPass pass;
     for (std::int64_t i = 0; i < task.test_episodes(cell); ++i) {
         task.fill_episode(cell, Split::Test, i, e);
-        layer.forward(*memory, e.tokens, RowMat(), pass);
-        episode_loss(layer, pass, e, 1.0, score.correct, nullptr, nullptr);
-        score.queries += static_cast<std::int64_t>(e.read_at.size());
+        to_sequence(e, seq);
+        layer.forward(*memory, seq.tokens, seq.inputs, pass);
+        sequence_loss(layer, pass, seq, 1.0, score.correct, nullptr, nullptr);
+        score.queries += static_cast<std::int64_t>(seq.positions.size());
     }
     out.state_floats = memory->state_floats();
     out.slots.push_back(score);

@@ -98,6 +98,26 @@ struct TrainedModel {
     std::string summary() const;
 };
 
+/// One episode as the layer reads it: a token stream (tokens; the scored tokens at read_at + 1)
+/// or, for a vector task, one write token [k; v] per pair, then one read token [q; 0] per query
+/// (inputs, n + m rows; the scored tokens n .. n + m − 1), with the answers and, for a vector
+/// task, the candidates.
+struct Sequence {
+    std::vector<int> tokens;
+    RowMat inputs;
+    std::vector<int> positions, targets;
+    RowMat candidates;  // vector tasks: the episode's candidates (c × d_value)
+};
+void to_sequence(const Episode& e, Sequence& s);
+/// The temperature of a vector task's softmax over −‖y − c_j‖² / τ (the output projection learns the scale).
+inline constexpr double kCandidateTemperature = 1.0;
+/// The mean cross-entropy of one sequence's pass at its scored tokens — token tasks: logits U y over
+/// the value symbols; vector tasks: softmax_j(−‖y − c_j‖²/τ) over the candidates — adding the queries
+/// right (largest logit on the answer; ties: the lower index) to `correct`, and with `dy`: ∂(scale ·
+/// loss)/∂Y into dy (overwritten) and ∂/∂head added into grad.
+double sequence_loss(const Layer& layer, const LayerPass& pass, const Sequence& s, double scale, std::int64_t& correct,
+                     RowMat* dy, std::vector<float>* grad);
+
 /// The layer's shape and recipe for the memory `spec` (its entry) at `shape` on `task`.
 struct LayerPlan {
     LayerShape shape;
@@ -108,7 +128,8 @@ LayerPlan plan_layer(const MemoryEntry& entry, const Spec& spec, const MemorySiz
 
 /// UsageError (one line) when the memory `spec` cannot be trained on `task`: the memory does
 /// not declare causal_backward, its state is not fp32, it is split into heads, or the task is
-/// not a stream of vocabulary symbols.
+/// neither a stream of vocabulary symbols nor a one-shot vector task that writes, then reads (no
+/// chains, absent queries, hidden pairs, learned keys or slots).
 void check_trainable(const MemoryEntry& entry, const Spec& spec, const Task& task);
 
 /// Trains the model of (memory spec, budget, d, task spec, seed) — not cached.
