@@ -62,6 +62,26 @@ public:
             d_queries.middleCols(kofs(i), dk_) = dq;
         }
     }
+    /// Each head's causal backward on its slice of the columns; the gate inputs, which every
+    /// head takes whole, get the sum of the heads' gradients.
+    void causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
+                         ConstMatRef d_out, CausalGrads& grads) override {
+        const Eigen::Index n = keys.rows();
+        grads.d_queries.resize(n, queries.cols()), grads.d_keys.resize(n, keys.cols()), grads.d_values.resize(n, values.cols());
+        grads.d_log_decay.setZero(gates.log_decay.rows(), gates.log_decay.cols());
+        grads.d_beta.setZero(gates.beta.size()), grads.d_write_gate.setZero(gates.write_gate.size());
+        CausalGrads head;
+        for (std::size_t i = 0; i < heads_.size(); ++i) {
+            heads_[i]->causal_backward(queries.middleCols(kofs(i), dk_), keys.middleCols(kofs(i), dk_),
+                                       values.middleCols(vofs(i), dv_), gates, d_out.middleCols(vofs(i), dv_), head);
+            grads.d_queries.middleCols(kofs(i), dk_) = head.d_queries;
+            grads.d_keys.middleCols(kofs(i), dk_) = head.d_keys;
+            grads.d_values.middleCols(vofs(i), dv_) = head.d_values;
+            if (gates.log_decay.size() > 0) grads.d_log_decay += head.d_log_decay;
+            if (gates.beta.size() > 0) grads.d_beta += head.d_beta;
+            if (gates.write_gate.size() > 0) grads.d_write_gate += head.d_write_gate;
+        }
+    }
     std::int64_t state_floats() const override {
         std::int64_t s = 0;
         for (const auto& h : heads_) s += h->state_floats();

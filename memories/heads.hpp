@@ -9,7 +9,9 @@
 // coordinates of the key), and a cache of h heads keeps each pair's h slices, each head
 // attending on its own slice of the query. heads=1 (or left out) is the memory itself, bit for
 // bit. Refused: h not dividing d_k and d_v, a budget below h × the per-head minimum, a task that
-// declares a salience feature (the mark would reach one head only).
+// declares a salience feature (the mark would reach one head only). The causal backward is
+// each head's on its slice, the shared gate inputs' gradients summed over the heads (a head
+// without one refuses it, as the memory itself does).
 //
 // State layout: head 0's state, then head 1's, and so on (each head's own layout).
 #pragma once

@@ -23,6 +23,14 @@ void DeltaGrid::write_gated(ConstVecRef key, ConstVecRef value, const TokenGate&
     grid_.noalias() += (beta * err) * f;
 }
 
+OuterProductGrid::WriteStep DeltaGrid::write_step(ConstVecRef, const TokenGate& gate) const {
+    WriteStep s;
+    s.delta = true;
+    s.b = gate.beta ? *gate.beta : beta_;
+    s.db_dbeta = 1.0f;
+    return s;
+}
+
 void DeltaGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
     // The delta rule is sequential — each write sees the grid left by the previous
     // one — but a chunk of C writes can be done with matrix products (the "UT" form of

@@ -12,6 +12,9 @@
 // Source:       Schlag, Irie & Schmidhuber 2021, "Linear Transformers Are
 //               Secretly Fast Weight Programmers" (ICML), §4.1; Widrow & Hoff 1960.
 //
+// Backward:     the episode's (backward: keys and queries) and the causal form's
+//               (causal_backward: queries, keys, values and the per-token β; OuterProductGrid).
+//
 // State layout: M row-major, state()[i * d_φ + j] = M(i, j).
 #pragma once
 
@@ -30,6 +33,9 @@ public:
     void write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) override;
 
 protected:
+    /// M += β_t (v − M φ) φᵀ: the delta form, b = β_t (the token's β, else β_w), no decay
+    /// (causal_backward, OuterProductGrid: ∂β_t differentiated).
+    WriteStep write_step(ConstVecRef value, const TokenGate& gate) const override;
     /// Back through the recurrence, last write first: with u_t = β(v_t − M_{t−1} φ_t)
     /// (recorded by the same chunked pass write_batch runs) and M_{t−1} = M_t − u_t φ_tᵀ,
     ///     ∂u_t = G φ_t,  ∂φ_t = Gᵀ u_t − β M_{t−1}ᵀ ∂u_t,  G ← G − β ∂u_t φ_tᵀ,

@@ -43,6 +43,7 @@ MemoryEntry delta_entry() {
     e.cost = delta_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
     e.order_free = false;  // each write edits what the previous ones left
     e.backward = true;     // back through the recurrence (DeltaGrid::write_backward)
+    e.causal_backward = true;  // OuterProductGrid::causal_backward, with the per-token beta
     // How the reports name it (memcap list --json).
     e.published = "DeltaNet";
     e.plain_name = "delta rule";

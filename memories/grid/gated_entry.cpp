@@ -81,6 +81,7 @@ MemoryEntry gated_grid_entry(std::function<GatedGrid::Rule(const Spec&)> rule) {
     e.splits_into_heads = true;  // heads=h (memories/heads.hpp)
     e.order_free = false;  // a decay or an edit makes the state depend on the order of writes
     e.backward = true;     // GatedGrid::write_backward
+    e.causal_backward = true;  // OuterProductGrid::causal_backward, with every gate input the family takes
     return e;
 }
 

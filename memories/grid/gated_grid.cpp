@@ -105,6 +105,31 @@ void GatedGrid::write_gated(ConstVecRef key, ConstVecRef value, const TokenGate&
     apply(grid_, f.data(), value, decay, uniform, strength(delta, g.beta), nullptr);
 }
 
+OuterProductGrid::WriteStep GatedGrid::write_step(ConstVecRef value, const TokenGate& g) const {
+    // as write_gated: the same Δ, decays and strength
+    WriteStep s;
+    const Eigen::Index d = grid_.cols();
+    const float delta = g.write_gate ? *g.write_gate : gate(value);
+    if (delta == 0.0f && g.log_decay) {
+        s.frozen = true;
+        return s;
+    }
+    s.delta = rule_.delta();
+    s.decay_first = rule_.form == Rule::Form::delta_decay_first;
+    if (g.log_decay) {
+        if (g.decay_channels == 1) s.a = RowVec::Constant(d, std::exp(g.log_decay[0]));
+        else s.a = Eigen::Map<const RowVec>(g.log_decay, d).array().exp().matrix();
+    } else if (rule_.alpha != 1.0) {
+        s.a = decays_at(delta);
+        s.dlog_a_dgate = decays_.transpose().array().log().matrix();
+    }
+    s.b = strength(delta, g.beta);
+    const double beta = g.beta ? double(*g.beta) : rule_.beta;
+    s.db_dgate = static_cast<float>(rule_.longhorn ? beta / (1.0 + beta) : beta);
+    s.db_dbeta = static_cast<float>(rule_.longhorn ? delta / ((1.0 + beta) * (1.0 + beta)) : delta);
+    return s;
+}
+
 void GatedGrid::write_batch(ConstMatRef keys, ConstMatRef values) {
     // Chunks of C writes with matrix products (exact algebra; the "UT" form of DeltaGrid::
     // write_batch with decays, as Gated DeltaNet's and KDA's chunked kernels). Within a chunk

@@ -32,6 +32,11 @@
 // Read:         S φ(q), φ(q) normalised when the write's is.
 // state_floats: d_v × d_φ, d_φ = floor(B / d_v) (d_k without a budget), as `linear`.
 //
+// Backward:     the episode's (backward: keys and queries; write_backward below) and the
+//               causal form's (causal_backward: queries, keys, values, and each gate input
+//               the family takes — log decay, one column or per channel, β, write gate —
+//               through the same step; OuterProductGrid::causal_backward).
+//
 // The paper's orientation: Gated DeltaNet, KDA and RWKV-7 write their state as
 // d_k × d_v (S_t = S_{t−1}(…) + k vᵀ, read qᵀ S) or d_v × d_k; memcap's is d_v × d_φ with
 // reads S φ(q), so the papers' right multiplications by (I − β k kᵀ) and diag(α) act on
@@ -73,6 +78,11 @@ public:
     const Vec& decays() const { return decays_; }
 
 protected:
+    /// One write as write_gated (or write) does it, as a WriteStep (causal_backward,
+    /// OuterProductGrid): a = exp(log decay) (one for every channel, or per channel), else
+    /// a^Δ (∂ log a_j/∂Δ = log a_j); b = β Δ, or β Δ/(1 + β) with step=longhorn (∂b/∂β =
+    /// Δ/(1 + β)²); e = a ⊙ φ for the decay-first delta form, φ for removal first.
+    WriteStep write_step(ConstVecRef value, const TokenGate& gate) const override;
     /// Back through the recurrence, last write first, from checkpoints of S taken every
     /// kCheckpoint writes of a forward pass (a decay makes reversing S_t → S_{t−1}
     /// unstable). With e_t = diag(a_t) φ_t (decay first) or φ_t (removal first),

@@ -7,6 +7,12 @@
 // derives from OuterProductGrid and implements write / write_batch; reset,
 // state, read and read_batch come from here. `normalise` makes φ(x) unit
 // length on both write and read (the delta rule's reading).
+//
+// The causal backward (Memory::causal_backward) is here too, for every grid: the grids'
+// writes are all one step S_t = S_{t−1} diag(a_t) + u_t φ_tᵀ, u_t = b_t v_t (additive) or
+// b_t (v_t − S_{t−1} e_t) (delta; e_t = a_t ⊙ φ_t decay first, else φ_t), read o_t = S_t φ(q_t);
+// each grid says how its a_t and b_t follow from a token's gate inputs (write_step), and
+// the backward runs the grid's own causal forward and differentiates that step.
 #pragma once
 
 #include "core/rng.hpp"
@@ -63,6 +69,23 @@ public:
     /// Memory::backward for every grid: the read's part (R = φ(Q) Mᵀ) is here, the
     /// write's part is each grid's write_backward; φ's (and its normalisation's) backward
     /// is features_backward.
+    /// Memory::causal_backward for every grid. It resets, runs the grid's own causal() forward
+    /// a segment of 32 tokens at a time (keeping the state at each segment's start), then goes
+    /// back segment by segment: it rewrites the segment with the grid's own write / write_gated
+    /// (causal_by_token's steps) keeping S_{t−1} of each token, and for t from the last:
+    ///     G += ∂o_t φ(q_t)ᵀ,  ∂φ(q_t) = S_tᵀ ∂o_t                       (the read after write t)
+    ///     ∂u = G φ_t,  ∂φ_t = Gᵀ u_t,  ∂a_j = Σ_i G_ij (S_{t−1})_ij
+    ///     additive: ∂v_t = b ∂u, ∂b = ∂u · v_t;  G ← G diag(a)
+    ///     delta:    r = S_{t−1} e, ∂v_t = b ∂u, ∂b = ∂u · (v_t − r), ∂r = −b ∂u,
+    ///               ∂e = S_{t−1}ᵀ ∂r (to φ_t, and to a through e = a ⊙ φ_t);  G ← G diag(a) + ∂r eᵀ
+    /// with G = ∂L/∂S_t, then ∂φ → ∂q, ∂k through φ and its normalisation (features_backward).
+    /// The gates: a = exp(log_decay) gives ∂log_decay_j = a_j ∂a_j (one column: Σ_j); β and Δ
+    /// through b's and a's derivatives (WriteStep). Δ = 0 exactly with a decay input skips the
+    /// token and its decay (a jump in Δ): that token's gradients are 0. The grid is left in
+    /// the final state of the forward.
+    void causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
+                         ConstMatRef d_out, CausalGrads& grads) override;
+
     void backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
                   MatRef d_queries) const override {
         const RowMat fq = features(queries);
@@ -73,6 +96,22 @@ public:
     }
 
 protected:
+    using RowVec = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+    /// One write as causal_backward differentiates it: S ← S diag(a) + u φᵀ (see causal_backward).
+    struct WriteStep {
+        bool frozen = false;       // skipped at Δ = 0 with a decay input: not differentiated (zero)
+        bool delta = false;        // u = b (v − S e), else u = b v
+        bool decay_first = false;  // e = a ⊙ φ (with decays), else e = φ
+        RowVec a;                  // the channel decays (d_φ entries; equal for a scalar decay); empty: none
+        float b = 1.0f;            // the write strength
+        float db_dbeta = 0.0f;     // ∂b/∂β (the token's β input)
+        float db_dgate = 0.0f;     // ∂b/∂Δ (the token's write gate input)
+        RowVec dlog_a_dgate;       // ∂ log a_j / ∂Δ (empty: a does not depend on Δ)
+    };
+    /// How the grid writes (value, under `gate`) — exactly what its write_gated (or write, for
+    /// an empty gate) does to the state, as a WriteStep. Called after that write succeeded.
+    virtual WriteStep write_step(ConstVecRef value, const TokenGate& gate) const = 0;
+
     /// The write's part of backward: given ∂L/∂M of the state write_batch(keys, values)
     /// left (from M = 0 after reset), writes ∂L/∂keys. Grids without a backward pass
     /// (none today) would throw std::logic_error.

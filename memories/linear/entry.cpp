@@ -72,6 +72,7 @@ MemoryEntry linear_entry() {
     e.cost = linear_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
     e.order_free = true;  // M = sum of v phi(k)^T
     e.backward = true;    // OuterProductGrid::backward
+    e.causal_backward = true;  // OuterProductGrid::causal_backward (the trained frame)
     e.recall_model = linear_recall;
     // on a recent pair of a long stream: the decayed grid's model at decay 1 (forgetting.hpp)
     e.horizon_model = [](const Spec&, const MemorySize& size, const MemoryShape&, const theory::LagBucket& b) {

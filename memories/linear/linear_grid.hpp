@@ -11,6 +11,9 @@
 // Source:       Katharopoulos et al. 2020 ("Transformers are RNNs"); Schlag,
 //               Irie & Schmidhuber 2021 (fast weights); essay 004 Part 3.
 //
+// Backward:     the episode's (backward: keys and queries) and the causal form's
+//               (causal_backward: queries, keys, values; OuterProductGrid) through φ.
+//
 // State layout: M row-major, so state()[i * d_φ + j] = M(i, j).
 #pragma once
 
@@ -32,6 +35,8 @@ public:
     void causal(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out) override;
 
 protected:
+    /// M += v φᵀ: b = 1, no decay, no gate inputs (causal_backward, OuterProductGrid).
+    WriteStep write_step(ConstVecRef, const TokenGate&) const override { return WriteStep{}; }
     /// M = Σ v_i φ(k_i)ᵀ: ∂L/∂φ(k_i) = ∂L/∂M ᵀ v_i.
     void write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const override;
 };

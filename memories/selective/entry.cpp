@@ -47,6 +47,7 @@ MemoryEntry selective_entry() {
     e.cost = selective_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
     e.order_free = true;  // with its default rho = 1 no write decays another: a weighted sum of v phi(k)^T
     e.backward = true;    // the gates read only the values (SelectiveState::write_backward)
+    e.causal_backward = true;  // OuterProductGrid::causal_backward, with the log decay and write gate
     // How the reports name it (memcap list --json).
     e.published = "Mamba-2";
     e.same_as = "mamba2";

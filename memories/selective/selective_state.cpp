@@ -26,6 +26,23 @@ void SelectiveState::write_gated(ConstVecRef key, ConstVecRef value, const Token
     grid_.noalias() += (delta * value) * f;
 }
 
+OuterProductGrid::WriteStep SelectiveState::write_step(ConstVecRef value, const TokenGate& g) const {
+    // as write_gated: the same Δ, a and b
+    WriteStep s;
+    const float delta = g.write_gate ? *g.write_gate : step(value.data(), static_cast<int>(value.size()));
+    if (delta == 0.0f && g.log_decay) {
+        s.frozen = true;
+        return s;
+    }
+    const Eigen::Index d = grid_.cols();
+    const double a = g.log_decay ? std::exp(double(g.log_decay[0])) : std::pow(rho_, double(delta));
+    if (g.log_decay || rho_ != 1.0) s.a = RowVec::Constant(d, static_cast<float>(a));
+    if (!g.log_decay && rho_ != 1.0) s.dlog_a_dgate = RowVec::Constant(d, static_cast<float>(std::log(rho_)));
+    s.b = delta;
+    s.db_dgate = 1.0f;
+    return s;
+}
+
 void SelectiveState::write_batch(ConstMatRef keys, ConstMatRef values) {
     // Unrolled: S_n = (Π_i a_i) S_0 + Σ_i w_i v_i φ(k_i)ᵀ with w_i = b_i Π_{j>i} a_j,
     // so n writes are one GEMM.

@@ -29,6 +29,10 @@
 //               Selective State Spaces"; Dao & Gu 2024 (Mamba-2 / SSD); Yang et
 //               al. 2024 (gated linear attention).
 //
+// Backward:     the episode's (backward: keys and queries) and the causal form's
+//               (causal_backward: queries, keys, values, the log decay and the write gate;
+//               OuterProductGrid).
+//
 // State layout: S row-major, state()[i * d_φ + j] = S(i, j).
 #pragma once
 
@@ -56,6 +60,9 @@ public:
     float step(const float* value, int d_value) const;
 
 protected:
+    /// S ← a S + Δ v φᵀ as a WriteStep (causal_backward, OuterProductGrid): b = Δ, a = exp(log
+    /// decay) or ρ^Δ (∂ log a/∂Δ = log ρ); log decay and the write gate differentiated.
+    WriteStep write_step(ConstVecRef value, const TokenGate& gate) const override;
     /// S = Σ w_i v_i φ(k_i)ᵀ (the gates read only the values): ∂L/∂φ(k_i) = w_i ∂L/∂Sᵀ v_i.
     void write_backward(ConstMatRef keys, ConstMatRef values, const RowMat& d_grid, MatRef d_keys) const override;
 

@@ -115,6 +115,7 @@ MemoryEntry softmax_entry() {
     e.order_free = true;      // unbounded without a budget and at slope 0: never evicts, and attention is a sum over pairs
     e.can_hide_pairs = true;  // one row per pair: a read can give one of them weight 0
     e.backward = true;        // SoftmaxCache::backward
+    e.causal_backward = true; // SoftmaxCache::causal_backward
     e.recall_model = softmax_recall;
     e.horizon_model = softmax_horizon;
     // How the reports name it (memcap list --json).

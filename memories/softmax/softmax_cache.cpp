@@ -302,6 +302,36 @@ void SoftmaxCache::backward(ConstMatRef keys, ConstMatRef, ConstMatRef queries, 
         if (const std::int64_t slot = slot_of(w); slot >= 0) d_keys.row(w) = d_slots.row(slot);
 }
 
+void SoftmaxCache::causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
+                                   ConstMatRef d_out, CausalGrads& grads) {
+    const Eigen::Index n = keys.rows();
+    if (d_out.rows() != n || d_out.cols() != values.cols())
+        throw std::invalid_argument("causal_backward: d_out must be T x d_value");
+    reset();
+    RowMat out(n, d_value_);
+    causal(queries, keys, values, gates, out);  // the cache's own causal form (it refuses gate inputs)
+    grads.d_queries.setZero(n, d_key_);
+    grads.d_keys.setZero(n, d_key_);
+    grads.d_values.setZero(n, d_value_);
+    grads.d_log_decay.resize(0, 0), grads.d_beta.resize(0), grads.d_write_gate.resize(0);
+    reset();
+    for (Eigen::Index t = 0; t < n; ++t) {  // the same writes, and the weights each read used
+        write(keys.row(t).transpose(), values.row(t).transpose());
+        const Vec p = weights(queries.row(t).transpose());
+        const std::int64_t oldest = written_ - stored_;  // write index of the oldest token held
+        float mean = 0.0f;
+        for (std::int64_t w = oldest; w < written_; ++w) mean += p(slot_of(w)) * d_out.row(t).dot(values.row(w));
+        for (std::int64_t w = oldest; w < written_; ++w) {
+            const float pw = p(slot_of(w));
+            grads.d_values.row(w) += pw * d_out.row(t);
+            if (hard_) continue;
+            const float d_logit = beta_ * pw * (d_out.row(t).dot(values.row(w)) - mean);
+            grads.d_queries.row(t) += d_logit * keys.row(w);
+            grads.d_keys.row(w) += d_logit * queries.row(t);
+        }
+    }
+}
+
 std::int64_t SoftmaxCache::slot_of(std::int64_t write) const {
     const std::int64_t oldest = written_ - stored_;  // write index of the oldest pair held
     if (write < oldest || write >= written_) return -1;

@@ -16,6 +16,9 @@
 //               tied at it share the weight as the limit does — equally at slope 0,
 //               by softmax(−slope · age) otherwise. It never overflows or reads NaN.
 //               Its gradient (backward) is 0: the read is piecewise constant.
+// Backward:     the episode's (backward: keys and queries) and the causal form's
+//               (causal_backward: queries, keys and values; with the recency bias and the
+//               null slot, whose constants are not differentiated).
 //               With a structural mask (ReadOptions::hidden, the control
 //               assoc_recall:control=structural_mask) one written pair per
 //               query gets weight exactly 0.
@@ -80,6 +83,17 @@ public:
     /// no gradient). The weights come from the same function the read uses.
     void backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
                   MatRef d_queries) const override;
+
+    /// The causal form's backward (Memory::causal_backward; no gate inputs: it takes none). It
+    /// runs causal() from reset (write at t, then read with q_t: the cache holds tokens
+    /// max(0, t − C + 1)..t), then writes the tokens again and, at each t, takes the weights
+    /// p_t the read used (weights(), slot order; the recency bias and the null slot in them) over
+    /// the held tokens s: ∂v_s += p_ts ∂o_t, ∂p_ts = ∂o_t · v_s, ∂ℓ_ts = p_ts (∂p_ts − Σ_s' p_ts' ∂p_ts')
+    /// (the null slot's value is 0: no ∂p of its own), ∂q_t = β Σ_s ∂ℓ_ts k_s, ∂k_s += β ∂ℓ_ts q_t.
+    /// At β = ∞ the weights are piecewise constant in the keys and queries: their gradient is 0,
+    /// the values' is as above.
+    void causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
+                         ConstMatRef d_out, CausalGrads& grads) override;
 
     /// Attention weights of `query` over the stored pairs (slot order), summing to 1 (to 1
     /// minus the null slot's weight when there is one).
