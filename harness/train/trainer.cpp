@@ -272,7 +272,7 @@ TrainedModel train_model(const MemoryEntry& entry, const MemorySize& size, const
             if (run.left_plateau < 0 && held < model.plateau - 1.0) run.left_plateau = run.steps;
             if (held < run.best_loss) {
                 run.best_loss = held, run.best_step = run.steps, run.theta = th, since = 0;
-            } else if (++since >= settings.patience) {
+            } else if (run.left_plateau >= 0 && ++since >= settings.patience) {  // on the plateau: never stopped early
                 run.converged = true;
                 break;
             }

@@ -23,9 +23,11 @@
 //              constant (early stopping, below, ends training, so no decay schedule is assumed)
 //   held out   every 50 steps the mean loss on 64 held-out episodes (Split::Train at indices
 //              from 2^40, disjoint from the training indices; never the scored Test episodes) is
-//              taken; training stops when it has not improved for 10 evaluations (500 steps):
-//              converged; or at the cap (train_steps, default 3000): not converged. The model kept
-//              is the one at the best held-out evaluation.
+//              taken; once it has left the plateau (below ln(values) − 1 nat), training stops when
+//              it has not improved for 10 evaluations (500 steps): converged; or at the cap
+//              (train_steps, default 3000): not converged. A model still on the plateau is never
+//              stopped early (its loss barely moves before it leaves). The model kept is the one at
+//              the best held-out evaluation.
 //   learning rate  train_lr given: that one; left out: each of 1e-3, 3e-3 and 1e-2 is trained and
 //              the one with the lowest best held-out loss is kept (ties: the first).
 // A non-finite loss or gradient ends that learning rate's run as failed; a model whose every
