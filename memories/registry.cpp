@@ -179,6 +179,16 @@ void add_precision(MemoryEntry& e) {
     if (e.horizon_model) e.horizon_model = fp32_only(e.horizon_model);
 }
 
+/// Gives `e` the trained frame's keys (training_params), refusing an entry that declares one itself.
+void add_training(MemoryEntry& e) {
+    for (const auto& t : training_params())
+        for (const auto& p : e.params)
+            if (p.key == t.key)
+                throw UsageError("register_memory: memory '" + e.name + "' declares '" + t.key +
+                                 "', a key every memory takes from the table (the trained frame, harness/train/)");
+    for (auto& t : training_params()) e.params.push_back(std::move(t));
+}
+
 std::deque<MemoryEntry>& registry_storage() {
     static std::deque<MemoryEntry> registry = [] {
         std::vector<MemoryEntry> table = build_registry();
@@ -191,6 +201,7 @@ std::deque<MemoryEntry>& registry_storage() {
             e.reduced_precision = !e.reads_steer_writes;
             add_precision(e);
             if (e.splits_into_heads) add_heads(e);
+            add_training(e);
         }
         for (auto& e : divided) {
             add_precision(e);
@@ -203,6 +214,18 @@ std::deque<MemoryEntry>& registry_storage() {
 }
 
 }  // namespace
+
+std::vector<ParamInfo> training_params() {
+    ParamInfo mode = optional_param(choice_param(kTrainKey, {"none", "layer"},
+                                                 "the trained frame: none = the memory as computed (untrained); layer = inside a "
+                                                 "layer trained on the task (projections, short conv, the family's gates; docs/training.md)"));
+    mode.same_as_none = "none";
+    ParamInfo lr = optional_param(real_param(kTrainLrKey, "0.003",
+                                             "Adam learning rate of train=layer (left out: the best of 0.001 0.003 0.01 on held-out loss)",
+                                             0.0, true));
+    ParamInfo steps = optional_param(int_param(kTrainStepsKey, "3000", "cap on train=layer's Adam steps (left out: 3000)", 1));
+    return {mode, lr, steps};
+}
 
 const std::deque<MemoryEntry>& memory_registry() { return registry_storage(); }
 
@@ -224,6 +247,7 @@ void register_memory(MemoryEntry entry) {
     if (!entry.size || !entry.make)
         throw UsageError("register_memory: memory '" + entry.name + "' needs a sizing function (size) and a factory (make)");
     add_precision(entry);
+    add_training(entry);
     bind_spec(entry.schema(), raw);  // every parameter's default binds (UsageError naming it otherwise)
     registry_storage().push_back(std::move(entry));
 }

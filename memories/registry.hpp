@@ -205,6 +205,15 @@ struct MemoryEntry {
     std::int64_t min_budget(const Spec& spec, const MemoryShape& shape) const { return size(spec, shape).min_budget; }
 };
 
+/// The memory spec keys of the trained frame (harness/train/): every entry takes them from the
+/// table, as it takes `precision`. train = none (the memory as computed, the default) | layer (the
+/// memory inside a layer trained on the task); train_lr (Adam's rate; left out: chosen on held-out
+/// loss); train_steps (the cap on steps). All optional: left out, a spec's canonical form is as before.
+inline constexpr const char* kTrainKey = "train";
+inline constexpr const char* kTrainLrKey = "train_lr";
+inline constexpr const char* kTrainStepsKey = "train_steps";
+std::vector<ParamInfo> training_params();
+
 /// Every backend: the table's, then the registered ones, in order. A deque, so
 /// references to entries stay valid when a backend is registered.
 const std::deque<MemoryEntry>& memory_registry();

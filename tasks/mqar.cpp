@@ -204,6 +204,7 @@ void Mqar::fill(const TaskCell& c, Split split, std::int64_t index, std::uint64_
         e.values.row(t - 1) = emb.row(tokens[std::size_t(t)]);
     }
     e.queries = e.values;
+    e.tokens.assign(tokens.begin(), tokens.end());
     e.candidates = emb.bottomRows(vocab_ - half);
     e.target.clear(), e.slot.clear(), e.read_at.clear();
     for (const std::int64_t j : ask) {

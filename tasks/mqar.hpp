@@ -70,6 +70,7 @@ public:
     /// Rows of Episode::queries: one per written token.
     std::int64_t queries_per_episode(const TaskCell&) const override { return length_ - 1; }
     std::int64_t writes_per_episode(const TaskCell&) const override { return length_ - 1; }
+    std::int64_t token_vocab() const override { return vocab_; }
 
 protected:
     void check_cell(const TaskCell& cell) const override;

@@ -71,6 +71,11 @@ struct Episode {
     /// runs the memory's causal form (Memory::causal) over them and scores its rows read_at[i].
     /// Empty for every task that writes, then reads.
     std::vector<int> read_at;
+    /// For a task whose stream is a sequence of vocabulary symbols (mqar; Task::token_vocab > 0):
+    /// the symbol of every token, in order (tokens 0 .. T − 1; the query read at read_at[i] is
+    /// token read_at[i] + 1). What the trained frame (harness/train/) embeds; the untrained
+    /// readout never reads it. Empty for every other task.
+    std::vector<int> tokens;
     /// For tasks whose keys are embeddings of vocabulary symbols (assoc_recall:vocab=V):
     /// the symbol of each written key (row i of keys is the table's row key_symbol[i],
     /// normalised), and the length of each query before it was normalised (query i is
@@ -132,6 +137,10 @@ public:
     /// True when only the memory's own read can score the task (chained reads, absent
     /// queries, native_read_reason): the probe and memories without a native read are refused up front.
     bool needs_native_read() const { return hops() > 1 || has_absent() || !native_read_reason().empty(); }
+    /// For a task whose episodes carry Episode::tokens (a stream of vocabulary symbols, mqar):
+    /// the vocabulary's size; its candidates are the embeddings of the last
+    /// Episode::candidates.rows() symbols (the value symbols). 0 for every other task.
+    virtual std::int64_t token_vocab() const { return 0; }
     /// Accuracy of guessing uniformly among the candidates.
     virtual double chance(const TaskCell& cell) const = 0;
 
@@ -183,6 +192,7 @@ public:
         out.fixed_parts = 0;  // only a task that keeps fixed parts sets it again
         out.hidden.clear();   // only a task that hides pairs fills it
         out.read_at.clear();  // only a task read as it is written fills it
+        out.tokens.clear();   // only a task of vocabulary symbols fills it
         out.tie_tolerance = 0.0f;  // only a task with a tie rule sets it
         out.key_symbol.clear();    // only a task with a vocabulary fills these two
         out.query_norm.clear();

@@ -105,6 +105,9 @@ expect_bad "depth=5 is out of range" run --memory titans:depth=5 --task assoc_re
 expect_bad "batch=0 is out of range" run --memory ttt_linear:batch=0 --task assoc_recall --n 4 --out "$o"
 expect_bad "minimum" run --memory titans --task assoc_recall --n 4 --budget 200 --out "$o"
 expect_bad "memory 'ttt_mlp' does not declare" run --memory ttt_mlp --task assoc_recall:vocab=8,keys=learned --n 8 --out "$o"
+# the trained frame: a memory without a causal backward pass, a task without tokens
+expect_bad "which 'hrr' does not declare" run --memory hrr:train=layer --task mqar:vocab=64,length=32 --n 4 --d 16 --out "$o"
+expect_bad "train=yes is not one of none, layer" run --memory linear:train=yes --task mqar:vocab=64,length=32 --n 4 --d 16 --out "$o"
 expect_bad "--n: '0' must be at least 1" run --memory softmax --task assoc_recall --n 0 --out "$o"
 expect_bad "separated by spaces, e.g. --n 4 8 16" run --memory softmax --task assoc_recall --n 4,8,16 --out "$o"
 expect_bad "or 'natural' for the backend's natural size" run --memory softmax --task assoc_recall --n 4 --budget natual --out "$o"

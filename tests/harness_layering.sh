@@ -1,5 +1,5 @@
 #!/bin/sh
-# The harness stages include in one direction: cli -> experiments -> exec -> eval -> results.
+# The harness stages include in one direction: cli -> experiments -> exec -> eval -> train -> results.
 # Fails, naming the file and line, when a stage includes one that comes before it.
 # usage: harness_layering.sh path/to/harness
 h=$1
@@ -12,7 +12,8 @@ check() {  # check STAGE FORBIDDEN...
         fi
     done
 }
-check results eval exec experiments cli
+check results train eval exec experiments cli
+check train eval exec experiments cli
 check eval exec experiments cli
 check exec experiments cli
 check experiments cli

@@ -28,6 +28,7 @@
 #include "harness/exec/runner.hpp"
 #include "harness/exec/signals.hpp"
 #include "harness/exec/sweep.hpp"
+#include "harness/train/trainer.hpp"
 #include "harness/exec/tuning.hpp"
 #include "harness/experiments/reproduce.hpp"
 #include "harness/results/aggregate.hpp"
@@ -142,6 +143,19 @@ int cmd_list(const std::vector<std::string>& args) {
         }
         if (m.backward) std::cout << "      backward pass: yes (assoc_recall:keys=learned trains keys through it)\n";
         if (m.causal_backward) std::cout << "      causal backward: yes (the trained frame trains a layer around it)\n";
+        {  // the trained frame (harness/train/): the layer around it, and its parameters at one shape
+            const train::LayerRecipe recipe = train::LayerRecipe::for_memory(m.name, m.gates);
+            std::cout << "      train=layer: " << (m.causal_backward ? "" : "(not trainable: no causal backward) ") << recipe.describe() << "\n";
+            try {
+                const auto task = make_task(parse_task_spec("mqar:vocab=256,length=128"));
+                const MemoryShape shape(32, 32, 1024);
+                const train::LayerPlan plan = train::plan_layer(m, def, memory_size(def, shape), shape, *task);
+                std::cout << "      layer parameters at d=32, B=1024 on mqar:vocab=256,length=128: "
+                          << train::Layer::count(plan.shape, plan.recipe) << " floats\n";
+            } catch (const UsageError& e) {
+                std::cout << "      layer parameters at d=32, B=1024: " << e.what() << "\n";
+            }
+        }
         std::cout << "      source: " << m.paper << "\n";
     }
     std::cout << "\ntasks (spec: name[:key=value,...]):\n";
@@ -249,6 +263,9 @@ po::options_description run_options() {
          "cell has) instead of 0..S-1: for choosing a default by hand; not with d=best or key=best")
         ("out,o", po::value<std::string>(), "CSV file (default: stdout); a manifest goes to FILE.manifest.json")
         ("force", "replace an existing --out file (otherwise refused)")
+        ("train-curves", po::value<std::string>(),
+         "FILE: the training curve of every model trained (memories given train=layer) as CSV: step, training\n"
+         "loss, held-out loss and accuracy per learning rate tried (docs/training.md)")
         ("threads", po::value<std::string>(), "threads (default: all cores)")
         ("quiet,q", "no progress bar")
         ("python-backend", po::value<std::vector<std::string>>()->composing(),
@@ -274,6 +291,14 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
             if (std::filesystem::is_regular_file(path, ec))
                 throw UsageError("--out: '" + path + "' already exists; pass --force to replace it, or choose another file");
         }
+    }
+
+    if (vm.count("train-curves")) {
+        const std::string path = vm["train-curves"].as<std::string>();
+        std::error_code ec;
+        if (!vm.count("force") && std::filesystem::is_regular_file(path, ec))
+            throw UsageError("--train-curves: '" + path + "' already exists; pass --force to replace it, or choose another file");
+        check_writable(path);
     }
 
     GridRequest request;
@@ -313,6 +338,11 @@ int cmd_run(const std::vector<std::string>& args, const std::string& cmdline) {
                   << (file ? "nothing written to '" + file->path() + "'" : std::string("the CSV on stdout is incomplete"))
                   << "\n";
         return 128 + sig;
+    }
+    if (vm.count("train-curves")) {  // every model trained in this run, in the order of their keys
+        AtomicFile curves(vm["train-curves"].as<std::string>());
+        curves.write(train::curves_csv());
+        curves.commit();
     }
     if (!file) {
         if (std::fflush(stdout) != 0) throw UsageError("stdout: write failed");

@@ -5,6 +5,7 @@
 #include "harness/eval/abstention.hpp"
 #include "harness/eval/key_training.hpp"
 #include "harness/eval/readout.hpp"
+#include "harness/train/trainer.hpp"
 #include "memories/precision.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
@@ -108,6 +109,12 @@ std::shared_ptr<const ResolvedCell> resolve_cell(const CellSpec& c, bool checks)
                          ", which needs the memory's own read; got readout '" + c.readout.canonical() + "'" +
                          (memory.native_read ? std::string()
                                              : " (memory '" + c.memory.name() + "' has no meaningful read of its own)"));
+    if (train::trained(c.memory)) {
+        train::check_trainable(memory, c.memory, t);  // UsageError: no causal backward, not a token task
+        if (!readout.uses_native_read)
+            throw UsageError("memory '" + c.memory.canonical() + "': train=layer is scored by its own layer's reads; " +
+                             "it needs the native readout, got '" + c.readout.canonical() + "'");
+    }
     if (t.key_training()) {
         if (spec_precision(c.memory) != Precision::fp32)
             throw UsageError("task '" + c.task.canonical() + "' trains its keys through the memory's backward pass, " +
@@ -177,12 +184,14 @@ double cell_work(const ResolvedCell& r, std::uint64_t seed) {
     if (const auto training = task.key_training())  // forward and backward of every training episode
         work += 3.0 * writes * state * static_cast<double>(training->steps);
     if (c.readout.name() == "probe") work += writes * state * static_cast<double>(c.readout.integer("train"));
+    if (train::trained(c.memory))  // the model's training (shared by the cells of other n): forward and backward per episode
+        work += 4.0 * writes * state * static_cast<double>(train::TrainSettings::of(c.memory).max_steps) * 16.0 / 4.0;
     return std::max(work, 1.0);
 }
 
 bool shares_episode(const ResolvedCell& r, std::uint64_t seed) {
-    return r.readout->uses_native_read && r.task->test_episodes(r.at(seed)) == 1 &&
-           !r.task->key_training();  // a trained task's episodes depend on the keys trained through the memory
+    return r.readout->uses_native_read && r.task->test_episodes(r.at(seed)) == 1 && !r.task->key_training() &&
+           !train::trained(r.cell.memory);  // a trained memory is read through its layer  // a trained task's episodes depend on the keys trained through the memory
 }
 
 std::string shared_episode_key(const ResolvedCell& r, std::uint64_t seed) {
@@ -248,6 +257,11 @@ CellResult run_cell(const ResolvedCell& rc, const CellSpec& c) {
     try {
         const auto task = make_task(c.task);  // the cell's own: a task keeps the last cell's codes
         const TaskCell tc = rc.at(seed);
+        if (train::trained(c.memory)) {  // the trained frame: the model of (memory, budget, d, task, seed), scored here
+            CellResult r = cell_result(c, train::score_trained(*rc.memory, rc.size, c.memory, rc.shape, *task, tc), task->chance(tc));
+            r.state_bits = state_bits(spec_precision(c.memory), rc.size, rc.shape, r.state_floats);
+            return r;
+        }
         auto memory = make_memory(*rc.memory, rc.size, c.memory, rc.shape, seed);
         if (task->key_training()) {  // train the key table on training episodes, then score as any cell
             const TrainedKeys keys = train_keys(*memory, *task, tc);

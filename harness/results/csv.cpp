@@ -40,7 +40,7 @@ const std::vector<Column>& cell_columns() {
         {"auc_frac", "area under the ROC curve of the decision statistic, present against absent (threshold-free)", true},
         {"tuned", "settings chosen on tuning seeds, e.g. d=64,beta=8 (d, and memory parameters given as best); empty: none"},
         {"status", "ok, or error"},
-        {"message", "why the cell failed (status error)"},
+        {"message", "why the cell failed (status error); for a trained memory (train=layer), how training went"},
     };
     return columns;
 }
@@ -196,7 +196,9 @@ std::string cell_rows(const CellResult& r) {
     std::string tail;  // absent_queries … auc_frac are per row; tuned, status, message
     tail += ',';
     append_field(tail, r.tuned);
-    tail += ",ok,\n";
+    tail += ",ok,";
+    append_field(tail, r.message);  // empty but for a trained memory (how its training went)
+    tail += '\n';
     std::string out;
     out.reserve(r.slots.size() * (lead.size() + tail.size() + 96));
     for (const auto& s : r.slots) {
