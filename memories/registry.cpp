@@ -206,6 +206,7 @@ std::deque<MemoryEntry>& registry_storage() {
         for (auto& e : divided) {
             add_precision(e);
             if (e.splits_into_heads) add_heads(e);
+            add_training(e);
             table.push_back(std::move(e));
         }
         return std::deque<MemoryEntry>(std::make_move_iterator(table.begin()), std::make_move_iterator(table.end()));

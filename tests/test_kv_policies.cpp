@@ -101,7 +101,7 @@ TEST_CASE("H2O with the recent window the whole cache is FIFO", "[memory][kv]") 
     REQUIRE(kv_pairs(*h2o, d, 2) == kv_pairs(*fifo, d, 0));  // the same pairs in the same slots
 }
 
-TEST_CASE("attention-scored policies keep the pair the queries ask for; FIFO loses it", "[memory][kv]") {
+TEST_CASE("attention-scored policies keep the pair the queries ask for, FIFO loses it", "[memory][kv]") {
     // One pair, then a stream of others, each token's query the first key: H2O, TOVA, SnapKV and
     // merging keep it (it draws the attention), FIFO and random eviction lose it.
     const int d = 16;
@@ -142,7 +142,7 @@ TEST_CASE("KNorm keeps the keys of smallest norm", "[memory][kv]") {
     for (std::size_t i = 0; i < 4; ++i) REQUIRE(std::abs(held[i] - smallest[i]) < 1e-5f);
 }
 
-TEST_CASE("random eviction is the cell's stream: the same seed, the same pairs; another seed, others", "[memory][kv]") {
+TEST_CASE("random eviction is the cell's stream: the same seed, the same pairs, another seed others", "[memory][kv]") {
     const int d = 16;
     Rng data = Rng::stream("kv random");
     const RowMat k = unit_rows(data, 200, d), v = unit_rows(data, 200, d);

@@ -320,7 +320,7 @@ TEST_CASE("train=layer is refused for a memory without a causal backward pass an
     REQUIRE_FALSE(trained(parse_memory_spec("linear")));
 }
 
-TEST_CASE("the trainer trains a vector task: write tokens [k; v], read tokens [q; 0], scored among the candidates", "[train][trainer]") {
+TEST_CASE("the trainer trains a vector task: write tokens [k, v], read tokens [q, 0], scored among the candidates", "[train][trainer]") {
     const MemoryEntry entry = test_recurrence_entry();
     const Spec spec = bind_spec(entry.schema(), split_spec("test_recurrence:train=layer,train_lr=0.01,train_steps=100", "memory"));
     const int d = 8;

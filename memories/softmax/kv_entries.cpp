@@ -86,6 +86,7 @@ MemoryEntry kv_entry(std::string name, std::string description, std::string pape
     };
     e.published = std::move(published);
     e.cache = true;
+    e.order_free = true;  // as softmax: unbounded without a budget, it never evicts, and attention is a sum over pairs
     e.reads_steer_writes = observes;  // an attention-scored policy
     return e;
 }

@@ -333,8 +333,16 @@ void SoftmaxCache::attention(ConstMatRef queries, const IndexView* hidden, RowMa
     }
 }
 
+void SoftmaxCache::require_fifo_for_backward() const {
+    // The backward passes differentiate FIFO's keep rule only: another policy's evictions
+    // depend on scores, so its entry declares neither backward.
+    if (dynamic_cast<const FifoPolicy*>(policy_.get()) == nullptr)
+        throw std::logic_error("this KV policy has no backward pass (only FIFO's cache declares one)");
+}
+
 void SoftmaxCache::backward(ConstMatRef keys, ConstMatRef, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
                             MatRef d_queries) const {
+    require_fifo_for_backward();
     d_keys.setZero();
     if (stored_ == 0 || hard_) {  // β = ∞: the read is piecewise constant in the keys and the query
         d_queries.setZero();
@@ -359,6 +367,7 @@ void SoftmaxCache::causal_backward(ConstMatRef queries, ConstMatRef keys, ConstM
     const Eigen::Index n = keys.rows();
     if (d_out.rows() != n || d_out.cols() != values.cols())
         throw std::invalid_argument("causal_backward: d_out must be T x d_value");
+    require_fifo_for_backward();
     reset();
     RowMat out(n, d_value_);
     causal(queries, keys, values, gates, out);  // the cache's own causal form (it refuses gate inputs)

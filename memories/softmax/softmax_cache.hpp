@@ -145,6 +145,8 @@ private:
     float beta_;
     bool hard_;     // β = ∞
     float slope_;   // the recency bias per write of age
+    /// std::logic_error unless the policy is FIFO (the backward passes differentiate FIFO only).
+    void require_fifo_for_backward() const;
     std::unique_ptr<CachePolicy> policy_;  // never null (FIFO by default)
     int per_pair_ = 0;                     // policy_->per_pair()
     bool observes_ = false;                // policy_->observes()
