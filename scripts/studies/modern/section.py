@@ -7,7 +7,7 @@ import os
 import sys
 from collections import OrderedDict
 
-from memcap_report.crossing import load_seeds
+from memcap_report.crossing import load_seeds, read_seeds
 from memcap_report.capacity import cap_text, capacity_rows, nstar, resolved_line
 from memcap_report.crossing import fmt_ratio, ratio
 from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fmt_cap, label, list_words, name_order, noise_order, noise_words, span_words,
@@ -16,10 +16,13 @@ from memcap_report.race import at_end, edge_words, settings
 from memcap_report.verdict import plain_rows
 
 
-def table(summary, manifest=None):
+def table(summary, manifest=None, seeds=None):
     """(lines, caps, edges): the Markdown table, {(memory, noise, budget): capacity row}, and the
-    settings chosen at an end of their candidates {(memory, key, value, end): [budgets]}."""
-    rows, _ = capacity_rows(summary, "frontier")
+    settings chosen at an end of their candidates {(memory, key, value, end): [budgets]}. `seeds`:
+    the study's own per-seed index (crossing.read_seeds of modern.csv), so a cell the main job's
+    sweep also ran (with other seeds near its crossing) is bootstrapped over this study's seeds,
+    the ones its summary's means are over; None: every per-seed CSV loaded."""
+    rows, _ = capacity_rows(summary, "frontier", seeds)
     rows = [r for r in rows if r["task"] == "assoc_recall"]
     caps = {(base(r["memory_spec"]), r["noise"], r["budget_floats"]): r for r in rows}
     memories = name_order(m for m, _, _ in caps)
@@ -79,23 +82,25 @@ def answer(lead):
 
 def load(ctx):
     """The study's summary and manifest; None when modern/modern_summary.csv is not there."""
-    for path in ("modern/modern.csv",):  # per seed: the crossings' intervals (crossing.SEEDS)
-        load_seeds(os.path.join(ctx.reports_dir, path))
+    per_seed = os.path.join(ctx.reports_dir, "modern", "modern.csv")
+    load_seeds(per_seed)  # per seed: the crossings' intervals (crossing.SEEDS)
     summary = optional_csv(os.path.join(ctx.reports_dir, "modern", "modern_summary.csv"), SUMMARY_COLUMNS)
     if not summary:
         return None
-    return {"summary": summary, "manifest": read_manifest(os.path.join(ctx.reports_dir, "modern", "modern.csv.manifest.json"))}
+    seeds = read_seeds(per_seed) if os.path.exists(per_seed) else None
+    return {"summary": summary, "seeds": seeds,
+            "manifest": read_manifest(os.path.join(ctx.reports_dir, "modern", "modern.csv.manifest.json"))}
 
 
 def compute(data):
     """Plain rows (memcap_report.verdict): the study's associative-recall capacity points."""
-    rows, _ = capacity_rows(data["summary"], "frontier")
+    rows, _ = capacity_rows(data["summary"], "frontier", data.get("seeds"))
     return plain_rows([r for r in rows if r["task"] == "assoc_recall"], "modern")
 
 
 def render(data, rows, ctx):
     summary, manifest = data["summary"], data["manifest"]
-    lines, caps, edges = table(summary, manifest)
+    lines, caps, edges = table(summary, manifest, data.get("seeds"))
     seeds = sorted({r["seeds"] for r in summary})
     text = ["## Today's recurrent memories", "",
             "Associative recall at equal state floats, every memory at its best width and settings (decays, "
@@ -120,7 +125,7 @@ def short(memory):
 def readme(data, rows, ctx):
     """reports/modern/README.md's computed parts (its template: README.md.in): the capacity table,
     memories with the same capacity at every point in one row."""
-    _, caps, _ = table(data["summary"], data["manifest"])
+    _, caps, _ = table(data["summary"], data["manifest"], data.get("seeds"))
     noises = noise_order({n for _, n, _ in caps})
     budgets = sorted({b for _, _, b in caps})
     groups = OrderedDict()
