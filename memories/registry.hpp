@@ -98,6 +98,23 @@ struct ZoologyCount {
     std::function<std::int64_t(const MemorySize&, const MemoryShape&)> floats;
 };
 
+/// How the trained frame's layer (harness/train/) computes this memory's gate inputs from a
+/// token, as the memory's paper builds its layer (docs/training.md); a gate is used only when
+/// the entry also declares that gate input (`gates`).
+struct LayerGates {
+    enum class Decay {
+        none,             // the memory's own decay at every token
+        scalar_softplus,  // log a_t = −softplus(w·x + b) exp(A_log) (Mamba-2, Gated DeltaNet)
+        channel_gla,      // per channel, low rank: logsigmoid(W2 W1 x + b) / 16 (GLA)
+        channel_kda,      // per channel, low rank: −softplus(W2 W1 x + b) exp(A_log) (KDA)
+        channel_rwkv      // per channel: −e^{−1/2} sigmoid(b + W2 tanh(W1 x)) (RWKV-7)
+    };
+    Decay decay = Decay::none;
+    bool write_gate = false;  // with scalar_softplus: the write gate 1 − e^{−Δ_t} (Mamba-2)
+    bool beta = false;        // β_t = sigmoid(w·x + b) (the delta family)
+    bool norm = true;         // RMSNorm on the memory's outputs (attention has none)
+};
+
 struct MemoryEntry {
     std::string name;
     std::string description;
@@ -152,6 +169,8 @@ struct MemoryEntry {
     /// gate inputs of its causal form), checked against finite differences by the tests: the
     /// trained frame (harness/train/) trains a layer around it; others are refused.
     bool causal_backward = false;
+    /// The trained frame's gates for this memory (LayerGates); default: none, with an output norm.
+    LayerGates layer;
     /// True when the memory can hold its state at a storage precision other than fp32
     /// (memories/precision.hpp): it gives Memory::mutable_state, or its state grows by one
     /// [key | value] row a write. Every entry takes the key `precision` (added by the table);

@@ -212,17 +212,17 @@ TEST_CASE("the layer's backward pass matches finite differences for every parame
 TEST_CASE("every recipe asks only for gate inputs its memory declares", "[train][layer]") {
     for (const auto& e : memory_registry()) {
         CAPTURE(e.name);
-        const LayerRecipe r = LayerRecipe::for_memory(e.name, e.gates);
+        const LayerRecipe r = LayerRecipe::for_memory(e);
         if (r.decay == LayerRecipe::Decay::scalar_softplus) REQUIRE(e.gates.log_decay);
         if (r.decay != LayerRecipe::Decay::none && r.decay != LayerRecipe::Decay::scalar_softplus) REQUIRE(e.gates.channel_decay);
         if (r.beta) REQUIRE(e.gates.beta);
         if (r.write_gate) REQUIRE(e.gates.write_gate);
     }
     // the families whose papers gate by the input get gates
-    REQUIRE(LayerRecipe::for_memory("gla", find_memory("gla").gates).decay == LayerRecipe::Decay::channel_gla);
-    REQUIRE(LayerRecipe::for_memory("gated_deltanet", find_memory("gated_deltanet").gates).beta);
-    REQUIRE(LayerRecipe::for_memory("mamba2", find_memory("mamba2").gates).write_gate);
-    REQUIRE(LayerRecipe::for_memory("retnet", find_memory("retnet").gates).decay == LayerRecipe::Decay::none);
+    REQUIRE(LayerRecipe::for_memory(find_memory("gla")).decay == LayerRecipe::Decay::channel_gla);
+    REQUIRE(LayerRecipe::for_memory(find_memory("gated_deltanet")).beta);
+    REQUIRE(LayerRecipe::for_memory(find_memory("mamba2")).write_gate);
+    REQUIRE(LayerRecipe::for_memory(find_memory("retnet")).decay == LayerRecipe::Decay::none);
 }
 
 TEST_CASE("the layer's backward pass through every memory that declares causal_backward", "[train][layer]") {

@@ -144,7 +144,7 @@ int cmd_list(const std::vector<std::string>& args) {
         if (m.backward) std::cout << "      backward pass: yes (assoc_recall:keys=learned trains keys through it)\n";
         if (m.causal_backward) std::cout << "      causal backward: yes (the trained frame trains a layer around it)\n";
         {  // the trained frame (harness/train/): the layer around it, and its parameters at one shape
-            const train::LayerRecipe recipe = train::LayerRecipe::for_memory(m.name, m.gates);
+            const train::LayerRecipe recipe = train::LayerRecipe::for_memory(m);
             std::cout << "      train=layer: " << (m.causal_backward ? "" : "(not trainable: no causal backward) ") << recipe.describe() << "\n";
             try {
                 const auto task = make_task(parse_task_spec("mqar:vocab=256,length=128"));

@@ -41,21 +41,15 @@ double initial_rate(int j, int channels) {
 
 }  // namespace
 
-LayerRecipe LayerRecipe::for_memory(const std::string& name, const GateInputs& gates) {
+LayerRecipe LayerRecipe::for_memory(const MemoryEntry& entry) {
+    const LayerGates& g = entry.layer;
+    const GateInputs& in = entry.gates;
     LayerRecipe r;
-    if (name == "softmax" || name == "sliding_window") r.norm = false;  // attention has no output norm
-    if ((name == "mamba2" || name == "selective") && gates.log_decay)
-        r.decay = Decay::scalar_softplus, r.write_gate = gates.write_gate;
-    else if (name == "gated_deltanet" && gates.log_decay)
-        r.decay = Decay::scalar_softplus;
-    else if (name == "gla" && gates.channel_decay)
-        r.decay = Decay::channel_gla;
-    else if (name == "kda" && gates.channel_decay)
-        r.decay = Decay::channel_kda;
-    else if (name == "rwkv7" && gates.channel_decay)
-        r.decay = Decay::channel_rwkv;
-    if ((name == "gated_deltanet" || name == "kda" || name == "rwkv7" || name == "delta" || name == "deltanet") && gates.beta)
-        r.beta = true;
+    r.norm = g.norm;
+    const bool channel = g.decay == Decay::channel_gla || g.decay == Decay::channel_kda || g.decay == Decay::channel_rwkv;
+    if (channel ? in.channel_decay : in.log_decay) r.decay = g.decay;
+    r.write_gate = g.write_gate && r.decay == Decay::scalar_softplus && in.write_gate;
+    r.beta = g.beta && in.beta;
     return r;
 }
 

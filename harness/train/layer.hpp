@@ -49,6 +49,7 @@
 #include "core/rng.hpp"
 #include "core/types.hpp"
 #include "memories/memory.hpp"
+#include "memories/registry.hpp"
 
 #include <cstdint>
 #include <string>
@@ -58,16 +59,16 @@ namespace memcap::train {
 
 /// How a family's gates are computed from its input (see the header).
 struct LayerRecipe {
-    enum class Decay { none, scalar_softplus, channel_gla, channel_kda, channel_rwkv };
+    using Decay = LayerGates::Decay;
     Decay decay = Decay::none;
     bool write_gate = false;  // 1 − e^{−Δ_t} with the scalar softplus decay (Mamba-2)
     bool beta = false;        // β_t = sigmoid(w·x + b)
     bool norm = true;         // RMSNorm on the memory's outputs
     bool conv = true;         // the short convolution on q, k, v
 
-    /// The recipe of memory `name` whose entry declares `gates` (the gates the recipe uses must be
-    /// declared; a family not listed gets none).
-    static LayerRecipe for_memory(const std::string& name, const GateInputs& gates);
+    /// The recipe of a memory: its entry's LayerGates, each gate kept only where the entry
+    /// declares that gate input.
+    static LayerRecipe for_memory(const MemoryEntry& entry);
     /// "Δ_t = softplus(w·x+b), ..." in words, for `memcap list` and the docs.
     std::string describe() const;
 };

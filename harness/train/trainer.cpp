@@ -161,7 +161,7 @@ void check_trainable(const MemoryEntry& entry, const Spec& spec, const Task& tas
 LayerPlan plan_layer(const MemoryEntry& entry, const Spec& spec, const MemorySize& size, const MemoryShape& shape,
                      const Task& task) {
     LayerPlan plan;
-    plan.recipe = LayerRecipe::for_memory(entry.name, entry.gates);
+    plan.recipe = LayerRecipe::for_memory(entry);
     (void)spec;
     LayerShape& s = plan.shape;
     s.d = shape.d_key;

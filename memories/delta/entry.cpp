@@ -44,6 +44,7 @@ MemoryEntry delta_entry() {
     e.order_free = false;  // each write edits what the previous ones left
     e.backward = true;     // back through the recurrence (DeltaGrid::write_backward)
     e.causal_backward = true;  // OuterProductGrid::causal_backward, with the per-token beta
+    e.layer.beta = true;  // trained frame: β_t = sigmoid(w·x + b)
     // How the reports name it (memcap list --json).
     e.published = "DeltaNet";
     e.plain_name = "delta rule";

@@ -35,6 +35,7 @@ MemoryEntry gated_deltanet_entry() {
                 grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
     e.gates = GateInputs{true, false, true, true};  // log_decay, channel_decay, beta, write_gate (GatedGrid::write_gated)
+    e.layer.decay = LayerGates::Decay::scalar_softplus, e.layer.beta = true;  // trained frame: α_t as Mamba-2's decay, β_t
     e.paper = "Yang, Kautz & Hatamizadeh 2025";
     // How the reports name it (memcap list --json).
     e.published = "Gated DeltaNet";

@@ -35,6 +35,7 @@ MemoryEntry gla_entry() {
                 gate_param(), grid_phi_param(), grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
     e.gates = GateInputs{true, true, false, true};  // log_decay, channel_decay, beta, write_gate (GatedGrid::write_gated)
+    e.layer.decay = LayerGates::Decay::channel_gla;  // trained frame: low-rank per-channel α_t
     e.paper = "Yang et al. 2024 (GLA)";
     // How the reports name it (memcap list --json).
     e.published = "GLA";

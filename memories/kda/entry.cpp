@@ -36,6 +36,7 @@ MemoryEntry kda_entry() {
                 grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
     e.gates = GateInputs{true, true, true, true};  // log_decay, channel_decay, beta, write_gate (GatedGrid::write_gated)
+    e.layer.decay = LayerGates::Decay::channel_kda, e.layer.beta = true;  // trained frame: per-channel α_t, β_t
     e.paper = "Kimi Team 2025 (Kimi Linear)";
     // How the reports name it (memcap list --json).
     e.published = "KDA";

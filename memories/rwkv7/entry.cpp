@@ -40,6 +40,7 @@ MemoryEntry rwkv7_entry() {
                 strength_param("a", "1", "in-context learning rate", 1.0), gate_param(), grid_phi_param(), grid_nu_param()};
     e.state_formula = "d_v x d_phi, as linear";
     e.gates = GateInputs{true, true, true, true};  // log_decay, channel_decay, beta, write_gate (GatedGrid::write_gated)
+    e.layer.decay = LayerGates::Decay::channel_rwkv, e.layer.beta = true;  // trained frame: w_t, a_t
     e.paper = "Peng et al. 2025 (RWKV-7)";
     // How the reports name it (memcap list --json).
     e.published = "RWKV-7";

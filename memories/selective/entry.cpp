@@ -48,6 +48,7 @@ MemoryEntry selective_entry() {
     e.order_free = true;  // with its default rho = 1 no write decays another: a weighted sum of v phi(k)^T
     e.backward = true;    // the gates read only the values (SelectiveState::write_backward)
     e.causal_backward = true;  // OuterProductGrid::causal_backward, with the log decay and write gate
+    e.layer.decay = LayerGates::Decay::scalar_softplus, e.layer.write_gate = true;  // trained frame: Mamba-2's Δ_t and A
     // How the reports name it (memcap list --json).
     e.published = "Mamba-2";
     e.same_as = "mamba2";

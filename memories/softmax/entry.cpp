@@ -116,6 +116,7 @@ MemoryEntry softmax_entry() {
     e.can_hide_pairs = true;  // one row per pair: a read can give one of them weight 0
     e.backward = true;        // SoftmaxCache::backward
     e.causal_backward = true; // SoftmaxCache::causal_backward
+    e.layer.norm = false;     // trained frame: attention has no output norm
     e.recall_model = softmax_recall;
     e.horizon_model = softmax_horizon;
     // How the reports name it (memcap list --json).
