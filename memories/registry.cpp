@@ -222,7 +222,7 @@ std::vector<ParamInfo> training_params() {
                                                  "layer trained on the task (projections, short conv, the family's gates; docs/training.md)"));
     mode.same_as_none = "none";
     ParamInfo lr = optional_param(real_param(kTrainLrKey, "0.003",
-                                             "Adam learning rate of train=layer (left out: the best of 0.001 0.003 0.01 on held-out loss)",
+                                             "Adam learning rate of train=layer (left out: of 0.001 0.003 0.01, the best on a tuning seed's held-out loss)",
                                              0.0, true));
     ParamInfo steps = optional_param(int_param(kTrainStepsKey, "3000", "cap on train=layer's Adam steps (left out: 3000)", 1));
     return {mode, lr, steps};

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "harness/train/layer.hpp"
+#include "harness/exec/tuning.hpp"
 #include "harness/train/trainer.hpp"
 #include "memories/registry.hpp"
 #include "registry_specs.hpp"
@@ -15,7 +16,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <limits>
 
 using namespace memcap;
 using namespace memcap::train;
@@ -279,7 +282,7 @@ TEST_CASE("the trainer lowers the held-out loss, gives the same bits twice, and 
     REQUIRE(a.runs.size() == 1);
     const TrainRun& run = a.run();
     REQUIRE(run.curve.front().step == 0);
-    REQUIRE(std::abs(run.curve.front().heldout_loss - a.plateau) < 0.5);  // starts near ln(values)
+    REQUIRE(std::abs(run.curve.front().heldout_loss - run.plateau) < 0.5);  // starts near ln(values)
     REQUIRE(run.best_loss < run.curve.front().heldout_loss);              // and training lowers it
     REQUIRE(a.mix == std::vector<std::int64_t>{4, 8});                     // n ≤ length/4 = 8
     const auto b = make_task(parse_task_spec("mqar:vocab=32,length=32,episodes=4"));
@@ -301,6 +304,41 @@ TEST_CASE("the trainer lowers the held-out loss, gives the same bits twice, and 
     REQUIRE(o8.slots[0].queries == 4 * 8);
     REQUIRE(o4.param_floats == m4->layer->param_floats());
     REQUIRE(o4.message.rfind("trained: lr=0.01", 0) == 0);
+}
+
+TEST_CASE("left out, the learning rate is chosen on the tuning seed, and prepare trains what the cells would", "[train][trainer]") {
+    const MemoryEntry entry = test_recurrence_entry();
+    const Spec spec = bind_spec(entry.schema(), split_spec("test_recurrence:train=layer,train_steps=60", "memory"));
+    const int d = 8;
+    const MemoryShape shape{d, d, 64};
+    const MemorySize size = entry.size(spec, shape);
+    const Spec task_spec = parse_task_spec("mqar:vocab=32,length=32,episodes=2");
+    const auto task = make_task(task_spec);
+    // the rate whose run on the tuning seed reaches the lowest held-out loss (ties: the first)
+    double best_lr = 0, best_loss = std::numeric_limits<double>::infinity();
+    for (const double lr : TrainSettings::of(spec).lrs) {
+        const TrainRun r = train_run(entry, size, spec, shape, *task, d, memcap::kTuningSeedBase, lr);
+        REQUIRE(r.ok);
+        if (r.best_loss < best_loss) best_loss = r.best_loss, best_lr = lr;
+    }
+    // prepare trains the tuning runs and the seeds' models on two threads; the cells then find them
+    const std::atomic<bool> stop{false};
+    std::vector<ModelRequest> requests;
+    for (const std::uint64_t seed : {3u, 4u, 3u}) requests.push_back({&entry, size, spec, task_spec, shape, d, seed});
+    prepare(requests, 2, false, stop);
+    REQUIRE(tuned_lr(entry, size, spec, shape, *task, d) == best_lr);
+    for (const std::uint64_t seed : {3u, 4u}) {
+        const auto model = cached_model(entry, size, spec, shape, *task, d, seed);
+        REQUIRE(model->ok());
+        REQUIRE(model->tuned);
+        REQUIRE(model->runs.size() == 1);  // one run per scored seed: at the tuned rate
+        REQUIRE(model->run().lr == best_lr);
+        REQUIRE(model->run().theta == train_run(entry, size, spec, shape, *task, d, seed, best_lr).theta);  // the same bits
+        REQUIRE(model->summary().find("lr_from=tuning_seed") != std::string::npos);
+    }
+    // the curves name the tuning seed's runs, one of them kept
+    const std::string curves = curves_csv();
+    REQUIRE(curves.find(",1099511627776," + format_real(best_lr) + ",1,") != std::string::npos);
 }
 
 TEST_CASE("train=layer is refused for a memory without a causal backward pass and for a task without tokens", "[train][trainer]") {

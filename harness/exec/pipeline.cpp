@@ -21,8 +21,8 @@ CellProgress Pipeline::progress(const std::vector<std::size_t>& order, std::stri
 }
 
 void Pipeline::run(const std::vector<std::size_t>& order, int threads, const std::atomic<bool>& stop,
-                   const std::function<void(std::size_t, const std::string&, double)>& done) const {
-    run_cells_unordered(cells_, resolved_, order, threads, stop, done);
+                   const std::function<void(std::size_t, const std::string&, double)>& done, bool progress) const {
+    run_cells_unordered(cells_, resolved_, order, threads, stop, done, progress);
 }
 
 void Pipeline::run_in_order(int threads, bool progress, const std::function<void(std::size_t, const std::string&)>& emit,

@@ -49,7 +49,8 @@ public:
     /// Computes the cells in `order` on `threads` threads and calls `done(i, rows, seconds)` as
     /// each finishes, one call at a time (run_cells_unordered); none starts once `stop` is set.
     void run(const std::vector<std::size_t>& order, int threads, const std::atomic<bool>& stop,
-             const std::function<void(std::size_t, const std::string&, double seconds)>& done) const;
+             const std::function<void(std::size_t, const std::string&, double seconds)>& done,
+             bool progress = false) const;
     /// Computes every cell and calls `emit(i, rows)` in cell order (run_cells), with a progress bar.
     void run_in_order(int threads, bool progress, const std::function<void(std::size_t, const std::string&)>& emit,
                       const std::atomic<bool>* stop = nullptr) const;

@@ -1,6 +1,8 @@
 // memcap/harness/exec/runner.cpp — see runner.hpp.
 #include "harness/exec/runner.hpp"
 
+#include "harness/train/trainer.hpp"
+
 #include "core/spin_lock.hpp"
 #include "harness/exec/memory_gate.hpp"
 #include "harness/exec/placement.hpp"
@@ -134,7 +136,7 @@ void run_cells(const std::vector<CellSpec>& cells, const ResolvedCells& resolved
         done[idx] = 1;
         if (omp_get_thread_num() == 0) flush_ready();
         bar.tick(idx, seconds);
-    });
+    }, progress);
     flush_ready();
     bar.finish();
 }
@@ -155,9 +157,19 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<s
 
 void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells& resolved,
                          const std::vector<std::size_t>& order, int threads, const std::atomic<bool>& stop,
-                         const std::function<void(std::size_t, const std::string&, double)>& done) {
+                         const std::function<void(std::size_t, const std::string&, double)>& done, bool progress) {
     for (const std::size_t idx : order)
         if (!resolved[idx]) throw std::logic_error("cell (" + cell_label(cells[idx]) + ") was not resolved before its run");
+    {  // the trained frame's models first, every thread busy (a model serves the cells of every n)
+        std::vector<train::ModelRequest> requests;
+        for (const std::size_t idx : order) {
+            const CellSpec& c = cells[idx];
+            if (!train::trained(c.memory)) continue;
+            const ResolvedCell& rc = *resolved[idx];
+            requests.push_back({rc.memory, rc.size, c.memory, c.task, rc.shape, rc.at(c.seed).d, c.seed});
+        }
+        train::prepare(requests, threads, progress, stop);
+    }
     // Cells that read the same single test episode natively are one work item (so the
     // native readout draws their episode once, readout.cpp); every other cell, long ones
     // included (many episodes, the probe), is balanced across threads on its own.

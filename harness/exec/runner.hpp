@@ -65,9 +65,12 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const std::vector<s
                          const std::atomic<bool>& stop,
                          const std::function<void(std::size_t, const std::string&, double seconds)>& done);
 /// run_cells_unordered with the resolutions of (at least) the cells in `order` handed along.
+/// Cells in the trained frame (train=layer) have their models trained first, `threads` at once
+/// (train::prepare; `progress`: its bar), then are scored as any cell.
 void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells& resolved,
                          const std::vector<std::size_t>& order, int threads, const std::atomic<bool>& stop,
-                         const std::function<void(std::size_t, const std::string&, double seconds)>& done);
+                         const std::function<void(std::size_t, const std::string&, double seconds)>& done,
+                         bool progress = false);
 
 /// The class a cell's progress is calibrated in (progress.hpp): its memory and readout, whose
 /// cost model is wrong by one factor.

@@ -19,6 +19,7 @@
 #include "harness/results/atomic_file.hpp"
 #include "harness/results/csv.hpp"
 #include "harness/results/manifest.hpp"
+#include "harness/train/trainer.hpp"
 
 #include <nlohmann/json.hpp>
 #include <omp.h>
@@ -47,6 +48,7 @@ struct SweepPlan {
     const std::vector<CellSpec>& cells() const { return pipeline.cells(); }
     fs::path dir;
     std::string csv_path, manifest_path, journal_path, tuning_path;  // tuning_path: the tuning cells' journal
+    std::string curves_path;  // NAME_curves.csv: the trained frame's training curves, when the sweep trains
     nlohmann::ordered_json manifest;
     std::string journal_header;
 };
@@ -213,6 +215,7 @@ SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
     p.manifest_path = p.csv_path + ".manifest.json";
     p.journal_path = p.csv_path + ".journal";
     p.tuning_path = p.csv_path + ".tuning";
+    p.curves_path = (p.dir / (p.config.name + "_curves.csv")).string();
     p.manifest = make_manifest(o.command, p.config.canonical(), p.cells().size(),
                                ManifestRun{o.threads.value_or(omp_get_max_threads()), mpi_ranks},
                                {{"config_file", p.config.path}});
@@ -323,7 +326,8 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
         std::error_code ec;
         const bool have_csv = fs::exists(p.csv_path, ec), have_journal = fs::exists(p.journal_path, ec),
                    have_manifest = fs::exists(p.manifest_path, ec), have_tuning = fs::exists(p.tuning_path, ec);
-        const std::vector<std::string> rounds = crossing_files(p);
+        std::vector<std::string> rounds = crossing_files(p);
+        if (fs::exists(p.curves_path, ec)) rounds.push_back(p.curves_path);  // an output too: never replaced silently
         const bool have_rounds = !rounds.empty();
         if (!o.resume && !o.force && (have_csv || have_journal || have_manifest || have_tuning || have_rounds))
             throw UsageError("'" + (have_csv ? p.csv_path : have_journal ? p.journal_path : have_manifest ? p.manifest_path : have_tuning ? p.tuning_path : rounds[0]) +
@@ -381,8 +385,9 @@ std::vector<std::size_t> compute(const SweepOptions& o, const Pipeline& pipeline
     std::exception_ptr failure;
     try {
         if (mpi.size() == 1)
-            pipeline.run(todo, threads, stop_requested(),
-                         [&](std::size_t idx, const std::string& rows, double seconds) { record(idx, rows, 0, seconds); });
+            pipeline.run(
+                todo, threads, stop_requested(),
+                [&](std::size_t idx, const std::string& rows, double seconds) { record(idx, rows, 0, seconds); }, o.progress);
         else
             mpi_serve(mpi, pipeline.cells(), todo, threads,
                       [&](std::size_t idx, const std::string& rows, int rank) { record(idx, rows, rank, -1.0); });
@@ -609,6 +614,15 @@ void assemble(const SweepOptions& o, const SweepPlan& p, SweepOutputs& out, cons
     for (std::size_t i = 0; i < p.cells().size(); ++i) csv.write(out.journal->rows(i));
     for (const auto& [block, group, n, seed, r, i] : order) csv.write(rounds[r].journal->rows(i));
     csv.commit();
+    const std::string curves = train::curves_csv();
+    if (curves.find('\n') + 1 < curves.size()) {  // a run was trained: its curves beside the CSV
+        if ((per_rank.size() > 1 || o.resume) && o.progress)
+            std::cerr << "memcap: " << p.curves_path << " holds the runs this process trained"
+                      << (per_rank.size() > 1 ? " (rank 0's cells only)" : " (not those of the cells run before --resume)") << '\n';
+        AtomicFile file(p.curves_path);
+        file.write(curves);
+        file.commit();
+    }
     out.journal.reset();
     std::error_code ec;
     fs::remove(p.journal_path, ec);

@@ -2,14 +2,20 @@
 #include "harness/train/trainer.hpp"
 
 #include "core/error.hpp"
+#include "harness/exec/progress.hpp"
+#include "harness/exec/tuning.hpp"
+#include "tasks/registry.hpp"
 #include "memories/precision.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
+#include <tuple>
 
 namespace memcap::train {
 namespace {
@@ -47,9 +53,6 @@ std::vector<std::int64_t> n_mix(const Task& task, int d) {
 struct Slot {
     std::once_flag once;
     std::shared_ptr<const TrainedModel> model;
-    std::string memory, task, budget;
-    int d = 0;
-    std::uint64_t seed = 0;
 };
 std::mutex cache_mutex;
 std::map<std::string, std::shared_ptr<Slot>>& cache() {
@@ -126,10 +129,10 @@ TrainSettings TrainSettings::of(const Spec& memory) {
 }
 
 std::string TrainedModel::summary() const {
-    if (!ok()) return "trained: every learning rate failed";
+    if (!ok()) return "trained: failed";
     const TrainRun& r = run();
-    return "trained: lr=" + fmt(r.lr) + (r.converged ? " converged" : " not_converged") + " steps=" + std::to_string(r.steps) +
-           " best_step=" + std::to_string(r.best_step) + " heldout_loss=" + fmt(r.best_loss) + " plateau=" + fmt(plateau) +
+    return "trained: lr=" + fmt(r.lr) + (tuned ? " lr_from=tuning_seed" : "") + (r.converged ? " converged" : " not_converged") + " steps=" + std::to_string(r.steps) +
+           " best_step=" + std::to_string(r.best_step) + " heldout_loss=" + fmt(r.best_loss) + " plateau=" + fmt(r.plateau) +
            " left_plateau=" + std::to_string(r.left_plateau) + " layer_params=" + std::to_string(layer->param_floats());
 }
 
@@ -178,17 +181,33 @@ LayerPlan plan_layer(const MemoryEntry& entry, const Spec& spec, const MemorySiz
     return plan;
 }
 
-TrainedModel train_model(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
-                         const Task& task, int d, std::uint64_t seed) {
+namespace {
+
+/// The training episodes' mix, plateau and held-out set of (task, d, seed): what every learning
+/// rate's run of that seed shares.
+struct RunInputs {
+    std::vector<std::int64_t> mix;
+    double plateau = 0;
+};
+
+RunInputs run_inputs(const Task& task, int d, std::uint64_t seed) {
+    RunInputs in;
+    in.mix = n_mix(task, d);
+    const Episode first = task.episode(TaskCell{in.mix.back(), d, seed}, Split::Train, kHeldOutBase);
+    in.plateau = std::log(static_cast<double>(first.candidates.rows()));  // at the mix's largest n for a vector task
+    return in;
+}
+
+}  // namespace
+
+TrainRun train_run(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
+                   const Task& task, int d, std::uint64_t seed, double lr) {
     const TrainSettings settings = TrainSettings::of(spec);
     const LayerPlan plan = plan_layer(entry, spec, size, shape, task);
-    TrainedModel model;
-    model.mix = n_mix(task, d);
-    const Episode first = task.episode(TaskCell{model.mix.back(), d, seed}, Split::Train, kHeldOutBase);
-    model.plateau = std::log(static_cast<double>(first.candidates.rows()));  // at the mix's largest n for a vector task
+    const RunInputs in = run_inputs(task, d, seed);
     auto memory = make_memory(entry, size, spec, shape, seed);
     const std::string budget = shape.budget_floats ? std::to_string(*shape.budget_floats) : std::string("natural");
-    const auto mix_n = [&](std::int64_t i) { return model.mix[static_cast<std::size_t>(i % static_cast<std::int64_t>(model.mix.size()))]; };
+    const auto mix_n = [&](std::int64_t i) { return in.mix[static_cast<std::size_t>(i % static_cast<std::int64_t>(in.mix.size()))]; };
 
     // the held-out episodes, drawn once
     std::vector<Sequence> heldout(static_cast<std::size_t>(settings.heldout));
@@ -213,98 +232,218 @@ TrainedModel train_model(const MemoryEntry& entry, const MemorySize& size, const
 
     Sequence seq;
     RowMat dy;
-    for (const double lr : settings.lrs) {
-        Rng init = Rng::stream("train/init", spec.canonical(), budget, d, task.spec().canonical(), seed);
-        Layer layer(plan.shape, plan.recipe, init);
-        TrainRun run;
-        run.lr = lr;
-        std::vector<float>& th = layer.theta();
-        const std::size_t np = th.size();
-        std::vector<float> grad(np), m1(np, 0.0f), m2(np, 0.0f);
-        double acc0 = 0;
-        run.best_loss = evaluate(layer, acc0);
-        run.theta = th;
-        run.curve.push_back({0, std::numeric_limits<double>::quiet_NaN(), run.best_loss, acc0});
-        int since = 0;
-        double window = 0;
-        int window_steps = 0;
-        for (std::int64_t step = 0; step < settings.max_steps; ++step) {
-            std::fill(grad.begin(), grad.end(), 0.0f);
-            double loss = 0;
-            for (int b = 0; b < settings.batch; ++b) {
-                const std::int64_t index = step * settings.batch + b;
-                task.fill_episode(TaskCell{mix_n(index), d, seed}, Split::Train, index, e);
-                to_sequence(e, seq);
-                layer.forward(*memory, seq.tokens, seq.inputs, pass);
-                std::int64_t correct = 0;
-                loss += sequence_loss(layer, pass, seq, 1.0 / settings.batch, correct, &dy, &grad) / settings.batch;
-                layer.backward(*memory, seq.tokens, pass, dy, grad);
-            }
-            double norm2 = 0;
-            for (float g : grad) norm2 += static_cast<double>(g) * g;
-            if (!std::isfinite(loss) || !std::isfinite(norm2)) {
-                run.ok = false;
-                run.message = "non-finite " + std::string(std::isfinite(loss) ? "gradient" : "loss") + " at step " + std::to_string(step);
-                break;
-            }
-            const double clip = norm2 > settings.clip * settings.clip ? settings.clip / std::sqrt(norm2) : 1.0;
-            const double t = static_cast<double>(step + 1);
-            const double rate = lr * std::min(1.0, t / settings.warmup);
-            const auto alpha = static_cast<float>(rate * std::sqrt(1.0 - std::pow(kBeta2, t)) / (1.0 - std::pow(kBeta1, t)));
-            for (std::size_t i = 0; i < np; ++i) {
-                const float g = static_cast<float>(grad[i] * clip);
-                m1[i] = static_cast<float>(kBeta1) * m1[i] + static_cast<float>(1.0 - kBeta1) * g;
-                m2[i] = static_cast<float>(kBeta2) * m2[i] + static_cast<float>(1.0 - kBeta2) * g * g;
-                th[i] -= alpha * m1[i] / (std::sqrt(m2[i]) + static_cast<float>(kAdamEps));
-            }
-            run.steps = step + 1;
-            window += loss, ++window_steps;
-            if (run.steps % settings.eval_every != 0) continue;
-            double acc = 0;
-            const double held = evaluate(layer, acc);
-            run.curve.push_back({run.steps, window / window_steps, held, acc});
-            window = 0, window_steps = 0;
-            if (!std::isfinite(held)) {
-                run.ok = false;
-                run.message = "non-finite held-out loss at step " + std::to_string(run.steps);
-                break;
-            }
-            if (run.left_plateau < 0 && held < model.plateau - 1.0) run.left_plateau = run.steps;
-            if (held < run.best_loss) {
-                run.best_loss = held, run.best_step = run.steps, run.theta = th, since = 0;
-            } else if (run.left_plateau >= 0 && ++since >= settings.patience) {  // on the plateau: never stopped early
-                run.converged = true;
-                break;
-            }
+    Rng init = Rng::stream("train/init", spec.canonical(), budget, d, task.spec().canonical(), seed);
+    Layer layer(plan.shape, plan.recipe, init);
+    TrainRun run;
+    run.lr = lr;
+    run.plateau = in.plateau;
+    std::vector<float>& th = layer.theta();
+    const std::size_t np = th.size();
+    std::vector<float> grad(np), m1(np, 0.0f), m2(np, 0.0f);
+    double acc0 = 0;
+    run.best_loss = evaluate(layer, acc0);
+    run.theta = th;
+    run.curve.push_back({0, std::numeric_limits<double>::quiet_NaN(), run.best_loss, acc0});
+    int since = 0;
+    double window = 0;
+    int window_steps = 0;
+    for (std::int64_t step = 0; step < settings.max_steps; ++step) {
+        std::fill(grad.begin(), grad.end(), 0.0f);
+        double loss = 0;
+        for (int b = 0; b < settings.batch; ++b) {
+            const std::int64_t index = step * settings.batch + b;
+            task.fill_episode(TaskCell{mix_n(index), d, seed}, Split::Train, index, e);
+            to_sequence(e, seq);
+            layer.forward(*memory, seq.tokens, seq.inputs, pass);
+            std::int64_t correct = 0;
+            loss += sequence_loss(layer, pass, seq, 1.0 / settings.batch, correct, &dy, &grad) / settings.batch;
+            layer.backward(*memory, seq.tokens, pass, dy, grad);
         }
-        model.runs.push_back(std::move(run));
+        double norm2 = 0;
+        for (float g : grad) norm2 += static_cast<double>(g) * g;
+        if (!std::isfinite(loss) || !std::isfinite(norm2)) {
+            run.ok = false;
+            run.message = "non-finite " + std::string(std::isfinite(loss) ? "gradient" : "loss") + " at step " + std::to_string(step);
+            break;
+        }
+        const double clip = norm2 > settings.clip * settings.clip ? settings.clip / std::sqrt(norm2) : 1.0;
+        const double t = static_cast<double>(step + 1);
+        const double rate = lr * std::min(1.0, t / settings.warmup);
+        const auto alpha = static_cast<float>(rate * std::sqrt(1.0 - std::pow(kBeta2, t)) / (1.0 - std::pow(kBeta1, t)));
+        for (std::size_t i = 0; i < np; ++i) {
+            const float g = static_cast<float>(grad[i] * clip);
+            m1[i] = static_cast<float>(kBeta1) * m1[i] + static_cast<float>(1.0 - kBeta1) * g;
+            m2[i] = static_cast<float>(kBeta2) * m2[i] + static_cast<float>(1.0 - kBeta2) * g * g;
+            th[i] -= alpha * m1[i] / (std::sqrt(m2[i]) + static_cast<float>(kAdamEps));
+        }
+        run.steps = step + 1;
+        window += loss, ++window_steps;
+        if (run.steps % settings.eval_every != 0) continue;
+        double acc = 0;
+        const double held = evaluate(layer, acc);
+        run.curve.push_back({run.steps, window / window_steps, held, acc});
+        window = 0, window_steps = 0;
+        if (!std::isfinite(held)) {
+            run.ok = false;
+            run.message = "non-finite held-out loss at step " + std::to_string(run.steps);
+            break;
+        }
+        if (run.left_plateau < 0 && held < in.plateau - 1.0) run.left_plateau = run.steps;
+        if (held < run.best_loss) {
+            run.best_loss = held, run.best_step = run.steps, run.theta = th, since = 0;
+        } else if (run.left_plateau >= 0 && ++since >= settings.patience) {  // on the plateau: never stopped early
+            run.converged = true;
+            break;
+        }
     }
-    for (std::size_t i = 0; i < model.runs.size(); ++i)
-        if (model.runs[i].ok && (model.chosen < 0 || model.runs[i].best_loss < model.runs[static_cast<std::size_t>(model.chosen)].best_loss))
-            model.chosen = static_cast<int>(i);
-    if (model.ok()) model.layer = std::make_unique<Layer>(plan.shape, plan.recipe, model.run().theta);
+    return run;
+}
+
+namespace {
+
+/// The cache key of (memory spec, budget, d, task spec) — a group — and of one of its runs.
+std::string group_key(const Spec& spec, const MemoryShape& shape, const Task& task, int d) {
+    const std::string budget = shape.budget_floats ? std::to_string(*shape.budget_floats) : std::string();
+    return spec.canonical() + '\x1f' + budget + '\x1f' + std::to_string(d) + '\x1f' + task.spec().canonical();
+}
+
+struct RunSlot {
+    std::once_flag once;
+    std::shared_ptr<const TrainRun> run;
+    std::string memory, task, budget;
+    int d = 0;
+    std::uint64_t seed = 0;
+    double lr = 0;
+    std::atomic<bool> kept{false};  // some model keeps this run (the curves' `chosen`)
+};
+std::map<std::tuple<std::string, std::uint64_t, double>, std::shared_ptr<RunSlot>>& runs() {
+    static std::map<std::tuple<std::string, std::uint64_t, double>, std::shared_ptr<RunSlot>> c;
+    return c;
+}
+
+std::shared_ptr<RunSlot> cached_run(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
+                                    const Task& task, int d, std::uint64_t seed, double lr) {
+    std::shared_ptr<RunSlot> slot;
+    {
+        std::lock_guard<std::mutex> lock(cache_mutex);
+        auto& s = runs()[{group_key(spec, shape, task, d), seed, lr}];
+        if (!s) {
+            s = std::make_shared<RunSlot>();
+            s->memory = spec.canonical(), s->task = task.spec().canonical(), s->d = d, s->seed = seed, s->lr = lr;
+            s->budget = shape.budget_floats ? std::to_string(*shape.budget_floats) : std::string("natural");
+        }
+        slot = s;
+    }
+    std::call_once(slot->once, [&] {
+        slot->run = std::make_shared<const TrainRun>(train_run(entry, size, spec, shape, task, d, seed, lr));
+    });
+    return slot;
+}
+
+}  // namespace
+
+std::optional<double> tuned_lr(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
+                               const Task& task, int d, std::string* why) {
+    const TrainSettings settings = TrainSettings::of(spec);
+    if (settings.lrs.size() == 1) return settings.lrs.front();
+    std::shared_ptr<RunSlot> best;
+    std::string failures;
+    for (const double lr : settings.lrs) {
+        auto slot = cached_run(entry, size, spec, shape, task, d, kTuningSeedBase, lr);
+        if (!slot->run->ok) {
+            failures += (failures.empty() ? "" : "; ") + ("lr=" + fmt(lr) + ": " + slot->run->message);
+            continue;
+        }
+        if (!best || slot->run->best_loss < best->run->best_loss) best = slot;  // ties: the first
+    }
+    if (!best) {
+        if (why) *why = "every learning rate failed on the tuning seed (" + failures + ")";
+        return std::nullopt;
+    }
+    best->kept = true;
+    return best->lr;
+}
+
+TrainedModel train_model(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
+                         const Task& task, int d, std::uint64_t seed) {
+    TrainedModel model;
+    model.mix = n_mix(task, d);
+    model.tuned = TrainSettings::of(spec).lrs.size() > 1;
+    std::string why;
+    const std::optional<double> lr = tuned_lr(entry, size, spec, shape, task, d, &why);
+    if (!lr) {
+        TrainRun failed;
+        failed.ok = false;
+        failed.message = why;
+        failed.plateau = run_inputs(task, d, seed).plateau;
+        model.runs.push_back(std::move(failed));
+        return model;
+    }
+    auto slot = cached_run(entry, size, spec, shape, task, d, seed, *lr);
+    model.runs.push_back(*slot->run);
+    if (slot->run->ok) {
+        slot->kept = true;
+        model.chosen = 0;
+        const LayerPlan plan = plan_layer(entry, spec, size, shape, task);
+        model.layer = std::make_unique<Layer>(plan.shape, plan.recipe, model.run().theta);
+    }
     return model;
 }
 
 std::shared_ptr<const TrainedModel> cached_model(const MemoryEntry& entry, const MemorySize& size, const Spec& spec,
                                                  const MemoryShape& shape, const Task& task, int d, std::uint64_t seed) {
-    const std::string budget = shape.budget_floats ? std::to_string(*shape.budget_floats) : std::string();
-    const std::string key = spec.canonical() + '\x1f' + budget + '\x1f' + std::to_string(d) + '\x1f' +
-                            task.spec().canonical() + '\x1f' + std::to_string(seed);
+    const std::string key = group_key(spec, shape, task, d) + '\x1f' + std::to_string(seed);
     std::shared_ptr<Slot> slot;
     {
         std::lock_guard<std::mutex> lock(cache_mutex);
         auto& s = cache()[key];
-        if (!s) {
-            s = std::make_shared<Slot>();
-            s->memory = spec.canonical(), s->task = task.spec().canonical(), s->budget = budget, s->d = d, s->seed = seed;
-        }
+        if (!s) s = std::make_shared<Slot>();
         slot = s;
     }
     std::call_once(slot->once, [&] {
         slot->model = std::make_shared<const TrainedModel>(train_model(entry, size, spec, shape, task, d, seed));
     });
     return slot->model;
+}
+
+void prepare(const std::vector<ModelRequest>& requests, int threads, bool progress, const std::atomic<bool>& stop) {
+    if (requests.empty()) return;
+    // the jobs: (request, rate) on the tuning seed, then (request) at its seed; each key once
+    struct Job {
+        const ModelRequest* request;
+        double lr;  // phase 1: the rate; phase 2: unused
+    };
+    std::vector<Job> tuning, models;
+    std::set<std::string> seen_groups, seen_models;
+    for (const ModelRequest& r : requests) {
+        const auto task = make_task(r.task);
+        const std::string group = group_key(r.memory, r.shape, *task, r.d);
+        const TrainSettings settings = TrainSettings::of(r.memory);
+        if (settings.lrs.size() > 1 && seen_groups.insert(group).second)
+            for (const double lr : settings.lrs) tuning.push_back({&r, lr});
+        if (seen_models.insert(group + '\x1f' + std::to_string(r.seed)).second) models.push_back({&r, 0.0});
+    }
+    Progress bar(static_cast<std::int64_t>(tuning.size() + models.size()), "training", progress);
+    bar.set_threads(threads);
+    const auto phase = [&](const std::vector<Job>& jobs, bool tune) {
+        const auto count = static_cast<std::int64_t>(jobs.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
+        for (std::int64_t j = 0; j < count; ++j) {
+            if (stop.load()) continue;
+            const Job& job = jobs[static_cast<std::size_t>(j)];
+            const ModelRequest& r = *job.request;
+            try {
+                const auto task = make_task(r.task);
+                if (tune) cached_run(*r.entry, r.size, r.memory, r.shape, *task, r.d, kTuningSeedBase, job.lr);
+                else cached_model(*r.entry, r.size, r.memory, r.shape, *task, r.d, r.seed);
+            } catch (...) {  // the cells train it again and report what it throws
+            }
+            bar.tick();
+        }
+    };
+    phase(tuning, true);
+    phase(models, false);
+    bar.finish();
 }
 
 CellOutcome score_trained(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
@@ -341,17 +480,14 @@ CellOutcome score_trained(const MemoryEntry& entry, const MemorySize& size, cons
 std::string curves_csv() {
     std::string out = "memory_spec,task_spec,budget_floats,d,seed,lr,chosen,step,train_loss,heldout_loss,heldout_accuracy\n";
     std::lock_guard<std::mutex> lock(cache_mutex);
-    for (const auto& [key, slot] : cache()) {
-        if (!slot->model) continue;
-        const TrainedModel& m = *slot->model;
-        for (std::size_t r = 0; r < m.runs.size(); ++r)
-            for (const CurvePoint& c : m.runs[r].curve) {
-                out += "\"" + slot->memory + "\",\"" + slot->task + "\"," + slot->budget + ',' + std::to_string(slot->d) + ',' +
-                       std::to_string(slot->seed) + ',' + format_real(m.runs[r].lr) + ',' +
-                       (static_cast<int>(r) == m.chosen ? "1" : "0") + ',' + std::to_string(c.step) + ',' +
-                       (std::isnan(c.train_loss) ? std::string() : format_real(c.train_loss)) + ',' + format_real(c.heldout_loss) +
-                       ',' + format_real(c.heldout_accuracy) + '\n';
-            }
+    for (const auto& [key, slot] : runs()) {
+        if (!slot->run) continue;
+        for (const CurvePoint& c : slot->run->curve) {
+            out += "\"" + slot->memory + "\",\"" + slot->task + "\"," + slot->budget + ',' + std::to_string(slot->d) + ',' +
+                   std::to_string(slot->seed) + ',' + format_real(slot->lr) + ',' + (slot->kept ? "1" : "0") + ',' +
+                   std::to_string(c.step) + ',' + (std::isnan(c.train_loss) ? std::string() : format_real(c.train_loss)) + ',' +
+                   format_real(c.heldout_loss) + ',' + format_real(c.heldout_accuracy) + '\n';
+        }
     }
     return out;
 }

@@ -28,8 +28,10 @@
 //              (train_steps, default 3000): not converged. A model still on the plateau is never
 //              stopped early (its loss barely moves before it leaves). The model kept is the one at
 //              the best held-out evaluation.
-//   learning rate  train_lr given: that one; left out: each of 1e-3, 3e-3 and 1e-2 is trained and
-//              the one with the lowest best held-out loss is kept (ties: the first).
+//   learning rate  train_lr given: that one; left out: each of 1e-3, 3e-3 and 1e-2 is trained on the
+//              first tuning seed (kTuningSeedBase: never a scored seed) and the one whose run reaches
+//              the lowest held-out loss there is the rate of every seed's model (ties: the first) —
+//              chosen on tuning seeds like any setting; each (group, seed, rate) run is trained once.
 // A non-finite loss or gradient ends that learning rate's run as failed; a model whose every
 // run failed makes its cells error rows naming it.
 //
@@ -43,6 +45,7 @@
 #include "memories/registry.hpp"
 #include "tasks/task.hpp"
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,16 +86,18 @@ struct TrainRun {
     std::int64_t best_step = 0;  // the step of the model kept
     double best_loss = 0;        // its held-out loss
     std::int64_t left_plateau = -1;  // first evaluation whose held-out loss is below ln(values) − 1 nat; −1: never
+    double plateau = 0;          // ln(values)
     std::vector<CurvePoint> curve;
     std::vector<float> theta;    // the parameters kept
 };
 
-/// A trained model: the layer, every learning rate's run, and which one was kept.
+/// A trained model: the layer and the run it keeps (one run: at the learning rate given, or the
+/// one the tuning seed chose).
 struct TrainedModel {
     std::unique_ptr<Layer> layer;
     std::vector<TrainRun> runs;
-    int chosen = -1;  // index into runs; −1: every run failed
-    double plateau = 0;  // ln(values)
+    int chosen = -1;  // index into runs; −1: the run failed (its message says why)
+    bool tuned = false;  // the learning rate was chosen on the tuning seed
     std::vector<std::int64_t> mix;
     bool ok() const { return chosen >= 0; }
     const TrainRun& run() const { return runs[static_cast<std::size_t>(chosen)]; }
@@ -134,7 +139,17 @@ LayerPlan plan_layer(const MemoryEntry& entry, const Spec& spec, const MemorySiz
 /// chains, absent queries, hidden pairs, learned keys or slots).
 void check_trainable(const MemoryEntry& entry, const Spec& spec, const Task& task);
 
-/// Trains the model of (memory spec, budget, d, task spec, seed) — not cached.
+/// One learning rate's run for (memory spec, budget, d, task spec, seed) — not cached.
+TrainRun train_run(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
+                   const Task& task, int d, std::uint64_t seed, double lr);
+/// The learning rate of (memory spec, budget, d, task spec): `train_lr` when the spec gives it;
+/// otherwise the rate whose run on the first tuning seed (kTuningSeedBase, harness/exec/tuning.hpp:
+/// no scored seed) reaches the lowest held-out loss (ties: the first), each run cached. None when
+/// every rate failed there (`why` says how).
+std::optional<double> tuned_lr(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
+                               const Task& task, int d, std::string* why = nullptr);
+/// The model of (memory spec, budget, d, task spec, seed): the run at tuned_lr on that seed — not
+/// cached (its runs are).
 TrainedModel train_model(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
                          const Task& task, int d, std::uint64_t seed);
 /// The model of that key from the process-wide cache, trained on first use (any thread; a
@@ -142,12 +157,30 @@ TrainedModel train_model(const MemoryEntry& entry, const MemorySize& size, const
 std::shared_ptr<const TrainedModel> cached_model(const MemoryEntry& entry, const MemorySize& size, const Spec& spec,
                                                  const MemoryShape& shape, const Task& task, int d, std::uint64_t seed);
 
+/// A model a cell needs, with what training it takes (the cell's resolution).
+struct ModelRequest {
+    const MemoryEntry* entry = nullptr;
+    MemorySize size;
+    Spec memory, task;
+    MemoryShape shape;
+    int d = 0;
+    std::uint64_t seed = 0;
+};
+/// Trains, `threads` at once, every run the requests need — first every tuned group's runs on
+/// the tuning seed (one per rate), then every request's model — so that the cells, which run
+/// several n of one model on whichever thread, find them cached instead of waiting on one another.
+/// The same runs as the cells would train (the same bits: each run depends on its key only). No
+/// run starts once `stop` is set; a run that throws is left for its cells to report. `progress`: a
+/// bar on stderr ("training").
+void prepare(const std::vector<ModelRequest>& requests, int threads, bool progress, const std::atomic<bool>& stop);
+
 /// Scores `cell` through the trained model (its Test episodes); an error outcome when training failed.
 CellOutcome score_trained(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
                           const Task& task, const TaskCell& cell);
 
-/// Every model trained so far in this process, as CSV rows of its curves (header first), in the
-/// order of their keys: key, lr, chosen, step, train_loss, heldout_loss, heldout_accuracy.
+/// Every run trained so far in this process, as CSV rows of its curve (header first), in the order
+/// of their keys (group, seed, rate): key, lr, chosen (1: a model keeps the run — the tuning seed's
+/// chosen rate, every scored seed's run), step, train_loss, heldout_loss, heldout_accuracy.
 std::string curves_csv();
 
 }  // namespace memcap::train
