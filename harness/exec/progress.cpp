@@ -99,14 +99,14 @@ void Progress::draw(bool final_line) {
     if (tty_) {
         constexpr int width = 30;
         const int filled = static_cast<int>(width * done_ / total_);
-        std::fprintf(stderr, "\r%s [%s%s] %lld/%lld cells  %.1f/s  %s %s ", label_.c_str(),
+        std::fprintf(stderr, "\r%s [%s%s] %lld/%lld %s  %.1f/s  %s %s ", label_.c_str(),
                      std::string(static_cast<std::size_t>(filled), '#').c_str(),
                      std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), static_cast<long long>(done_),
-                     static_cast<long long>(total_), rate, final_line ? "took" : "ETA", eta_text);
+                     static_cast<long long>(total_), unit_.c_str(), rate, final_line ? "took" : "ETA", eta_text);
         if (final_line) std::fputc('\n', stderr);
     } else {
-        std::fprintf(stderr, "%s: %lld/%lld cells (%.0f%%), %.1f/s, %s %s\n", label_.c_str(),
-                     static_cast<long long>(done_), static_cast<long long>(total_),
+        std::fprintf(stderr, "%s: %lld/%lld %s (%.0f%%), %.1f/s, %s %s\n", label_.c_str(),
+                     static_cast<long long>(done_), static_cast<long long>(total_), unit_.c_str(),
                      100.0 * static_cast<double>(done_) / static_cast<double>(total_), rate,
                      final_line ? "took" : "ETA", eta_text);
     }

@@ -60,6 +60,8 @@ public:
     void tick(std::int64_t done_now = 1, double weight = 1);
     /// Threads running the cells: the class-calibrated ETA divides the seconds left by it.
     void set_threads(int threads) { threads_ = threads; }
+    /// What the bar counts ("cells" unless set).
+    void set_unit(std::string unit) { unit_ = std::move(unit); }
     /// Declares a cell of class `cls` and weight `weight` still to run (before the ticks).
     void expect(const std::string& cls, double weight);
     /// One cell of class `cls` done, of weight `weight`, which took `seconds` on its thread.
@@ -76,7 +78,7 @@ private:
     void advance(std::int64_t done_now, double weight);  // with the lock held
     std::int64_t total_, done_ = 0, last_step_ = -1;
     double total_weight_, weight_done_ = 0, prior_;
-    std::string label_;
+    std::string label_, unit_ = "cells";
     struct Class {
         double expected = 0, weight_done = 0, seconds = 0;
         std::int64_t cells_done = 0;

@@ -425,6 +425,7 @@ void prepare(const std::vector<ModelRequest>& requests, int threads, bool progre
     }
     Progress bar(static_cast<std::int64_t>(tuning.size() + models.size()), "training", progress);
     bar.set_threads(threads);
+    bar.set_unit("training runs");
     const auto phase = [&](const std::vector<Job>& jobs, bool tune) {
         const auto count = static_cast<std::int64_t>(jobs.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
