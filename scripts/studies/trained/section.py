@@ -405,7 +405,8 @@ def curves_figure(curves, path, models=None):
                 ax.axis("off")
                 continue
             seen = set()
-            for (m, seed), pts in panels[(t, b)].items():
+            order = name_order(m for m, _ in panels[(t, b)])
+            for (m, seed), pts in sorted(panels[(t, b)].items(), key=lambda kv: (order.index(kv[0][0]), int(kv[0][1]))):
                 pts.sort()
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], color=COLOURS.get(m, CYCLE[0]), lw=1, alpha=0.8,
                         label=short(m) if m not in seen else None)
@@ -413,6 +414,7 @@ def curves_figure(curves, path, models=None):
             style(ax, "Adam step", "held-out loss", logx=False)
             ax.set_title("%s, %d floats" % (t, b))
             ax.legend(fontsize=7)
+    fig.tight_layout()
     save(fig, path)
     return True
 
@@ -468,7 +470,8 @@ def words(data, ctx, figure=None):
         seeds_trained=seeds_words(data["summary"], "trained"), seeds_untrained=seeds_words(data["summary"], "untrained"),
         d=", ".join(str(d) for d in ds),
         budgets=list_words([str(b) for b in sorted({b for (_, _, _, b) in caps})]),
-        curves=("Held-out loss against Adam step, the learning rate kept, every model: `%s`." % figure) if figure else
+        curves=("Held-out loss against Adam step, the learning rate kept, every scored model (one line a seed):\n\n"
+                "![training curves](%s)" % figure) if figure else
         "(No training curves: trained_curves.csv is not there.)")
 
 
