@@ -13,7 +13,8 @@ state floats, the layer's parameters and how training went (the `message` column
 CSV: how many of the seeds' models converged, `‡` on a point where one did not, the learning rates
 chosen, the median step at which the held-out loss left the plateau). Every curve is bootstrapped
 over this study's own seeds (crossing.read_seeds of trained.csv), never over another sweep's
-seeds of the same cell.
+seeds of the same cell; the study's per-seed CSV is not added to the report's global index
+(crossing.SEEDS), so no other section's curve draws from its seeds either.
 
 The trained ordering at each task and budget ranks the memories by n* at 0.9: a memory joins the
 tier of the one above it when the paired ratio of the tier's first over it holds 1 in its interval.
@@ -38,7 +39,7 @@ import sys
 from collections import OrderedDict
 
 from memcap_report.capacity import cap_text, capacity_rows, nstar
-from memcap_report.crossing import fmt_ratio, load_seeds, ratio, read_seeds
+from memcap_report.crossing import fmt_ratio, ratio, read_seeds
 from memcap_report.common import (COLOURS, Context, CYCLE, SUMMARY_COLUMNS, base, label, learn_memories, list_words,
                                   measured, name_order, optional_csv, read_manifest, run, save, spec_params, style)
 from memcap_report.race import edge_words, settings
@@ -86,6 +87,17 @@ def read_models(rows):
         m = parse_message(r.get("message", ""))
         if m is not None:
             out.setdefault((r["memory_spec"], r["task_spec"], int(r["budget_floats"]), r["d"], int(r["seed"])), m)
+    return out
+
+
+def read_failed(rows):
+    """{(memory_spec, task_spec, budget, d, seed): message} of the trained models whose rows are errors
+    (every learning rate's run failed: the row's message says why)."""
+    out = OrderedDict()
+    for r in rows:
+        if r.get("status") not in ("ok", None) and trained(r["memory_spec"]):
+            out.setdefault((r["memory_spec"], r["task_spec"], int(r["budget_floats"]), r["d"], int(r["seed"])),
+                           r.get("message", ""))
     return out
 
 
@@ -140,8 +152,16 @@ def lr_words(ms):
     return ", ".join(lrs) or "–"
 
 
-def layer_params(ms):
+def layer_params(ms, tr=None, un=None):
+    """The layer's parameters: the models' `layer_params`; without it, the trained row's param_floats less
+    the untrained row's (param_floats adds the layer's to the memory's own); "–" when neither is there."""
     vs = sorted({int(m["layer_params"]) for m in ms if m.get("layer_params")})
+    if not vs and tr is not None and un is not None:
+        def floats(r):
+            return {int(g["param_floats"]) for g in r["group"] if g.get("param_floats") not in (None, "")}
+        a, b = floats(tr), floats(un)
+        if len(a) == 1 and len(b) == 1:
+            vs = [a.pop() - b.pop()]
     return "–" if not vs else str(vs[0]) if len(vs) == 1 else "%d–%d" % (vs[0], vs[-1])
 
 
@@ -191,7 +211,7 @@ def capacity_table(caps, models, manifest=None):
         if un is not None and state_of(un) != floats:
             floats = "%s / %s" % (floats, state_of(un))
         s = untrained_settings(un, manifest, edges) if un is not None else ""
-        cells = [t, str(b), label(m), floats, layer_params(ms),
+        cells = [t, str(b), label(m), floats, layer_params(ms, tr, un),
                  cap_text(tr) + ("" if all_converged(ms) else " " + NOT_CONVERGED), cap_text(tr, 0.5),
                  (cap_text(un) + (" (%s)" % s if s else "")) if un else "–", cap_text(un, 0.5) if un else "–",
                  ratio_text(frame_ratio(tr, un)) if un else "–", "%d of %d" % (c, n), lr_words(ms), left_words(ms)]
@@ -319,8 +339,9 @@ def raise_words(caps):
     return head + ". Per memory (trained / untrained): " + body + "."
 
 
-def convergence_words(caps, models):
-    """How many models converged, which points carry ‡, and when the models left the plateau."""
+def convergence_words(caps, models, failed=None):
+    """How many models converged, which points carry ‡, when the models left the plateau, and the models
+    whose training failed (error rows: `failed`)."""
     ms = [(t, b, m, models_of(caps[("trained", m, t, b)], models)) for t, b, m in points(caps)]
     total = sum(len(x[3]) for x in ms)
     if not total:
@@ -336,6 +357,15 @@ def convergence_words(caps, models):
     if left:
         text += "; %d model%s never left the plateau" % (never, "" if never == 1 else "s") if never else \
             "; every model left the plateau"
+    if failed:
+        by = OrderedDict()
+        for (spec, task, b, _, _) in failed:
+            key = (base(spec), base(task), b)
+            by[key] = by.get(key, 0) + 1
+        text += ("; %d model%s failed to train (error rows, left out of n*: %s)" % (
+            len(failed), "" if len(failed) == 1 else "s",
+            ", ".join("%s on %s at %d floats, %d seed%s" % (short(m), t, b, k, "" if k == 1 else "s")
+                      for (m, t, b), k in by.items())))
     return text + "."
 
 
@@ -426,12 +456,12 @@ def load(ctx):
     trained/trained_summary.csv is not there."""
     folder = os.path.join(ctx.reports_dir, "trained")
     per_seed = os.path.join(folder, "trained.csv")
-    load_seeds(per_seed)
     summary = optional_csv(os.path.join(folder, "trained_summary.csv"), SUMMARY_COLUMNS)
     if not summary:
         return None
     rows = optional_csv(per_seed, ("memory_spec", "task_spec", "budget_floats", "d", "seed", "status", "message"))
     return {"summary": summary, "seeds": read_seeds(per_seed) if rows else None, "models": read_models(rows),
+            "failed": read_failed(rows),
             "curves": optional_csv(os.path.join(folder, "trained_curves.csv"), CURVE_COLUMNS),
             "manifest": read_manifest(os.path.join(folder, "trained.csv.manifest.json"))}
 
@@ -466,7 +496,7 @@ def words(data, ctx, figure=None):
     return OrderedDict(
         capacity_table="\n".join(table), edges=edge_words(edges) or "No untrained setting was chosen at an end of its candidates.",
         ordering_table="\n".join(ordering_table(caps)), zoology=zoology_words(caps), raise_=raise_words(caps),
-        convergence=convergence_words(caps, models), cost=cost_words(caps, models, data["curves"], data["manifest"]),
+        convergence=convergence_words(caps, models, data.get("failed")), cost=cost_words(caps, models, data["curves"], data["manifest"]),
         seeds_trained=seeds_words(data["summary"], "trained"), seeds_untrained=seeds_words(data["summary"], "untrained"),
         d=", ".join(str(d) for d in ds),
         budgets=list_words([str(b) for b in sorted({b for (_, _, _, b) in caps})]),

@@ -94,12 +94,17 @@ class FixtureTables(unittest.TestCase):
         # the pitfall: crossing.SEEDS merges every per-seed CSV the report loads by cell; the section bootstraps
         # over its own CSV's seeds, so a cell another sweep also measured keeps this study's seeds
         data = load()
-        for k, (s, a) in list(crossing.SEEDS.items()):
-            crossing.SEEDS[k] = (s + [s_ + 1000 for s_ in s], a + [0.0] * len(a))
-        caps = trained.capacities(data["summary"], data["seeds"])
-        for r in caps.values():
-            self.assertTrue(all(x < 1000 for x in r["curve"].seeds.tolist()))
-        crossing.reset_seeds()
+        self.assertEqual(crossing.SEEDS, {})  # the section does not add its CSV to the global index
+        for k, (s, a) in crossing.read_seeds(os.path.join(FOLDER, "trained.csv")).items():
+            crossing.SEEDS[k] = (s + [s_ + 1000 for s_ in s], a + [0.0] * len(a))  # another sweep, same cells
+        try:
+            merged = trained.capacities(data["summary"])  # the global index: the other sweep's seeds drawn too
+            self.assertTrue(all(max(r["curve"].seeds.tolist()) >= 1000 for r in merged.values()))
+            caps = trained.capacities(data["summary"], data["seeds"])
+            for r in caps.values():
+                self.assertTrue(all(x < 1000 for x in r["curve"].seeds.tolist()))
+        finally:
+            crossing.reset_seeds()
 
     def test_capacity_rows_match_the_csvs(self):
         lines, _ = trained.capacity_table(self.caps, self.data["models"], self.data["manifest"])
@@ -133,6 +138,16 @@ class FixtureTables(unittest.TestCase):
             self.assertEqual(row["state floats"].split(" / ")[0],
                              next(x["state_floats"] for x in summary if x["memory_spec"] in specs))
 
+    def test_layer_params_without_the_message(self):
+        t, b, m = next((t, b, m) for (f, m, t, b) in self.caps if f == "trained")
+        tr, un = self.caps[("trained", m, t, b)], self.caps[("untrained", m, t, b)]
+        ms = [dict(x) for x in trained.models_of(tr, self.data["models"])]
+        want = trained.layer_params(ms)
+        for x in ms:
+            del x["layer_params"]
+        self.assertEqual(trained.layer_params(ms, tr, un), want)  # param_floats trained − untrained
+        self.assertEqual(trained.layer_params(ms), "–")
+
     def test_a_converged_model_is_not_marked(self):
         models = dict(self.data["models"])
         t, b, m = next((t, b, m) for (f, m, t, b) in self.caps if f == "trained")
@@ -150,6 +165,13 @@ class FixtureTables(unittest.TestCase):
         self.assertIn(trained.NOT_CONVERGED, row["trained n* (0.9)"])
         words = trained.convergence_words(self.caps, models)
         self.assertIn("1 of the %d trained models converged" % len(models), words)
+
+    def test_failed_models_are_named(self):
+        spec = next(k[0] for k in self.data["models"] if k[0].startswith("gla:"))
+        failed = {(spec, "mqar:vocab=64,length=64", 256, "32", 0): "every learning rate failed"}
+        words = trained.convergence_words(self.caps, self.data["models"], failed)
+        self.assertIn("1 model failed to train (error rows, left out of n*: GLA on mqar at 256 floats, 1 seed)", words)
+        self.assertNotIn("failed", trained.convergence_words(self.caps, self.data["models"], {}))
 
     def test_ordering_and_zoology(self):
         for t in trained.TASKS:
