@@ -294,20 +294,21 @@ def zoology_words(caps):
             agree = [p for p in ps if p[2] == "agrees"]
             tie = [p for p in ps if p[2] == "ties"]
             rev = [p for p in ps if p[2] == "reverses"]
-            text = "%s at %d floats: of the %d pair%s zoology orders, memcap orders %d the same way" % (
+            text = "On %s at %d floats, of the %d pair%s zoology orders memcap orders %d the same way" % (
                 t, b, len(ps), "" if len(ps) == 1 else "s", len(agree))
             if tie:
                 text += ", ties %d (%s)" % (len(tie), ", ".join("%s–%s" % (short(a), short(c)) for a, c, _, _ in tie))
             if rev:
-                text += ", reverses %d (%s)" % (len(rev), ", ".join("%s above %s, %s" % (short(c), short(a), fmt_ratio(rt))
-                                                                    for a, c, _, rt in rev))
-            parts.append(text)
+                text += ", reverses %d (%s)" % (len(rev), "; ".join(
+                    "%s above %s: %s / %s %s" % (short(c), short(a), short(a), short(c), fmt_ratio(rt))
+                    for a, c, _, rt in rev))
+            parts.append(text + ".")
     if not parts:
         return "No two memories zoology orders were trained here."
     outside = name_order({m for (f, m, _, _) in caps if f == "trained"} - {m for tier in ZOOLOGY for m in tier})
-    return ("Zoology's ordering on MQAR at small state: %s. Against it (a pair agrees when memcap's paired 95%% "
-            "interval of the ratio lies above 1 in zoology's direction, ties when it holds 1): %s.%s" % (
-                ZOOLOGY_WORDS, "; ".join(parts),
+    return ("Zoology's ordering on MQAR at small state: %s. Against it, a pair agrees when memcap's paired 95%% "
+            "interval of the ratio lies above 1 in zoology's direction and ties when it holds 1. %s%s" % (
+                ZOOLOGY_WORDS, " ".join(parts),
                 (" Not in zoology's ordering: %s." % list_words([short(m) for m in outside])) if outside else ""))
 
 

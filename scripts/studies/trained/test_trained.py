@@ -209,6 +209,45 @@ class FixtureTables(unittest.TestCase):
         self.assertNotIn("trained_curves", timed)
 
 
+MQAR = "mqar:vocab=256,length=128,alpha=0.01,episodes=64"
+
+
+def synthetic(nstars):
+    """Summary rows of trained memories on mqar at 256 floats whose mean accuracy is 1 up to `cap` and 0 above
+    it: n* at 0.9 is cap x 2^0.1 (log-interpolated a tenth of the way to the next n), ≥32 where 32 passes."""
+    rows = []
+    for memory, cap in nstars.items():
+        for n in (4, 8, 16, 32):
+            rows.append({"memory_spec": memory + ":train=layer", "task_spec": MQAR, "readout": "native",
+                         "budget_floats": "256", "state_floats": "256", "d": "32", "n": str(n), "slot": "",
+                         "seeds": "4", "errors": "0", "queries": "256",
+                         "accuracy_mean_frac": "1" if n <= cap else "0", "accuracy_se_frac": "0.01",
+                         "accuracy_ci95_lo_frac": "", "accuracy_ci95_hi_frac": "", "tuned": "", "param_floats": ""})
+    return rows
+
+
+class Zoology(unittest.TestCase):
+    def test_every_pair_across_zoologys_tiers(self):
+        # zoology's order but Mamba-2 above both delta memories, and Based tied with GLA
+        caps = trained.capacities(synthetic({"deltanet": 16, "gated_deltanet": 16, "rwkv7": 8, "gla": 4,
+                                             "mamba2": 32, "based": 4, "softmax": 32}))
+        pairs = trained.zoology_pairs(caps, "mqar", 256)
+        self.assertEqual(len(pairs), 2 * 3 + 2 * 1 + 3 * 1)  # the cache is not in zoology's ordering
+        got = {(a, c): v for a, c, v, _ in pairs}
+        self.assertEqual(got[("deltanet", "mamba2")], "reverses")
+        self.assertEqual(got[("gated_deltanet", "rwkv7")], "agrees")
+        self.assertEqual(got[("gla", "based")], "ties")  # equal n*, no interval: a tie
+        words = trained.zoology_words(caps)
+        # reversed: DeltaNet and Gated DeltaNet against Mamba-2; tied: GLA and Based; the other 8 as zoology
+        self.assertIn("of the 11 pairs zoology orders memcap orders 8 the same way, ties 1 (GLA–Based), reverses 2 "
+                      "(Mamba-2 above DeltaNet: DeltaNet / Mamba-2 ≤×%.2f; Mamba-2 above Gated DeltaNet" %
+                      (16 * 2 ** 0.1 / 32), words)
+        self.assertIn("Not in zoology's ordering: softmax cache.", words)
+        ts = trained.tiers(caps, "trained", "mqar", 256)
+        self.assertEqual([sorted(m for m, _ in t) for t in ts],
+                         [["mamba2", "softmax"], ["deltanet", "gated_deltanet"], ["rwkv7"], ["based", "gla"]])
+
+
 class Rendered(unittest.TestCase):
     def test_section_readme_and_figure(self):
         out = tempfile.mkdtemp()
