@@ -489,6 +489,15 @@ def seeds_words(summary, frame):
     return "–".join(str(x) for x in (s[:1] + s[-1:] if len(s) > 1 else s)) or "–"
 
 
+def tasks_tried(summary):
+    """"`mqar:vocab=256,…` (n = 4–32), `assoc_recall:…` (n = 4–256)": each task spec and the n it was
+    measured at, in both frames."""
+    by = OrderedDict()
+    for r in measured(summary):
+        by.setdefault(r["task_spec"], set()).add(int(r["n"]))
+    return ", ".join("`%s` (n = %d–%d)" % (t, min(ns), max(ns)) for t, ns in by.items())
+
+
 def words(data, ctx, figure=None):
     """Every computed part: the tables and the sentences."""
     caps, models = caps_of(data), data["models"]
@@ -499,7 +508,8 @@ def words(data, ctx, figure=None):
         ordering_table="\n".join(ordering_table(caps)), zoology=zoology_words(caps), raise_=raise_words(caps),
         convergence=convergence_words(caps, models, data.get("failed")), cost=cost_words(caps, models, data["curves"], data["manifest"]),
         seeds_trained=seeds_words(data["summary"], "trained"), seeds_untrained=seeds_words(data["summary"], "untrained"),
-        d=", ".join(str(d) for d in ds),
+        d=", ".join(str(d) for d in ds), tasks_tried=tasks_tried(data["summary"]),
+        memories=list_words([label(m) for m in name_order({m for (f, m, _, _) in caps if f == "trained"})]),
         budgets=list_words([str(b) for b in sorted({b for (_, _, _, b) in caps})]),
         curves=("Held-out loss against Adam step, the learning rate kept, every scored model (one line a seed):\n\n"
                 "![training curves](%s)" % figure) if figure else
