@@ -40,7 +40,7 @@ from collections import OrderedDict
 
 from memcap_report.capacity import cap_text, capacity_rows, nstar
 from memcap_report.crossing import fmt_ratio, ratio, read_seeds
-from memcap_report.common import (COLOURS, Context, CYCLE, SUMMARY_COLUMNS, base, label, learn_memories, list_words,
+from memcap_report.common import (COLOURS, Context, CYCLE, SUMMARY_COLUMNS, base, caches, label, learn_memories, list_words,
                                   measured, name_order, optional_csv, read_manifest, run, save, spec_params, style)
 from memcap_report.race import edge_words, settings
 from memcap_report.verdict import plain_row
@@ -296,7 +296,9 @@ def zoology_words(caps):
             rev = [p for p in ps if p[2] == "reverses"]
             text = "On %s at %d floats, of the %d pair%s zoology orders memcap orders %d the same way" % (
                 t, b, len(ps), "" if len(ps) == 1 else "s", len(agree))
-            if tie:
+            if tie and len(tie) == len(ps):
+                text += ", ties all %d" % len(tie)
+            elif tie:
                 text += ", ties %d (%s)" % (len(tie), ", ".join("%s–%s" % (short(a), short(c)) for a, c, _, _ in tie))
             if rev:
                 text += ", reverses %d (%s)" % (len(rev), "; ".join(
@@ -305,11 +307,15 @@ def zoology_words(caps):
             parts.append(text + ".")
     if not parts:
         return "No two memories zoology orders were trained here."
-    outside = name_order({m for (f, m, _, _) in caps if f == "trained"} - {m for tier in ZOOLOGY for m in tier})
+    here = {m for (f, m, _, _) in caps if f == "trained"}
+    cache = name_order(here & set(caches()))
+    outside = name_order(here - {m for tier in ZOOLOGY for m in tier} - set(cache))
     return ("Zoology's ordering on MQAR at small state: %s. Against it, a pair agrees when memcap's paired 95%% "
-            "interval of the ratio lies above 1 in zoology's direction and ties when it holds 1. %s%s" % (
+            "interval of the ratio lies above 1 in zoology's direction and ties when it holds 1. %s%s%s" % (
                 ZOOLOGY_WORDS, " ".join(parts),
-                (" Not in zoology's ordering: %s." % list_words([short(m) for m in outside])) if outside else ""))
+                (" Not in zoology's ordering: %s." % list_words([short(m) for m in outside])) if outside else "",
+                (" The %s is left out of the comparison (attention at a budget is a window)." %
+                 list_words([short(m) for m in cache])) if cache else ""))
 
 
 # ------------------------------------------------------------------ training's raise and the models
@@ -334,7 +340,10 @@ def raise_words(caps):
     head = ("Training raises n* at 0.9 at %d of the %d (memory, task, budget) points, ties it at %d (the interval "
             "holds 1, or both frames beyond, or both below, the n tried) and lowers it at %d" % (len(up), len(allr), len(tie), len(down)))
     if down:
-        head += " (%s)" % ", ".join("%s on %s at %d floats" % (short(m), t, b) for m, t, b, _ in down)
+        at = OrderedDict()
+        for m, t, b, _ in down:
+            at.setdefault((t, b), []).append(short(m))
+        head += " (%s)" % "; ".join("on %s at %d floats: %s" % (t, b, ", ".join(ms)) for (t, b), ms in at.items())
     body = "; ".join("%s: %s" % (short(m), ", ".join("%s at %d %s" % (t, b, ratio_text(rt)) for t, b, rt in rs))
                      for m, rs in per.items())
     return head + ". Per memory (trained / untrained): " + body + "."
@@ -391,8 +400,9 @@ def cost_words(caps, models, curves, manifest):
         parts.append("Cost: the sweep's manifest records no wall or CPU time%s" % run_on)
     steps = steps_of(ms)
     if steps:
-        parts.append("%d models, the learning rate kept trained for %d Adam steps in all (median %d a model, %d–%d)" % (
-            len(ms), sum(steps), statistics.median(steps), min(steps), max(steps)))
+        parts.append("%d models, the learning rate kept trained for %d Adam steps in all (%s)" % (
+            len(ms), sum(steps), ("%d each" % steps[0]) if min(steps) == max(steps) else
+            "median %.0f a model, %d–%d" % (statistics.median(steps), min(steps), max(steps))))
     if curves:
         last = OrderedDict()
         for r in curves:
