@@ -22,7 +22,9 @@ right under it, "### The trained frame", with the same leader, runner-up and mar
 them alone, and one more column: the leader among the rows whose frame is "untrained_d32" (the
 same memories untrained, at the trained study's width rather than the frontier's best) at the
 budgets the trained table counts, so each frame's leader is read beside the other's at equal width.
-"untrained_d32" rows enter no other table. Without trained rows there is no second table and the
+A task where no memory of a frame reaches 90% at any budget says so ("none reaches 90%") rather than
+being left out, and a task without query noise (mqar) shows "—" for it. "untrained_d32" rows enter
+no other table. Without trained rows there is no second table and the
 first is unchanged."""
 from collections import OrderedDict
 
