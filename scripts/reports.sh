@@ -34,7 +34,7 @@ if (( from_csv )); then
     for csv in streams/streams.csv deep/deep.csv chains/chains.csv abstention/abstention.csv hybrids/hybrids.csv \
                learned_keys/learned_keys.csv frontier_large/frontier_large.csv \
                bits/bits.csv bits/bits_large.csv bits/bits_mid.csv bits/bits_wider.csv bits/bits_xl.csv \
-               mqar/mqar.csv mqar/mqar_variants.csv kv/kv.csv; do
+               mqar/mqar.csv mqar/mqar_variants.csv kv/kv.csv trained/trained.csv; do
         if [[ -f $csv ]]; then "$memcap" aggregate "$csv" --out "${csv%.csv}_summary.csv"; fi
     done
     "$memcap" aggregate modern/modern.csv --out modern/modern_summary.csv

@@ -34,6 +34,7 @@ STUDIES=(
     "bits_xl|scripts/studies/bits/bits_xl.ini|0"
     "mqar|scripts/studies/mqar/mqar.ini scripts/studies/mqar/mqar_variants.ini|1"
     "kv|scripts/studies/kv/kv.ini|1"
+    "trained|scripts/studies/trained/trained.ini|1"
 )
 # the reports/ folder a study's CSVs live in (main: reports/ itself; reports.sh places modern's)
 out_of() {

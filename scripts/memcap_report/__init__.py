@@ -47,6 +47,10 @@ Reads (written by scripts/reports.sh):
                                          beside the frontier in floats and the log2(n!) limit; its manifest
                                          bits/bits.csv.manifest.json (race candidates, widths); needs state_bits
   learned_keys/                          (optional) the learned-keys study (its README.md)
+  trained/trained.csv, trained_summary.csv  (optional) every trainable memory trained beside untrained
+                                         (scripts/studies/trained/trained.ini): per-seed rows (their
+                                         `message`: how each model trained), the summary, the manifest;
+                                         trained_curves.csv (optional: the training curves' figure)
 Writes:
   capacity_table.csv                     one row per frame, memory, task (and noise) and budget:
     memory_spec         the memory; in the frontier the tuned keys read `best` (softmax:beta=best)
@@ -75,7 +79,7 @@ Writes:
     seeds               scored seeds per n (a range "10-40" where a refined sweep measured more)
   figures/*.png                          the plots REPORT.md shows
   REPORT.md                              "which memory when" first (verdict.py, from every section's
-                                         plain rows), then the frontier (figures, capacity table, theory
+                                         plain rows; its trained frame when trained rows are there), then the frontier (figures, capacity table, theory
                                          residuals, the comparison in words), the essays reproduced, the
                                          essay's frame and the studies
   NAME/README.md                         the README of each study with a template

@@ -13,7 +13,19 @@ the memory leading at the most budgets; the runner-up the one leading at the mos
 leader is set aside; a tie on that count goes to the larger n* summed over the budgets, then to the
 catalog's order. The margin: the ratio n*_leader / n*_runner-up with its paired 95% interval at the
 budgets both were measured at (the smallest and the largest; `≥`: the leader's n* is beyond the
-largest n tried, a lower bound), and at how many of them the interval holds 1 (a tie)."""
+largest n tried, a lower bound), and at how many of them the interval holds 1 (a tie).
+
+Frames: a plain row may carry `frame`. Rows without it (or with "" or "untrained": every study on
+the frontier) make the first table, the untrained frame, exactly as above. Rows whose frame is
+"trained" (each memory inside a layer trained on the task: the trained study) make a second table
+right under it, "### The trained frame", with the same leader, runner-up and margin computed over
+them alone, and one more column: the leader among the rows whose frame is "untrained_d32" (the
+same memories untrained, at the trained study's width rather than the frontier's best) at the
+budgets the trained table counts, so each frame's leader is read beside the other's at equal width.
+A task where no memory of a frame reaches 90% at any budget says so ("none reaches 90%") rather than
+being left out, and a task without query noise (mqar) shows "—" for it. "untrained_d32" rows enter
+no other table. Without trained rows there is no second table and the
+first is unchanged."""
 from collections import OrderedDict
 
 import math
@@ -122,8 +134,45 @@ def margin(by_budget, lead, runner):
     return text
 
 
+def frames(rows):
+    """(untrained, trained, untrained at the trained study's width): the plain rows by their `frame`
+    (none, "" or "untrained": the untrained frame; "trained"; "untrained_d32")."""
+    return ([r for r in rows if r.get("frame") in (None, "", "untrained")],
+            [r for r in rows if r.get("frame") == "trained"],
+            [r for r in rows if r.get("frame") == "untrained_d32"])
+
+
+def ranked(pts, task, noise):
+    """(by_budget, wins, leader, runner-up wins, runner-up, budgets counted) of one task and noise; leader
+    None when no memory leads anywhere."""
+    by_budget = OrderedDict(sorted(pts[(task, noise)].items()))
+    wins = leads(by_budget)
+    lead = pick(by_budget, wins)
+    if lead is None:
+        return by_budget, wins, None, {}, None, []
+    rwins = leads(by_budget, without=(lead,))
+    runner = pick(by_budget, rwins)
+    counted = [b for b, caps in by_budget.items() if len(caps) >= 2]
+    return by_budget, wins, lead, rwins, runner, counted
+
+
+def budget_span(counted):
+    return ("%d" % counted[0]) if len(counted) == 1 else "%d–%d" % (counted[0], counted[-1])
+
+
 def table(rows):
-    """The section's lines ([] without plain rows)."""
+    """The section's lines ([] without plain rows): the untrained frame's table, then the trained frame's
+    (trained_table) when trained rows are there."""
+    untrained, trained, same_d = frames(rows)
+    lines = untrained_table(untrained)
+    more = trained_table(trained, same_d)
+    if more and not lines:
+        lines = ["## Which memory when", ""]
+    return lines + more
+
+
+def untrained_table(rows):
+    """The untrained frame's lines ([] without its plain rows)."""
     pts = points(rows)
     if not pts:
         return []
@@ -142,20 +191,67 @@ def table(rows):
              "|---|---|---|---|---|---|"]
     for task in tasks:
         for noise in noise_order(n for t, n in pts if t == task):
-            by_budget = OrderedDict(sorted(pts[(task, noise)].items()))
-            wins = leads(by_budget)
-            lead = pick(by_budget, wins)
+            by_budget, wins, lead, rwins, runner, counted = ranked(pts, task, noise)
             if lead is None:
                 continue
-            rwins = leads(by_budget, without=(lead,))
-            runner = pick(by_budget, rwins)
-            counted = [b for b, caps in by_budget.items() if len(caps) >= 2]
-            budgets = ("%d" % counted[0]) if len(counted) == 1 else "%d–%d" % (counted[0], counted[-1])
             lines.append("| %s | %s | %s (%d) | %s (%d of %d) | %s | %s |" % (
-                task, noise_words(noise), budgets, len(counted), label(lead), wins[lead], len(counted),
+                task, noise_words(noise), budget_span(counted), len(counted), label(lead), wins[lead], len(counted),
                 "—" if runner is None else "%s (%d)" % (label(runner), rwins[runner]),
                 "—" if runner is None else margin(by_budget, lead, runner)))
     return lines + [""] if lines[-1] != "|---|---|---|---|---|---|" else []
+
+
+def any_noise_order(keys):
+    """noise_order, a task without query noise ("") first."""
+    keys = set(keys)
+    return ([""] if "" in keys else []) + noise_order(k for k in keys if k)
+
+
+def noise_cell(noise):
+    return "—" if not noise else noise_words(noise)
+
+
+def trained_table(rows, same_d=()):
+    """The trained frame's lines: "### The trained frame", a sentence, and per task and noise the same
+    leader, runner-up and margin over the rows whose frame is "trained", with, beside them, the untrained
+    leader at the same width (rows of frame "untrained_d32") over the same budgets ([] without trained
+    rows)."""
+    pts = points(rows)
+    if not pts:
+        return []
+    base_pts = points(same_d)
+    lines = ["### The trained frame", "",
+             "The same ranking over the trained frame's rows (each memory inside a layer of projections, a short "
+             "convolution and its family's gates, trained on the task: docs/training.md, `reports/trained/`), at "
+             "the budgets two or more trained memories were measured at; beside it, the untrained frame's leader "
+             "at the same width and budgets (the same memories with their constants raced on tuning seeds, at the "
+             "trained study's width, not the frontier's best: so the first table does not count them).", "",
+             "| task | noise | budgets | leader (budgets led) | runner-up (led without the leader) | margin | "
+             "untrained at the same width: leader (budgets led) |",
+             "|---|---|---|---|---|---|---|"]
+    for task in list(OrderedDict.fromkeys(t for t, _ in pts)):
+        for noise in any_noise_order(n for t, n in pts if t == task):
+            by_budget, wins, lead, rwins, runner, counted = ranked(pts, task, noise)
+            counted = counted or [b for b, caps in by_budget.items() if len(caps) >= 2]
+            if not counted:
+                continue
+            beside = "—"
+            if (task, noise) in base_pts:
+                sub = OrderedDict([((task, noise), OrderedDict((b, r) for b, r in base_pts[(task, noise)].items()
+                                                               if b in counted))])
+                if sub[(task, noise)]:
+                    _, uwins, ulead, _, _, ucounted = ranked(sub, task, noise)
+                    beside = "%s (%d of %d)" % (label(ulead), uwins[ulead], len(ucounted)) if ulead is not None else \
+                        "none reaches 90%"
+            if lead is None:  # no trained memory reaches 0.9 at the smallest n tried, at any budget
+                lines.append("| %s | %s | %s (%d) | none reaches 90%% | — | — | %s |" % (
+                    task, noise_cell(noise), budget_span(counted), len(counted), beside))
+                continue
+            lines.append("| %s | %s | %s (%d) | %s (%d of %d) | %s | %s | %s |" % (
+                task, noise_cell(noise), budget_span(counted), len(counted), label(lead), wins[lead], len(counted),
+                "—" if runner is None else "%s (%d)" % (label(runner), rwins[runner]),
+                "—" if runner is None else margin(by_budget, lead, runner), beside))
+    return lines + [""] if not lines[-1].startswith("|---") else []
 
 
 def plain_rows(capacity_rows, study, task=None):

@@ -19,5 +19,6 @@ SECTIONS = [
     "",
     "learned_keys",
     "mqar",
+    "trained",
     "kv",
 ]

@@ -15,6 +15,9 @@ from memcap_report.common import Context  # noqa: E402
 from studies import SECTIONS  # noqa: E402
 
 REPORTS = os.path.join(ROOT, "reports")
+# Studies whose sweep has not been committed to reports/ yet: checked like the others once their CSVs
+# are there, skipped until then (every other study with a template must have its CSVs committed).
+NOT_YET_MEASURED = ("trained",)
 
 
 class CommittedReadmes(unittest.TestCase):
@@ -27,6 +30,8 @@ class CommittedReadmes(unittest.TestCase):
             with self.subTest(study=name):
                 section = importlib.import_module("studies.%s.section" % name)
                 data = section.load(ctx)
+                if data is None and name in NOT_YET_MEASURED:
+                    continue
                 self.assertIsNotNone(data, "%s: its committed CSVs are not in reports/" % name)
                 text = report.readme(name, section, data, section.compute(data), ctx)
                 self.assertNotIn("{{", text)

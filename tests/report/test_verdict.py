@@ -46,6 +46,56 @@ class Verdict(unittest.TestCase):
         self.assertEqual(verdict.table([row("softmax", 256, 64)]), [])
 
 
+def framed(frame, memory, budget, capacity, task="mqar", noise=""):
+    return dict(row(memory, budget, capacity, task, noise), frame=frame)
+
+
+class TrainedFrame(unittest.TestCase):
+    UNTRAINED = [row("softmax", 256, 64), row("linear", 256, 16), row("softmax", 1024, 256), row("linear", 1024, 64)]
+    TRAINED = [framed("trained", "deltanet", 256, 32), framed("trained", "gla", 256, 8), framed("trained", "linear", 256, 16),
+               framed("trained", "deltanet", 1024, 128), framed("trained", "gla", 1024, 64), framed("trained", "linear", 1024, 32)]
+    SAME_D = [framed("untrained_d32", "deltanet", 256, 4), framed("untrained_d32", "linear", 256, 8),
+              framed("untrained_d32", "deltanet", 1024, 8), framed("untrained_d32", "linear", 1024, 16)]
+
+    def test_the_first_table_is_the_same_with_or_without_trained_rows(self):
+        alone = verdict.table(self.UNTRAINED)
+        both = verdict.table(self.UNTRAINED + self.TRAINED + self.SAME_D)
+        self.assertNotIn("### The trained frame", alone)
+        self.assertEqual(both[:len(alone)], alone)
+        self.assertEqual(both[len(alone)], "### The trained frame")
+        # rows without a frame and rows whose frame is "untrained" are the same frame
+        relabelled = [dict(r, frame="untrained") for r in self.UNTRAINED]
+        self.assertEqual(verdict.table(relabelled), alone)
+
+    def test_trained_leader_runner_up_margin_and_the_untrained_beside(self):
+        lines = verdict.table(self.UNTRAINED + self.TRAINED + self.SAME_D)
+        at = lines.index("### The trained frame")
+        body = [l for l in lines[at:] if l.startswith("| mqar")]
+        self.assertEqual(len(body), 1)
+        cells = [c.strip() for c in body[0].strip("|").split("|")]
+        self.assertEqual(cells[:3], ["mqar", "—", "256–1024 (2)"])  # no query noise on mqar
+        self.assertEqual(cells[3], "DeltaNet (`deltanet` = `delta`) (2 of 2)")
+        self.assertEqual(cells[4], "GLA (1)")  # without DeltaNet: linear at 256 (16 > 8), GLA at 1024 (64 > 32)
+        self.assertEqual(cells[5], "×2.00 – ×4.00")  # DeltaNet over GLA: 128/64 and 32/8
+        self.assertEqual(cells[6], "linear attention (grid) (2 of 2)")  # untrained at the same width: 8 > 4, 16 > 8
+        # the untrained-at-d rows never reach the first table
+        first = lines[:at]
+        self.assertFalse(any(l.startswith("| mqar") for l in first))
+
+    def test_no_trained_memory_reaches_90_percent(self):
+        rows = [framed("trained", "deltanet", 256, None), framed("trained", "gla", 256, None),
+                framed("untrained_d32", "linear", 256, 8), framed("untrained_d32", "gla", 256, 4)]
+        lines = verdict.table(rows)
+        self.assertEqual(lines[:2], ["## Which memory when", ""])  # no untrained table: the heading still comes first
+        body = [l for l in lines if l.startswith("| mqar")]
+        self.assertEqual(len(body), 1)
+        self.assertIn("| none reaches 90% | — | — | linear attention (grid) (1 of 1) |", body[0])
+
+    def test_without_trained_rows_no_second_table(self):
+        self.assertEqual(verdict.table(self.SAME_D), [])
+        self.assertEqual(verdict.table(self.UNTRAINED + self.SAME_D), verdict.table(self.UNTRAINED))
+
+
 class Refusals(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="memcap-verdict-test-")
