@@ -32,7 +32,7 @@
 // Parameters:   rho = 1 (decay per full step; A = log ρ), lambda = 0.5 (λ ∈ (0, 1]), theta = 0.1
 //               (the fastest pair's angle per full step, radians, ≥ 0), gate = salience (salience|none).
 //               φ is `proj` (feature_map.hpp), not normalised. Not built: MIMO (rank-r writes).
-// Special cases: λ = 1 and θ = 0 is Mamba-2 (`selective`), the same products: bit for bit on
+// Special cases: λ = 1 and θ = 0 is Mamba-2 (`selective`), the same products: equal within float rounding on
 //               the same features. With Δ = 1 on every token the trapezoidal write leaves the
 //               state of the Euler write with the newest pair weighted λ (each earlier token's
 //               two parts, λ at its step and 1 − λ at the next, sum to 1).
