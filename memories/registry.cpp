@@ -45,6 +45,7 @@ MemoryEntry cosformer_entry();
 MemoryEntry deltaproduct_entry();
 MemoryEntry comba_entry();
 MemoryEntry fox_entry();
+MemoryEntry mamba3_entry();
 MemoryEntry gsa_entry();
 MemoryEntry sink_cache_entry();
 MemoryEntry h2o_entry();
@@ -83,6 +84,7 @@ std::vector<MemoryEntry> build_registry() {
     table.push_back(deltaproduct_entry());
     table.push_back(comba_entry());
     table.push_back(fox_entry());
+    table.push_back(mamba3_entry());
     table.push_back(gsa_entry());
     table.push_back(sink_cache_entry());  // the softmax cache's KV policies (memories/softmax/kv_policy.hpp)
     table.push_back(h2o_entry());

@@ -44,6 +44,7 @@ ARITHMETIC = {
     "deltaproduct": "O(n·B·n_h): n_h read-and-correct steps of the grid per write",
     "comba": "O(n·B): a read-and-correct of the grid per write",
     "fox": "O((n·s + q·s)·d), s = min(n, B/(2d + 1)) pairs: every held pair's decay per write",
+    "mamba3": "O(n·B): the decay, two outer products and the pairs' rotation of the grid per write",
 }
 
 
