@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "memories/heads.hpp"
 #include "memories/hybrid/hybrid.hpp"
+#include "memories/mom/mom.hpp"
 #include "memories/precision.hpp"
 
 #include <algorithm>
@@ -54,6 +55,7 @@ MemoryEntry snapkv_entry();
 MemoryEntry knorm_entry();
 MemoryEntry random_evict_entry();
 MemoryEntry kv_merge_entry();
+MemoryEntry loglinear_entry();
 
 namespace {
 
@@ -93,6 +95,7 @@ std::vector<MemoryEntry> build_registry() {
     table.push_back(knorm_entry());
     table.push_back(random_evict_entry());
     table.push_back(kv_merge_entry());
+    table.push_back(loglinear_entry());
     return table;
 }
 
@@ -196,7 +199,7 @@ std::deque<MemoryEntry>& registry_storage() {
         std::vector<MemoryEntry> table = build_registry();
         // The divided memories (memories/hybrid/): their parts are entries of the table above, so
         // they follow it; their state is their parts', held at fp32 only (no reduced_precision).
-        std::vector<MemoryEntry> divided = {hybrid_entry(table)};
+        std::vector<MemoryEntry> divided = {hybrid_entry(table), mom_entry(table)};
         for (auto& e : table) {
             // every built-in backend: mutable_state, or a cache's rows; but a KV policy scored by
             // attention, whose rows carry scores and positions no storage precision may round

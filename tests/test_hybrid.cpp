@@ -2,12 +2,19 @@
 // budget. Each part alone is a special case (share 1: the cache, share 0: the state memory, bit
 // for bit); between them the state fits the budget, the sum read is the parts' reads added, the
 // slot read moves from the window to the state with the slot's logit; bad input is refused.
+// The other divided memories: gsa's routed gate, and loglinear (a Fenwick tree of grids, the
+// budget divided among its levels): one level is the linear grid bit for bit, the levels hold
+// the Fenwick blocks, the read weights them.
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "memories/registry.hpp"
 #include "registry_specs.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
 
 using namespace memcap;
 using memcap::test::unit_rows;
@@ -235,4 +242,186 @@ TEST_CASE("gsa: a routed slot takes the pair through its gate, the others are le
     Vec out(kD);
     hard->read(x.keys.row(11).transpose(), out);
     REQUIRE(out == Vec(x.values.row(11).transpose()));
+}
+
+namespace {
+
+/// Fenwick level of key j for the read after the write of token t (j ≤ t), at L levels: 0 for
+/// j = t; ℓ ≥ 1 for the block of 2^(ℓ−1) tokens bit ℓ − 1 of t gives (flash-linear-attention's
+/// naive level mask); L − 1 for every block above it (the cap).
+int fenwick_level(int t, int j, int levels) {
+    if (j == t) return 0;
+    for (int l = 1; l < 31; ++l) {
+        const int half = 1 << (l - 1);
+        const int end = t - t % half;  // the block of level l ends before this index
+        if ((t & half) != 0 && j < end && j >= end - half) return std::min(l, levels - 1);
+    }
+    return -1;  // not reached for j < t
+}
+
+}  // namespace
+
+TEST_CASE("loglinear: one level is the linear grid at the same budget, bit for bit", "[memory][loglinear]") {
+    const Data x = data(7, 40);
+    for (const std::int64_t budget : {200, 256, 1000, 4096})
+        for (const std::string phi : {"proj", "dpfp"}) {
+            CAPTURE(budget, phi);
+            const std::string log = "loglinear:levels=1,ratio=0.3,phi=" + phi, lin = "linear:phi=" + phi;
+            const MemoryShape shape(kD, kD, budget);
+            REQUIRE(memory_size(parse_memory_spec(log), shape).state_floats == memory_size(parse_memory_spec(lin), shape).state_floats);
+            auto a = built(log, budget), b = built(lin, budget);
+            REQUIRE(a->param_floats() == b->param_floats());
+            a->write_batch(x.keys, x.values), b->write_batch(x.keys, x.values);
+            REQUIRE(Vec(a->state()) == Vec(b->state()));
+            REQUIRE(reads(*a, x.queries) == reads(*b, x.queries));
+            // one write at a time, and one read at a time
+            auto c = built(log, budget), e = built(lin, budget);
+            for (Eigen::Index i = 0; i < 10; ++i) {
+                c->write(x.keys.row(i).transpose(), x.values.row(i).transpose());
+                e->write(x.keys.row(i).transpose(), x.values.row(i).transpose());
+            }
+            REQUIRE(Vec(c->state()) == Vec(e->state()));
+            Vec oc(kD), oe(kD);
+            c->read(x.queries.row(3).transpose(), oc), e->read(x.queries.row(3).transpose(), oe);
+            REQUIRE(oc == oe);
+            // the causal form (the grid's is chunked): within rounding
+            RowMat ca(x.keys.rows(), kD), cb(x.keys.rows(), kD);
+            built(log, budget)->causal(x.queries, x.keys, x.values, TokenGates{}, ca);
+            built(lin, budget)->causal(x.queries, x.keys, x.values, TokenGates{}, cb);
+            REQUIRE((ca - cb).cwiseAbs().maxCoeff() < 1e-5f);
+        }
+}
+
+TEST_CASE("loglinear: the levels hold the Fenwick blocks, and the read weights them by ratio^level", "[memory][loglinear]") {
+    const Data x = data(8, 45);
+    for (const int levels : {2, 3, 4, 7}) {
+        CAPTURE(levels);
+        // each level d x d (phi the identity) and the counter: the budget divided equally
+        const std::int64_t budget = levels * kD * kD + 1;
+        const std::string text = "loglinear:levels=" + std::to_string(levels) + ",ratio=0.5";
+        const MemorySize size = memory_size(parse_memory_spec(text), MemoryShape(kD, kD, budget));
+        REQUIRE(size.dim("d_phi") == kD);
+        REQUIRE(size.state_floats == budget);
+        REQUIRE(memory_size(parse_memory_spec(text), MemoryShape(kD, kD, budget - 1)).dim("d_phi") == kD - 1);
+        auto m = built(text, budget);
+        const int d2 = kD * kD;
+        for (int t = 0; t < static_cast<int>(x.keys.rows()); ++t) {
+            m->write(x.keys.row(t).transpose(), x.values.row(t).transpose());
+            if (t % 5 != 4 && t != 31 && t != 32) continue;
+            CAPTURE(t);
+            std::vector<RowMat> expect(static_cast<std::size_t>(levels), RowMat::Zero(kD, kD));
+            for (int j = 0; j <= t; ++j)
+                expect[static_cast<std::size_t>(fenwick_level(t, j, levels))] += x.values.row(j).transpose() * x.keys.row(j);
+            const ConstStateView s = m->state();
+            RowMat read_weights = RowMat::Zero(kD, kD);
+            for (int l = 0; l < levels; ++l) {
+                const RowMat held = Eigen::Map<const RowMat>(s.data() + l * d2, kD, kD);
+                REQUIRE((held - expect[static_cast<std::size_t>(l)]).cwiseAbs().maxCoeff() < 1e-5f);
+                read_weights += std::pow(0.5f, float(l)) * expect[static_cast<std::size_t>(l)];
+            }
+            REQUIRE(s[levels * d2] == float((t + 1) % (1 << (levels - 1))));  // the counter
+            Vec out(kD);
+            m->read(x.queries.row(t).transpose(), out);
+            REQUIRE((out - read_weights * x.queries.row(t).transpose()).cwiseAbs().maxCoeff() < 1e-5f);
+        }
+        // the batched write leaves the same state; ratio 1 reads as the linear grid of the levels' width
+        auto batch = built(text, budget), flat = built("loglinear:levels=" + std::to_string(levels) + ",ratio=1", budget);
+        batch->write_batch(x.keys, x.values), flat->write_batch(x.keys, x.values);
+        REQUIRE(Vec(batch->state()) == Vec(m->state()));
+        auto grid = built("linear", kD * kD);
+        grid->write_batch(x.keys, x.values);
+        REQUIRE((reads(*flat, x.queries) - reads(*grid, x.queries)).cwiseAbs().maxCoeff() < 1e-4f);
+        REQUIRE((reads(*batch, x.queries) - reads(*flat, x.queries)).cwiseAbs().maxCoeff() > 1e-2f);
+    }
+}
+
+TEST_CASE("loglinear: the budget caps the levels, and bad settings are refused", "[memory][loglinear]") {
+    for (const std::int64_t budget : {256, 1000, 4096})
+        for (const int levels : {1, 2, 4, 8}) {
+            CAPTURE(budget, levels);
+            const std::string text = "loglinear:levels=" + std::to_string(levels);
+            const MemorySize size = memory_size(parse_memory_spec(text), MemoryShape(kD, kD, budget));
+            const std::int64_t counter = levels >= 2 ? 1 : 0;
+            REQUIRE(size.dim("d_phi") == (budget - counter) / levels / kD);
+            REQUIRE(size.state_floats == levels * kD * size.dim("d_phi") + counter);
+            REQUIRE(size.state_floats <= budget);
+            REQUIRE(built(text, budget)->state_floats() == size.state_floats);
+        }
+    const MemoryShape tight(kD, kD, 4 * kD);  // 4 levels need 4 d_v + 1
+    REQUIRE_THROWS_WITH(make_memory(parse_memory_spec("loglinear:levels=4"), tight, 1), Catch::Contains(std::to_string(4 * kD + 1)));
+    REQUIRE_THROWS_WITH(parse_memory_spec("loglinear:levels=0"), Catch::Contains("levels"));
+    REQUIRE_THROWS_WITH(parse_memory_spec("loglinear:ratio=0"), Catch::Contains("ratio"));
+    REQUIRE_THROWS_WITH(parse_memory_spec("loglinear:ratio=1.5"), Catch::Contains("ratio"));
+}
+
+TEST_CASE("mom: one memory is its base memory, bit for bit", "[memory][mom]") {
+    const Data x = data(9, 40);
+    for (const std::int64_t budget : {256, 1000, 4096})
+        for (const std::string base : {"gated_deltanet", "gated_deltanet:alpha=0.9,beta=0.5", "linear", "delta:beta=0.5"}) {
+            CAPTURE(budget, base);
+            const std::string name = base.substr(0, base.find(':'));
+            const std::string settings = base.find(':') == std::string::npos ? "" : "," + base.substr(base.find(':') + 1);
+            const std::string text = "mom:memories=1,topk=2,temp=4,base=" + name + settings;
+            const MemoryShape shape(kD, kD, budget);
+            REQUIRE(memory_size(parse_memory_spec(text), shape).state_floats == memory_size(parse_memory_spec(base), shape).state_floats);
+            auto m = built(text, budget), alone = built(base, budget);
+            REQUIRE(m->param_floats() == alone->param_floats());
+            m->write_batch(x.keys, x.values), alone->write_batch(x.keys, x.values);
+            REQUIRE(Vec(m->state()) == Vec(alone->state()));
+            REQUIRE(reads(*m, x.queries) == reads(*alone, x.queries));
+            RowMat a(x.keys.rows(), kD), b(x.keys.rows(), kD);
+            built(text, budget)->causal(x.queries, x.keys, x.values, TokenGates{}, a);
+            built(base, budget)->causal(x.queries, x.keys, x.values, TokenGates{}, b);
+            REQUIRE(a == b);
+        }
+}
+
+TEST_CASE("mom: the router writes each pair to its top k memories and mixes their reads", "[memory][mom]") {
+    const Data x = data(10, 30);
+    const std::int64_t budget = 4 * kD * kD;  // 4 memories of d x d: phi the identity
+    const MemoryShape shape(kD, kD, budget);
+    const MemorySize size = memory_size(parse_memory_spec("mom:memories=4,base=linear"), shape);
+    REQUIRE(size.dim("memories") == 4);
+    REQUIRE(size.dim("d_phi") == kD);
+    REQUIRE(size.state_floats == budget);
+    REQUIRE(memory_size(parse_memory_spec("mom:memories=3,shared=1,base=linear"), MemoryShape(kD, kD, budget + 5)).state_floats == budget);
+    const int d2 = kD * kD;
+    // a linear memory holds Σ v kᵀ of the pairs routed to it: every pair is in exactly k memories
+    for (const int k : {1, 2, 3}) {
+        CAPTURE(k);
+        auto m = built("mom:memories=4,base=linear,temp=2,topk=" + std::to_string(k), budget);
+        m->write_batch(x.keys, x.values);
+        RowMat total = RowMat::Zero(kD, kD), all = RowMat::Zero(kD, kD);
+        for (int p = 0; p < 4; ++p) total += Eigen::Map<const RowMat>(m->state().data() + p * d2, kD, kD);
+        for (Eigen::Index i = 0; i < x.keys.rows(); ++i) all += x.values.row(i).transpose() * x.keys.row(i);
+        REQUIRE((total - float(k) * all).cwiseAbs().maxCoeff() < 1e-4f);
+        // one write at a time leaves the same state
+        auto one = built("mom:memories=4,base=linear,temp=2,topk=" + std::to_string(k), budget);
+        for (Eigen::Index i = 0; i < x.keys.rows(); ++i) one->write(x.keys.row(i).transpose(), x.values.row(i).transpose());
+        REQUIRE((Vec(one->state()) - Vec(m->state())).cwiseAbs().maxCoeff() < 1e-5f);
+        // a read mixes k memories' reads with weights summing to 1: with every memory holding
+        // the same pairs (topk = M), the mixture is any one memory's read
+        if (k == 1) {
+            // the hash: the pair's key routes its read to the memory it was written to, which
+            // holds it alone here (a memory written once reads v (k·k) = v exactly for unit keys)
+            auto lone = built("mom:memories=4,base=linear,topk=1", budget);
+            lone->write(x.keys.row(0).transpose(), x.values.row(0).transpose());
+            Vec out(kD);
+            lone->read(x.keys.row(0).transpose(), out);
+            REQUIRE((out - x.values.row(0).transpose()).cwiseAbs().maxCoeff() < 1e-5f);
+        }
+    }
+    auto every = built("mom:memories=4,topk=4,temp=3,base=linear", budget), grid = built("linear", kD * kD);
+    every->write_batch(x.keys, x.values), grid->write_batch(x.keys, x.values);
+    REQUIRE((reads(*every, x.queries) - reads(*grid, x.queries)).cwiseAbs().maxCoeff() < 1e-4f);
+    // the shared memory takes every pair and adds its read
+    auto with = built("mom:memories=2,shared=1,topk=2,base=linear", 3 * kD * kD);
+    with->write_batch(x.keys, x.values);
+    REQUIRE((reads(*with, x.queries) - 2.0f * reads(*grid, x.queries)).cwiseAbs().maxCoeff() < 1e-4f);
+    // bad input
+    REQUIRE_THROWS_WITH(parse_memory_spec("mom:memories=0"), Catch::Contains("memories"));
+    REQUIRE_THROWS_WITH(parse_memory_spec("mom:base=softmax"), Catch::Contains("base=softmax"));
+    REQUIRE_THROWS_WITH(memory_size(parse_memory_spec("mom:alpha=1.5"), shape), Catch::Contains("alpha"));
+    REQUIRE_THROWS_WITH(make_memory(parse_memory_spec("mom:memories=4,base=linear"), MemoryShape(kD, kD, 4 * kD - 1), 1),
+                        Catch::Contains(std::to_string(4 * kD)));
 }
