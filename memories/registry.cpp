@@ -56,6 +56,8 @@ MemoryEntry knorm_entry();
 MemoryEntry random_evict_entry();
 MemoryEntry kv_merge_entry();
 MemoryEntry loglinear_entry();
+MemoryEntry kivi_entry();
+MemoryEntry mla_entry();
 
 namespace {
 
@@ -96,6 +98,8 @@ std::vector<MemoryEntry> build_registry() {
     table.push_back(random_evict_entry());
     table.push_back(kv_merge_entry());
     table.push_back(loglinear_entry());
+    table.push_back(kivi_entry());  // caches keeping each pair in fewer floats (memories/softmax/compressed_cache.hpp)
+    table.push_back(mla_entry());
     return table;
 }
 
@@ -202,8 +206,9 @@ std::deque<MemoryEntry>& registry_storage() {
         std::vector<MemoryEntry> divided = {hybrid_entry(table), mom_entry(table)};
         for (auto& e : table) {
             // every built-in backend: mutable_state, or a cache's rows; but a KV policy scored by
-            // attention, whose rows carry scores and positions no storage precision may round
-            e.reduced_precision = !e.reads_steer_writes;
+            // attention, whose rows carry scores and positions no storage precision may round, and a
+            // cache whose state is already compressed (fp32_only)
+            e.reduced_precision = !e.reads_steer_writes && !e.fp32_only;
             add_precision(e);
             if (e.splits_into_heads) add_heads(e);
             add_training(e);
@@ -280,6 +285,7 @@ Spec parse_memory_spec(const std::string& text) {
 double batch_bytes(const MemoryShape& s, std::int64_t batch) { return 4.0 * double(batch) * (s.d_key + s.d_value); }
 
 std::int64_t MemorySize::state_floats_after(std::int64_t writes) const {
+    if (grows_as) return grows_as(writes);
     if (floats_per_write == 0) return state_floats;
     const std::int64_t grown = writes > std::numeric_limits<std::int64_t>::max() / floats_per_write
                                    ? std::numeric_limits<std::int64_t>::max()
@@ -352,6 +358,11 @@ std::string describe_size(const MemorySize& size) {
         out += (out.empty() ? "" : ", ") + name + (value < 0 ? " unbounded" : " = " + std::to_string(value));
     out += out.empty() ? "" : "; ";
     if (size.floats_per_write == 0) out += "state " + floats(size.state_floats);
+    else if (size.grows_as && size.state_floats < 0)
+        out += "state " + floats(size.floats_per_write) + " a pair at full precision, fewer once quantised, unbounded";
+    else if (size.grows_as)
+        out += "state up to " + floats(size.state_floats) + " (" + std::to_string(size.floats_per_write) +
+               " a pair at full precision, fewer once quantised)";
     else if (size.state_floats < 0) out += "state " + floats(size.floats_per_write) + " per write, unbounded";
     else out += "state up to " + floats(size.state_floats) + " (" + std::to_string(size.floats_per_write) + " per write)";
     out += "; parameters " + floats(size.param_floats);

@@ -73,6 +73,10 @@ struct MemorySize {
     std::int64_t floats_per_write = 0;
     /// With floats_per_write > 0: floats held before any write (the cache's null slot).
     std::int64_t initial_floats = 0;
+    /// Set when the state does not grow by floats_per_write a write: its floats after `writes`
+    /// writes (KIVI's cache: pairs enter at full precision, floats_per_write each, and leave it
+    /// quantised, a group at a time). state_floats stays the most it holds.
+    std::function<std::int64_t(std::int64_t)> grows_as;
     /// Floats of fixed parameters (projections, rotations): Memory::param_floats().
     std::int64_t param_floats = 0;
     /// Floats the memory keeps besides state and parameters (tables derived from them).
@@ -176,6 +180,10 @@ struct MemoryEntry {
     /// [key | value] row a write. Every entry takes the key `precision` (added by the table);
     /// precision=bf16, fp16, int8 or int4 is refused for an entry without this trait.
     bool reduced_precision = false;
+    /// True for a built-in entry whose state is already a compressed format that no storage
+    /// precision may round again (KIVI's codes, MLA's latents): the table does not give it
+    /// reduced_precision, which it gives every other built-in entry but the attention-scored caches.
+    bool fp32_only = false;
     /// True at shapes where the built memory takes codes as spectra (SpectralMemory,
     /// memories/hrr/hrr.hpp): a task that draws its codes in the Fourier domain is then read a
     /// code at a time, never materialised (HRR at D = d). Empty: never.

@@ -63,12 +63,14 @@ expect_bad "'inf' is not a finite number" run --memory softmax:slope=inf --task 
 expect_bad "slope=-1 is out of range (must be >= 0)" run --memory softmax:slope=-1 --task assoc_recall --n 4 --out "$o"
 expect_bad "slope: 'nan' is not a finite number" run --memory softmax:slope=nan --task assoc_recall --n 4 --out "$o"
 # the KV cache's policies (memories/softmax/kv_policy.hpp): an unknown policy or option, a window
-# (sinks, an observation window) larger than the budget holds
+# (sinks, an observation window, KIVI's full-precision window) larger than the budget holds, KIVI's bits
 expect_bad "unknown memory 'h3o'" run --memory h3o --task assoc_recall --n 4 --out "$o"
 expect_bad "unknown key 'sinks'" run --memory h2o:sinks=4 --task assoc_recall --n 4 --out "$o"
 expect_bad "recent=2 is out of range" run --memory h2o:recent=2 --task assoc_recall --n 4 --out "$o"
 expect_bad "minimum" run --memory sink_cache:sinks=64 --task assoc_recall --n 4 --d 16 --budget 1024 --out "$o"
 expect_bad "minimum" run --memory snapkv:window=64 --task assoc_recall --n 4 --d 16 --budget 1024 --out "$o"
+expect_bad "minimum" run --memory kivi:residual=64 --task assoc_recall --n 4 --d 16 --budget 1024 --out "$o"
+expect_bad "bits=3 is not one of 2, 4, 8" run --memory kivi:bits=3 --task assoc_recall --n 4 --d 16 --budget 1024 --out "$o"
 expect_bad "order=first is not one of interleaved, last" run --memory softmax --task overwrite_recall:order=first --n 4 --out "$o"
 expect_bad "out of range" run --memory softmax:beta=-1 --task assoc_recall --n 4 --out "$o"
 # today's memories: a decay outside (0, 1], a ridge that is not positive, a step outside its range

@@ -17,7 +17,8 @@ using memcap::test::unit_rows;
 namespace {
 
 const std::vector<std::string>& kv_policy_names() {
-    static const std::vector<std::string> names = {"sink_cache", "h2o", "tova", "snapkv", "knorm", "random_evict", "kv_merge"};
+    static const std::vector<std::string> names = {"sink_cache", "h2o",      "tova", "snapkv", "knorm",
+                                                   "random_evict", "kv_merge", "kivi", "mla"};
     return names;
 }
 
@@ -53,14 +54,18 @@ TEST_CASE("a KV policy never holds more than its budget, in bytes, at any token"
             const MemorySize size = memory_size(spec, shape);
             REQUIRE(size.state_floats * 4 <= budget * 4);
             Vec out(d);
+            std::int64_t peak = 0;
             for (Eigen::Index i = 0; i < t; ++i) {
                 m->write(k.row(i).transpose(), v.row(i).transpose());
                 m->read(q.row(i).transpose(), out);
                 REQUIRE(m->state_floats() * static_cast<std::int64_t>(sizeof(float)) <= budget * 4);
                 REQUIRE(m->state().size() == m->state_floats());
                 REQUIRE(m->state_floats() == size.state_floats_after(i + 1));
+                peak = std::max(peak, m->state_floats());
             }
-            REQUIRE(m->state_floats() == size.state_floats);  // full: the sizing function's count
+            // once full, the sizing function's count (KIVI's window fills and empties by groups: its peak)
+            if (size.dim("pairs") <= t) REQUIRE(peak == size.state_floats);
+            else REQUIRE(peak < size.state_floats);  // a compressed cache holding more than t pairs
         }
     }
 }
@@ -190,4 +195,129 @@ TEST_CASE("a KV policy's settings are checked: unknown keys, windows the budget 
     REQUIRE_THROWS_WITH(make_memory(parse_memory_spec("snapkv:window=16"), MemoryShape{16, 16, 512}, 0),
                         Catch::Contains("minimum"));
     REQUIRE_NOTHROW(make_memory(parse_memory_spec("sink_cache:sinks=7"), MemoryShape{16, 16, 256}, 0));
+}
+
+// ---- The caches that keep each pair in fewer floats (memories/softmax/compressed_cache.hpp) ----
+
+TEST_CASE("KIVI with the full-precision window covering the budget is the plain cache, bit for bit", "[memory][kv]") {
+    const int d = 16;
+    Rng data = Rng::stream("kv kivi plain");
+    const RowMat q = unit_rows(data, 150, d), k = unit_rows(data, 150, d), v = unit_rows(data, 150, d);
+    // R = 10 pairs of 32 floats: B = 320 holds the window and no group beside it; a larger budget
+    // whose groups (G = 32) do not fit beside the window of R + G − 1 pairs is the plain cache too
+    for (const auto& [text, budget] : {std::pair<const char*, std::int64_t>{"kivi:residual=10", 320},
+                                       {"kivi:residual=10,bits=4", 320}, {"kivi", 1024}}) {
+        CAPTURE(text, budget);
+        const MemoryShape shape{d, d, budget};
+        REQUIRE(memory_size(parse_memory_spec(text), shape).dim("groups") == 0);
+        auto kivi = make_memory(parse_memory_spec(text), shape, 1);
+        auto fifo = make_memory(parse_memory_spec("softmax"), shape, 1);
+        RowMat a(150, d), b(150, d);
+        kivi->causal(q, k, v, TokenGates{}, a);
+        fifo->causal(q, k, v, TokenGates{}, b);
+        REQUIRE(a == b);
+        REQUIRE(kv_state(*kivi) == kv_state(*fifo));
+    }
+}
+
+TEST_CASE("KIVI reads back what it quantised within half a step, and 2 bits lose more than 8", "[memory][kv]") {
+    // Keys per channel and values per token, min-max at 2^b − 1 steps with half scales and zeros:
+    // a dequantised entry is within half a step (the group's range / (2^b − 1) / 2, at most 1 / (2^b − 1)
+    // for unit rows) and the half's rounding of the zero point (2^−11 of it) of the entry written.
+    const int d = 16;
+    Rng data = Rng::stream("kv kivi error");
+    const Eigen::Index n = 63;  // 7 groups of 8 quantised (at writes 8, 16, ..., 56), the last 7 in the window
+    const RowMat k = unit_rows(data, n, d), v = unit_rows(data, n, d);
+    const auto worst = [&](const std::string& bits) {
+        // unbounded: groups of 8, nothing evicted
+        auto m = make_memory(parse_memory_spec("kivi:beta=inf,group=8,bits=" + bits), MemoryShape{d, d, {}}, 1);
+        m->write_batch(k, v);
+        RowMat reads(n, d);
+        m->read_batch(k, reads);
+        float err = 0.0f;
+        for (Eigen::Index i = 0; i < n - 7; ++i) err = std::max(err, (reads.row(i) - v.row(i)).cwiseAbs().maxCoeff());
+        for (Eigen::Index i = n - 7; i < n; ++i) REQUIRE(reads.row(i) == v.row(i));  // the window: exact
+        return err;
+    };
+    const float at8 = worst("8"), at4 = worst("4"), at2 = worst("2");
+    CHECK(at8 < 1.0f / 255.0f + 1e-3f);
+    CHECK(at8 > 0.0f);
+    CHECK(at4 < 1.0f / 15.0f + 1e-3f);
+    CHECK(at2 > 4.0f * at8);
+}
+
+TEST_CASE("KIVI at a budget holds the newest pairs and evicts a group at a time", "[memory][kv]") {
+    const int d = 8;
+    Rng data = Rng::stream("kv kivi fifo");
+    const Eigen::Index n = 400;
+    const RowMat k = unit_rows(data, n, d), v = unit_rows(data, n, d);
+    const Spec spec = parse_memory_spec("kivi:beta=inf,bits=8,group=4,residual=2");
+    const MemoryShape shape{d, d, 512};
+    const MemorySize size = memory_size(spec, shape);
+    const std::int64_t groups = size.dim("groups"), window = size.dim("window"), g = 4;
+    REQUIRE(groups > 0);
+    REQUIRE(window >= 2 + g - 1);
+    REQUIRE(size.dim("pairs") > 512 / (2 * d));  // more pairs than the plain cache's 32
+    auto m = make_memory(spec, shape, 1);
+    m->write_batch(k, v);
+    const std::int64_t made = (n - window - 1) / g + 1, held = groups * g + (n - made * g);
+    Vec out(d);
+    for (Eigen::Index i = n - held; i < n; ++i) {  // every held pair reads back (8 bits: within a step)
+        m->read(k.row(i).transpose(), out);
+        REQUIRE((out - v.row(i).transpose()).cwiseAbs().maxCoeff() < 0.02f);
+    }
+    for (Eigen::Index i = n - held - g; i < n - held; ++i) {  // the group evicted last is gone
+        m->read(k.row(i).transpose(), out);
+        REQUIRE((out - v.row(i).transpose()).norm() > 0.1f);
+    }
+}
+
+TEST_CASE("KIVI's settings are checked: bits, a window the budget cannot hold", "[memory][kv]") {
+    REQUIRE_THROWS_AS(parse_memory_spec("kivi:bits=3"), UsageError);
+    REQUIRE_THROWS_AS(parse_memory_spec("kivi:bits=16"), UsageError);
+    REQUIRE_THROWS_AS(parse_memory_spec("kivi:group=0"), UsageError);
+    REQUIRE_THROWS_AS(parse_memory_spec("kivi:residual=-1"), UsageError);
+    REQUIRE_THROWS_WITH(make_memory(parse_memory_spec("kivi:residual=9"), MemoryShape{16, 16, 256}, 0),
+                        Catch::Contains("minimum"));
+    REQUIRE_NOTHROW(make_memory(parse_memory_spec("kivi:residual=8"), MemoryShape{16, 16, 256}, 0));
+}
+
+TEST_CASE("MLA with the latent as wide as the pair is the plain cache, up to rounding", "[memory][kv]") {
+    const int d = 16;
+    Rng data = Rng::stream("kv mla plain");
+    const RowMat q = unit_rows(data, 150, d), k = unit_rows(data, 150, d), v = unit_rows(data, 150, d);
+    for (const char* beta : {"16", "inf"}) {
+        CAPTURE(beta);
+        const MemoryShape shape{d, d, 40 * 2 * d};
+        auto mla = make_memory(parse_memory_spec(std::string("mla:latent=1,beta=") + beta), shape, 3);
+        auto fifo = make_memory(parse_memory_spec(std::string("softmax:beta=") + beta), shape, 3);
+        REQUIRE(mla->state_floats() == 0);
+        REQUIRE(mla->param_floats() == 2 * (2 * d) * (2 * d));
+        RowMat a(150, d), b(150, d);
+        mla->causal(q, k, v, TokenGates{}, a);
+        fifo->causal(q, k, v, TokenGates{}, b);
+        REQUIRE((a - b).cwiseAbs().maxCoeff() < 1e-5f);
+        REQUIRE(mla->state_floats() == fifo->state_floats());  // 40 latents of 2d floats
+    }
+}
+
+TEST_CASE("MLA keeps a latent of r floats a pair: an orthonormal projection, more pairs at a budget", "[memory][kv]") {
+    const int d = 16;
+    Rng data = Rng::stream("kv mla latent");
+    const RowMat k = unit_rows(data, 1, d), v = unit_rows(data, 1, d);
+    for (const double share : {1.0, 0.5, 0.25}) {
+        CAPTURE(share);
+        const Spec spec = parse_memory_spec("mla:latent=" + format_real(share));
+        const MemorySize size = memory_size(spec, MemoryShape{d, d, 1024});
+        const std::int64_t r = size.dim("latent");
+        REQUIRE(r == static_cast<std::int64_t>(share * 2 * d));
+        REQUIRE(size.dim("pairs") == 1024 / r);
+        auto m = make_memory(spec, MemoryShape{d, d, 1024}, 5);
+        m->write_batch(k, v);
+        REQUIRE(m->state_floats() == r);
+        // the latent's norm: the pair's (sqrt 2) when r = 2d, less when the projection drops a part
+        const float norm = Vec(m->state()).norm();
+        if (share == 1.0) REQUIRE(std::abs(norm - std::sqrt(2.0f)) < 1e-5f);
+        else REQUIRE(norm < std::sqrt(2.0f) - 1e-3f);
+    }
 }

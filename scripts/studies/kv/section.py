@@ -1,6 +1,6 @@
 """The KV cache at a byte budget (kv/kv_summary.csv, from scripts/studies/kv/kv.ini): every cache
 policy (FIFO, attention sinks, H2O, TOVA, SnapKV, KNorm, random eviction, merging;
-memories/softmax/kv_policy.hpp) beside the best recurrent memories, untrained, at equal bytes of
+memories/softmax/kv_policy.hpp) and the compressed caches (KIVI, MLA) beside the best recurrent memories, untrained, at equal bytes of
 state on mqar, associative, recent, overwrite and salient recall: capacity n* with intervals, and
 which policy when.
 
@@ -14,8 +14,9 @@ from memcap_report.capacity import cap_text, compare, nstar, part_capacities, pa
 from memcap_report.common import (Context, SUMMARY_COLUMNS, list_words, memory_info, optional_csv, read_manifest, run)
 from memcap_report.crossing import fmt_ratio, load_seeds
 
-# The cache's policies in the order of kv_policy.hpp's table (softmax = FIFO), then the tasks.
-POLICIES = ("softmax", "sink_cache", "h2o", "tova", "snapkv", "knorm", "random_evict", "kv_merge")
+# The cache's policies in the order of kv_policy.hpp's table (softmax = FIFO) and the compressed caches
+# (compressed_cache.hpp: KIVI, MLA), then the tasks.
+POLICIES = ("softmax", "sink_cache", "h2o", "tova", "snapkv", "knorm", "random_evict", "kv_merge", "kivi", "mla")
 TASKS = ("mqar", "assoc_recall", "recent_recall", "overwrite_recall", "salient_recall")
 
 
@@ -133,6 +134,27 @@ def which_table(pts):
     return lines
 
 
+COMPRESSED = ("kivi", "mla")
+
+
+def compressed_table(caps):
+    """KIVI and MLA against FIFO at equal bytes: per task and budget, each one's n* [95% interval],
+    FIFO's, and the paired ratio of n* over FIFO's."""
+    lines = ["| task | floats | FIFO: n* | KIVI: n* | KIVI over FIFO | MLA: n* | MLA over FIFO |",
+             "|---|---|---|---|---|---|---|"]
+    for task, per in caps.items():
+        for b in budgets_of(per):
+            fifo = per.get(("softmax", b))
+            if fifo is None:
+                continue
+            cells = []
+            for m in COMPRESSED:
+                row = per.get((m, b))
+                cells += ["—", "—"] if row is None else [cap_text(row), versus(row, fifo)]
+            lines.append("| %s | %d | %s | %s |" % (task, b, cap_text(fifo), " | ".join(cells)))
+    return lines
+
+
 def answer(pts):
     """Two sentences: which policy leads on which tasks, and where a recurrent state beats every policy
     (or the reverse)."""
@@ -182,8 +204,9 @@ def render(data, rows, ctx):
     pts = points(caps)
     seeds = sorted({r["seeds"] for r in data["summary"]})
     return ["## The KV cache at a byte budget", "",
-            "Every cache policy beside the best recurrent memories, untrained, at equal bytes of state (every float a "
-            "policy keeps counts: scores, positions, a window of queries), on mqar and associative, recent, overwrite "
+            "Every cache policy and the compressed caches (KIVI, MLA) beside the best recurrent memories, untrained, at "
+            "equal bytes of state (every float a policy keeps counts: scores, positions, a window of queries, codes, "
+            "scales and zero points, latents), on mqar and associative, recent, overwrite "
             "and salient recall (`scripts/studies/kv/kv.ini`, `reports/kv/`; %s scored seeds). Capacity: n* "
             "[95%% interval] at 90%% accuracy." % "/".join(seeds), "",
             resolved_line([r for per in caps.values() for r in per.values()], "Resolution"), ""] + \
@@ -195,6 +218,7 @@ def readme(data, rows, ctx):
     caps = capacities(data["summary"])
     pts = points(caps)
     return {"capacity_tables": "\n".join(capacity_tables(caps)), "which_table": "\n".join(which_table(pts)),
+            "compressed_table": "\n".join(compressed_table(caps)),
             "answer": answer(pts),
             "resolution": resolved_line([r for per in caps.values() for r in per.values()], "Resolution")}
 
