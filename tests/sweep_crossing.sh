@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A sweep block's `crossing` (docs/sweeps.md): probe n appear only strictly inside a bracketing
 # pair of the grid's means (the last downward crossing), more seeds only at a bracket's ends and
-# probes, up to the cap, and beyond it (the interval rule, `crossing_resolve`) only at 0.9's; the
-# grid's rows are the same as without the key; the CSV is byte-identical at 1 and 2 threads, over
+# probes, up to the cap, and beyond it (the interval rule, `crossing_resolve`) only at 0.9's; with
+# `crossing_resolve_probes`, probes inside a slot part's own bracket (overwrite_recall's untouched
+# keys) where the cells' mean has none; the grid's rows are the same as without the key; the CSV is byte-identical at 1 and 2 threads, over
 # 2 MPI ranks (given mpirun) and after a SIGKILL or SIGINT during a crossing round and --resume;
 # bad crossing keys are refused with one line, exit status 2, nothing written.
 # usage: sweep_crossing.sh path/to/memcap [path/to/mpirun]
@@ -36,6 +37,8 @@ bad resolve_other 'n = 4 16\ncrossing = 0.5\ncrossing_resolve = 0.9' "not among 
 bad resolve_width 'n = 4 16\ncrossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_width = 1' "crossing_resolve_width"
 bad resolve_cap 'n = 4 16\ncrossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_seeds = 8' "below the block's crossing_seeds"
 bad resolve_orphan 'n = 4 16\ncrossing = 0.9\ncrossing_resolve_seeds = 80' "needs 'crossing_resolve'"
+bad resolve_probes 'n = 4 16\ncrossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_probes = 0' "crossing_resolve_probes"
+bad resolve_probes_orphan 'n = 4 16\ncrossing = 0.9\ncrossing_resolve_probes = 3' "needs 'crossing_resolve'"
 echo "ok   bad crossing keys refused (one line, exit 2, nothing written)"
 
 # 2. A d = best block: thread-count invariance, the grid's rows unchanged, probes inside brackets.
@@ -126,12 +129,62 @@ assert order == sorted(order), "crossing rows not ordered by n, seed"
 print(f"ok   {len(extra)} crossing rows: {len(probes)} probe n, all inside brackets; more seeds only at brackets' ends, {beyond} beyond the cap at 0.9's")
 PY
 
+# 2b. Reading probes (crossing_resolve_probes): the linear grid on overwrite_recall reads a rewritten
+# key as the midpoint of its two values, so the cells' mean (over both slots) never reaches 0.9 and
+# the interval rule alone leaves untouched keys' crossing on the grid's 4x ladder; with the key,
+# probes land inside the untouched part's own bracket (the report's reading: every n, all seeds),
+# at any thread count, and the grid's rows stay as they were.
+cat >"$work/parts.ini" <<'INI'
+[block parts]
+memories = linear
+tasks = overwrite_recall
+budgets = 1024
+d = 32
+seeds = 4
+n = 4..256*4
+crossing = 0.9
+crossing_probes = 2
+crossing_seeds = 8
+crossing_resolve = 0.9
+crossing_resolve_seeds = 16
+crossing_resolve_probes = 2
+INI
+grep -v '^crossing_resolve_probes' "$work/parts.ini" >"$work/noparts.ini"
+"$memcap" sweep "$work/parts.ini" --out "$work/p1" --threads 1 --quiet || fail "parts, threads 1"
+"$memcap" sweep "$work/parts.ini" --out "$work/p2" --threads 2 --quiet || fail "parts, threads 2"
+cmp "$work/p1/parts.csv" "$work/p2/parts.csv" || fail "reading probes: 1 and 2 threads differ"
+"$memcap" sweep "$work/noparts.ini" --out "$work/p0" --threads 1 --quiet || fail "parts without the key"
+python3 - "$work/p1/parts.csv" "$work/p0/noparts.csv" <<'PY' || fail "reading probes"
+import csv, math, sys
+from collections import defaultdict
+def curve(path, slot):
+    per_n = defaultdict(list)
+    for r in csv.DictReader(open(path)):
+        if r["slot"] == slot and r["status"] == "ok":
+            per_n[int(r["n"])].append(float(r["accuracy_frac"]))
+    ns = sorted(per_n)
+    return ns, [sum(per_n[n]) / len(per_n[n]) for n in ns]
+def bracket(ns, means):
+    last = max((i for i, m in enumerate(means) if m >= 0.9), default=None)
+    return (ns[last], ns[last + 1]) if last is not None and last + 1 < len(ns) else None
+with_key, without = bracket(*curve(sys.argv[1], "0")), bracket(*curve(sys.argv[2], "0"))
+grid = {4, 16, 64, 256}
+assert without and set(without) <= grid, ("without the key: no probe at the untouched part's crossing", without)
+assert set(curve(sys.argv[2], "0")[0]) == grid, ("without the key: probes where the cells' mean has no crossing", curve(sys.argv[2], "0")[0])
+assert with_key and with_key[0] >= without[0] and with_key[1] <= without[1] and with_key[1] / with_key[0] < 2, (
+    "with the key: the untouched part's bracket not refined", with_key, without)
+print("ok   reading probes: untouched keys' bracket %s without the key, %s with it" % (without, with_key))
+PY
+head -n "$(wc -l <"$work/p0/noparts.csv")" "$work/p1/parts.csv" | cmp - "$work/p0/noparts.csv" || fail "reading probes changed the grid's rows"
+
 # 3. MPI: two ranks give the same bytes.
 if [[ -n $mpirun ]]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
     "$mpirun" -np 2 "$memcap" sweep "$work/cross.ini" --out "$work/np2" --threads 1 --quiet || fail "mpirun -np 2"
     cmp "$work/t1/cross.csv" "$work/np2/cross.csv" || fail "-np 2 differs from one process"
+    "$mpirun" -np 2 "$memcap" sweep "$work/parts.ini" --out "$work/pnp2" --threads 1 --quiet || fail "parts: mpirun -np 2"
+    cmp "$work/p1/parts.csv" "$work/pnp2/parts.csv" || fail "reading probes: -np 2 differs from one process"
     echo "ok   -np 2 identical to one process"
 fi
 
@@ -149,6 +202,7 @@ crossing_probes = 8
 crossing_seeds = 40
 crossing_resolve = 0.9
 crossing_resolve_seeds = 80
+crossing_resolve_probes = 2
 INI
 "$memcap" sweep "$work/slow.ini" --out "$work/ref" --threads 2 --quiet || fail "reference"
 records() { local c; c=$(grep -c '^@' "$1" 2>/dev/null); echo "${c:-0}"; }

@@ -326,12 +326,20 @@ TEST_CASE("crossing keys: thresholds sorted, defaults, and bad values refused", 
     write_config(block("crossing = 0.5 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_width = 0.03\ncrossing_resolve_seeds = 200\n"));
     REQUIRE(load_sweep_config(path).blocks[0].crossing_resolve_width == 0.03);
     REQUIRE(load_sweep_config(path).blocks[0].crossing_resolve_seeds == 200);
+    REQUIRE(resolving.blocks[0].crossing_resolve_probes == 0);  // no reading probes unless asked
+    REQUIRE_FALSE(resolving.canonical()["blocks"][0].contains("crossing_resolve_probes"));  // the manifest it had
+    write_config(block("crossing = 0.5 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_probes = 3\n"));
+    REQUIRE(load_sweep_config(path).blocks[0].crossing_resolve_probes == 3);
+    REQUIRE(load_sweep_config(path).canonical()["blocks"][0]["crossing_resolve_probes"] == 3);
     for (const char* bad : {"crossing = 0.5\ncrossing_resolve = 0.9\n", "crossing_resolve = 0.9\n",
                             "crossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_width = 0\n",
                             "crossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_width = 1\n",
                             "crossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_width = wide\n",
                             "crossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_seeds = 10\n",
-                            "crossing = 0.9\ncrossing_resolve_width = 0.05\n", "crossing = 0.9\ncrossing_resolve_seeds = 100\n"}) {
+                            "crossing = 0.9\ncrossing_resolve_width = 0.05\n", "crossing = 0.9\ncrossing_resolve_seeds = 100\n",
+                            "crossing = 0.9\ncrossing_resolve_probes = 3\n",
+                            "crossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_probes = 0\n",
+                            "crossing = 0.9\ncrossing_resolve = 0.9\ncrossing_resolve_probes = 65\n"}) {
         write_config(block(bad));
         REQUIRE_THROWS_AS(load_sweep_config(path), UsageError);
     }

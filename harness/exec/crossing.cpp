@@ -172,6 +172,7 @@ CrossingPlan::CrossingPlan(const std::vector<GridBlock>& blocks, const std::vect
                 g.resolve = b.crossing_resolve, g.width = b.crossing_resolve_width;
                 for (const auto& part : find_task(key.task.name()).slot_parts) g.parts.push_back(part.first);
                 g.resolve_cap = b.crossing_resolve_seeds > 0 ? b.crossing_resolve_seeds : std::min<std::int64_t>(4 * g.cap, 1000000);
+                g.resolve_probes = b.crossing_resolve_probes;
                 groups_.push_back(std::move(g));
             }
         }
@@ -229,7 +230,7 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
     std::set<CellSpec, decltype(before)> planned(before);
     brackets_ = probe_points_ = 0;
     for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
-        const Group& g = groups_[gi];
+        Group& g = groups_[gi];
         const auto resolving = [&g](double t) { return std::find(g.resolve.begin(), g.resolve.end(), t) != g.resolve.end(); };
         // the grid's means, on the grid's seeds only
         std::vector<double> means;
@@ -258,7 +259,13 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
                 curve_ns.insert(n);
             }
         }
-        probe_points_ += probes.size();
+        // with crossing_resolve_probes, every n the group has run (the reading probes of earlier
+        // rounds too), and the interval rule serves each of its thresholds whether or not the cells'
+        // mean brackets it (a part's crossing may lie where the cells' mean has none)
+        if (g.resolve_probes > 0) {
+            curve_ns.insert(g.read_probes.begin(), g.read_probes.end());
+            resolve_now = g.resolve;
+        }
         // the interval rule: each point's target seed count (0: none asked)
         std::map<std::int64_t, std::uint64_t> resolve_to;
         if (!resolve_now.empty()) {
@@ -327,14 +334,24 @@ std::vector<CrossingCell> CrossingPlan::next_round(const std::function<bool(cons
                         if (std::fabs(r.means[i] - t) <= kCrossingSeparation * r.se[i]) deciding.insert(i);
                     bool room = false;
                     for (const auto i : deciding) room = room || have[i] < cap;
-                    if (!room || crossing_estimate(r.curve, t).resolved(g.width)) continue;
+                    // reading probes: inside the reading's own bracket (every n run, every seed: as
+                    // the report reads it), log-spaced, while n* is not resolved
+                    std::vector<std::int64_t> inside;
+                    if (g.resolve_probes > 0)
+                        if (const auto j = crossing_bracket(r.means, t))
+                            for (const auto n : crossing_probe_sizes(xs[*j - 1], xs[*j], g.resolve_probes))
+                                if (!curve_ns.count(n)) inside.push_back(n);
+                    if ((!room && inside.empty()) || crossing_estimate(r.curve, t).resolved(g.width)) continue;
+                    for (const auto n : inside) probes.insert(n), g.read_probes.insert(n);
                     for (const auto i : deciding)
                         if (have[i] < cap) resolve_to[xs[i]] = std::max(resolve_to[xs[i]], std::min(2 * have[i], cap));
                 }
         }
+        probe_points_ += probes.size();
         std::set<std::int64_t> asked;  // the bracket's points and any other the interval rule asks of, in n order
         for (const auto& kv : near) asked.insert(kv.first);
         for (const auto& kv : resolve_to) asked.insert(kv.first);
+        asked.insert(probes.begin(), probes.end());  // a reading probe (the grid's probes are in `near` already)
         for (const auto n : asked) {
             const auto nt = near.find(n);
             const std::vector<double> ts = nt == near.end() ? std::vector<double>{} : nt->second;

@@ -30,6 +30,12 @@
 //       crossing_resolve_seeds: the two n whose means n* is interpolated between, and every point
 //       whose mean lies within kCrossingSeparation standard errors of the threshold (those can
 //       move the bracket);
+//       with crossing_resolve_probes = Q > 0, also: each threshold in crossing_resolve is served
+//       for every group, whether or not the cells' mean has a bracket there (a part's crossing may
+//       lie where the mean of the parts has none), and while a reading's n* is not resolved, Q
+//       reading probes go inside that reading's own bracket — the bracket of the curve the report
+//       reads (every n run, all their seeds; each part and their lowest), log-spaced as above, the
+//       n not yet run — on the grid's seeds 0..S-1 (they get more seeds as any point does);
 //     - any other threshold (the separation rule): a point of its bracket whose mean over its m
 //       seeds is within kCrossingSeparation standard errors (the suite's rule, stats.hpp) of the
 //       threshold gets seeds up to C = crossing_seeds.
@@ -46,6 +52,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -146,6 +153,8 @@ private:
         std::int64_t seeds = 10, cap = 40, resolve_cap = 160;
         double width = 0.05;
         std::vector<std::string> parts;  // the task's slot parts (the report reads each on its own too)
+        int resolve_probes = 0;              // crossing_resolve_probes (0: the interval rule adds seeds only)
+        std::set<std::int64_t> read_probes;  // the reading probes planned so far (that rule's, with resolve_probes)
     };
     struct Point {
         std::map<std::uint64_t, CellScore> scores;  // by seed

@@ -356,6 +356,7 @@ nlohmann::ordered_json GridBlock::manifest(bool sweep) const {
                 j["crossing_resolve"] = crossing_resolve;
                 j["crossing_resolve_width"] = crossing_resolve_width;
                 j["crossing_resolve_seeds"] = crossing_resolve_seeds;
+                if (crossing_resolve_probes > 0) j["crossing_resolve_probes"] = crossing_resolve_probes;  // likewise
             }
         }
         return j;

@@ -61,6 +61,7 @@ struct GridBlock {
     std::vector<double> crossing_resolve;
     double crossing_resolve_width = 0.05;
     std::int64_t crossing_resolve_seeds = 0;  // the most scored seeds that rule gives a point (0: 4 x crossing_seeds)
+    int crossing_resolve_probes = 0;          // that rule's probes inside each reading's own bracket (0: none)
 
     /// Sets the widths from `d` text: a list ("32 64", "8..512*2"), `best` or `best:LIST`.
     void set_widths(const std::string& text, const std::string& what);

@@ -27,7 +27,7 @@ namespace {
 const std::vector<std::string> kKeys = {"memories", "tasks",        "budgets",  "budget_bits",     "n",
                                         "seeds",    "d",            "readout",  "tuning_seeds",    "plugins",
                                         "crossing", "crossing_probes", "crossing_seeds", "crossing_resolve",
-                                        "crossing_resolve_width", "crossing_resolve_seeds"};
+                                        "crossing_resolve_width", "crossing_resolve_seeds", "crossing_resolve_probes"};
 
 std::string join(const std::vector<std::string>& items) {
     std::string out;
@@ -75,7 +75,7 @@ void set_crossing(GridBlock& b, const Values& v, const Values& own) {
     const bool on = v.count("crossing") > 0;
     for (const char* key : {"crossing_probes", "crossing_seeds", "crossing_resolve"})
         if (own.count(key) && !on) throw UsageError(std::string("key '") + key + "' needs 'crossing' (the thresholds) in the block or in [sweep]");
-    for (const char* key : {"crossing_resolve_width", "crossing_resolve_seeds"})
+    for (const char* key : {"crossing_resolve_width", "crossing_resolve_seeds", "crossing_resolve_probes"})
         if (own.count(key) && !v.count("crossing_resolve"))
             throw UsageError(std::string("key '") + key + "' needs 'crossing_resolve' (the thresholds) in the block or in [sweep]");
     if (!on) return;
@@ -102,6 +102,8 @@ void set_crossing(GridBlock& b, const Values& v, const Values& own) {
                 throw UsageError("crossing_resolve_seeds: " + std::to_string(b.crossing_resolve_seeds) +
                                  " is below the block's crossing_seeds (" + std::to_string(b.crossing_seeds) + ")");
         }
+        if (v.count("crossing_resolve_probes"))
+            b.crossing_resolve_probes = static_cast<int>(parse_positive(v.at("crossing_resolve_probes"), "crossing_resolve_probes", 64));
     }
     if (b.ns.size() < 2)
         throw UsageError("crossing: the block has one n (" + std::to_string(b.ns[0]) + "); a crossing is bracketed by two");
@@ -177,6 +179,7 @@ void check_defaults(const Values& v, const std::string& where) {
         if (v.count("crossing_resolve")) parse_thresholds(v.at("crossing_resolve"), "crossing_resolve");
         if (v.count("crossing_resolve_width")) parse_width(v.at("crossing_resolve_width"));
         if (v.count("crossing_resolve_seeds")) parse_positive(v.at("crossing_resolve_seeds"), "crossing_resolve_seeds", 1000000);
+        if (v.count("crossing_resolve_probes")) parse_positive(v.at("crossing_resolve_probes"), "crossing_resolve_probes", 64);
     } catch (const UsageError& e) {
         throw UsageError(where + ": " + e.what());
     }

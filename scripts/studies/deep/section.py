@@ -21,7 +21,7 @@ import sys
 import statistics
 from collections import OrderedDict
 
-from memcap_report.crossing import load_seeds
+from memcap_report.crossing import load_seeds, read_seeds
 from memcap_report.crossing import fmt_ratio as crossing_ratio
 from memcap_report.capacity import compare as shared_compare, nstar_or_capacity, order, resolved_line
 from memcap_report.capacity import cap_text, capacity_rows, part_capacities, part_rows, passes
@@ -135,9 +135,10 @@ def flops_at(r, task, specs, costs):
     return costs.get((r["spec_at_capacity"], spec, r["budget_floats"], r["d_at_capacity"], r["capacity"]))
 
 
-def capacities(rows):
-    """{part: {(memory, noise, budget): capacity row}} for the parts of PARTS (capacity.part_capacities)."""
-    caps = part_capacities(rows)
+def capacities(rows, seeds=None):
+    """{part: {(memory, noise, budget): capacity row}} for the parts of PARTS (capacity.part_capacities);
+    `seeds`: load's per-seed index (None: every per-seed CSV the report loaded)."""
+    caps = part_capacities(rows, (), seeds)
     return OrderedDict((p, caps[p]) for p in PARTS if p in caps)
 
 
@@ -373,12 +374,12 @@ def answer(comparison, ratios):
 
 # ------------------------------------------------------------------ mini-batch and depth
 
-def apart_table(apart, caps, flops_main, costs, manifest, edges):
+def apart_table(apart, caps, flops_main, costs, manifest, edges, seeds=None):
     """(lines, [(memory, noise, budget, raced key, raced row, main row)]): the block racing the mini-batch
     size (TTT) or the depth (Titans), beside the main block's capacity at its budget."""
     if not apart:
         return [], []
-    acaps, _ = capacity_rows(apart, "frontier")
+    acaps, _ = capacity_rows(apart, "frontier", seeds)
     specs = task_specs(apart)
     main = caps.get(("assoc_recall", "passes=1"), {})
     lines = ["| memory | raced | noise | floats | raced: capacity (settings)%s | main block |" % (
@@ -453,23 +454,34 @@ def apart_words(pairs):
 # ------------------------------------------------------------------ the section
 
 def load(ctx):
-    """read's tuple; None when deep/deep_summary.csv is not there."""
+    """read's tuple and the per-seed index of its rows; None when deep/deep_summary.csv is not there.
+    Each row is bootstrapped over the seeds of the sweep it came from: the deep memories' over deep.csv's,
+    the comparison rows' over their own study's (assoc_recall: modern.csv; the window and overwrites:
+    streams.csv) — not over every per-seed CSV the report loaded (crossing.SEEDS merges a cell two
+    sweeps both ran: the main job's, modern's and streams' assoc_recall)."""
     for path in ("deep/deep.csv", "modern/modern.csv", "streams/streams.csv"):  # per seed: the crossings' intervals (crossing.SEEDS)
         load_seeds(os.path.join(ctx.reports_dir, path))
     data = read(ctx.reports_dir)
-    return data if data[0] else None
+    if not data[0]:
+        return None
+    seeds = {}
+    for path, tasks in (("modern/modern.csv", ("assoc_recall",)), ("streams/streams.csv", ("recent_recall", "overwrite_recall"))):
+        seeds.update((k, v) for k, v in read_seeds(os.path.join(ctx.reports_dir, path)).items()
+                     if base(k[1]) in tasks and base(k[0]) in COMPARE)
+    seeds.update(read_seeds(os.path.join(ctx.reports_dir, "deep", "deep.csv")))
+    return data + (seeds,)
 
 
 def compute(data):
     """Plain rows (memcap_report.verdict): the deep memories' capacity points (the comparison memories'
     are their own studies' rows)."""
-    return part_rows(part_capacities(data[0]), "deep")
+    return part_rows(part_capacities(data[0], (), data[5]), "deep")
 
 
 def render(data, rows_, ctx):
-    main, apart, other, costs, manifests = data
+    main, apart, other, costs, manifests, seeds_index = data
     rows = main + other
-    caps = capacities(rows)
+    caps = capacities(rows, seeds_index)
     specs = task_specs(rows)
     flops = OrderedDict((p, {k: flops_at(r, p[0], specs, costs) for k, r in pc.items()}) for p, pc in caps.items())
     flops = OrderedDict((p, {k: f for k, f in fl.items() if f is not None}) for p, fl in flops.items())
@@ -505,7 +517,7 @@ def render(data, rows_, ctx):
         w = part_words(p, pc, comparison)
         text += [w, ""] if w else []
     lines, pairs = apart_table(apart, caps, flops.get(("assoc_recall", "passes=1"), {}), costs,
-                               manifests["apart"], edges)
+                               manifests["apart"], edges, seeds_index)
     if lines:
         bs = sorted({p[2] for p in pairs})
         text += ["### Mini-batch and depth at %s floats" % list_words([str(b) for b in bs]), "",
@@ -539,8 +551,8 @@ README_PARTS = OrderedDict([  # the README's rows: (part, whether its rows under
 def readme(data, rows_, ctx):
     """reports/deep/README.md's computed parts (its template: README.md.in): the capacity table, a row per
     part and noise, a column per memory, a cell's capacities at the budgets in order."""
-    main, _, other, _, _ = data
-    caps = capacities(main + other)
+    main, other, costs, seeds_index = data[0], data[2], data[3], data[5]
+    caps = capacities(main + other, seeds_index)
     memories = memory_order(m for pc in caps.values() for m, _, _ in pc)
     budgets = sorted({b for pc in caps.values() for _, _, b in pc})
     lines = ["| task | noise | floats | %s |" % " | ".join("cache" if m in caches() else short(m) for m in memories),
@@ -556,7 +568,6 @@ def readme(data, rows_, ctx):
                                                    " / ".join(str(b) for b in budgets), " | ".join(cells)))
     # the numbers of the sentences: the better deep MLP memory against the best matrix memory, TTT-Linear
     # against DeltaNet, the writes' FLOPs against DeltaNet's (as render computes them)
-    _, _, _, costs, _ = data
     specs = task_specs(main + other)
     flops = OrderedDict((p, {k: f for k, f in ((k, flops_at(r, p[0], specs, costs)) for k, r in pc.items())
                              if f is not None}) for p, pc in caps.items())
@@ -584,7 +595,7 @@ def readme(data, rows_, ctx):
 
     def times(x):
         return ("%.0f" % x) if abs(x - round(x)) < 1e-9 else ("%.1f" % x)
-    _, apart_pairs = apart_table(data[1], caps, {}, costs, data[4]["apart"], OrderedDict())
+    _, apart_pairs = apart_table(data[1], caps, {}, costs, data[4]["apart"], OrderedDict(), seeds_index)
     return {"capacity_table": "\n".join(lines), "apart": apart_readme(apart_pairs),
             "overwrite_noise": overwrite_noise(comparison),
             "points": str(len(comparison)),

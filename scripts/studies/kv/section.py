@@ -12,7 +12,7 @@ from collections import OrderedDict
 
 from memcap_report.capacity import cap_text, compare, nstar, part_capacities, part_family, resolved_line
 from memcap_report.common import (Context, SUMMARY_COLUMNS, list_words, memory_info, optional_csv, read_manifest, run)
-from memcap_report.crossing import fmt_ratio, load_seeds
+from memcap_report.crossing import fmt_ratio, load_seeds, read_seeds
 
 # The cache's policies in the order of kv_policy.hpp's table (softmax = FIFO) and the compressed caches
 # (compressed_cache.hpp: KIVI, MLA), then the tasks.
@@ -34,19 +34,24 @@ def short(m):
 
 
 def load(ctx):
-    """The study's summary and manifest; None when kv/kv_summary.csv is not there."""
-    load_seeds(os.path.join(ctx.reports_dir, "kv", "kv.csv"))  # per seed: the crossings' intervals
+    """The study's summary, manifest and per-seed index; None when kv/kv_summary.csv is not there. The
+    intervals are bootstrapped over this study's seeds only: a cell another sweep also ran (DeltaNet's,
+    in the streams study) would otherwise be resampled over both sweeps' seeds (crossing.SEEDS merges them)."""
+    per_seed = os.path.join(ctx.reports_dir, "kv", "kv.csv")
+    load_seeds(per_seed)  # per seed: the crossings' intervals
     summary = optional_csv(os.path.join(ctx.reports_dir, "kv", "kv_summary.csv"), SUMMARY_COLUMNS)
     if not summary:
         return None
-    return {"summary": summary, "manifest": read_manifest(os.path.join(ctx.reports_dir, "kv", "kv.csv.manifest.json"))}
+    return {"summary": summary, "seeds": read_seeds(per_seed) if os.path.exists(per_seed) else None,
+            "manifest": read_manifest(os.path.join(ctx.reports_dir, "kv", "kv.csv.manifest.json"))}
 
 
-def capacities(summary):
+def capacities(summary, seeds=None):
     """{task: {(memory, budget): capacity row}}: each task read as "Which memory when" reads it (a task
-    with slot parts on all of them at once), in TASKS' order."""
+    with slot parts on all of them at once), in TASKS' order; `seeds`: load's per-seed index (None:
+    every per-seed CSV the report loaded)."""
     out = OrderedDict()
-    for part, caps in part_capacities(summary).items():
+    for part, caps in part_capacities(summary, (), seeds).items():
         task = part_family(part)
         if task not in TASKS:
             continue
@@ -200,7 +205,7 @@ def compute(data):
 
 
 def render(data, rows, ctx):
-    caps = capacities(data["summary"])
+    caps = capacities(data["summary"], data.get("seeds"))
     pts = points(caps)
     seeds = sorted({r["seeds"] for r in data["summary"]})
     return ["## The KV cache at a byte budget", "",
@@ -215,7 +220,7 @@ def render(data, rows, ctx):
 
 def readme(data, rows, ctx):
     """reports/kv/README.md's computed parts (its template: README.md.in)."""
-    caps = capacities(data["summary"])
+    caps = capacities(data["summary"], data.get("seeds"))
     pts = points(caps)
     return {"capacity_tables": "\n".join(capacity_tables(caps)), "which_table": "\n".join(which_table(pts)),
             "compressed_table": "\n".join(compressed_table(caps)),

@@ -25,7 +25,7 @@ import sys
 from collections import OrderedDict
 
 from memcap_report import crossing
-from memcap_report.crossing import load_seeds
+from memcap_report.crossing import load_seeds, read_seeds
 from memcap_report.crossing import fmt_ratio
 from memcap_report.capacity import (compare, nstar, order, resolved_line, at_largest_window, cap_text, part_capacities as shared_part_capacities, part_rows, horizon, lag_curve,
                                     passes, part_of)
@@ -52,9 +52,10 @@ def part_name(part):
     return PART_NAMES.get(part) or ("%s, %s" % part if part[1] else part[0])
 
 
-def part_capacities(summary):
-    """capacity.part_capacities in the order of PART_NAMES."""
-    return shared_part_capacities(summary, PART_NAMES)
+def part_capacities(summary, seeds=None):
+    """capacity.part_capacities in the order of PART_NAMES; `seeds`: the study's own per-seed index
+    (crossing.read_seeds of streams.csv; None: every per-seed CSV the report loaded)."""
+    return shared_part_capacities(summary, PART_NAMES, seeds)
 OVERWRITE_AT = 64  # the n of the overwrite table (the closest n tried when it was not)
 
 # ------------------------------------------------------------------ reading
@@ -592,24 +593,28 @@ def task_words(summary):
 # ------------------------------------------------------------------ the section
 
 def load(ctx):
-    """(summary rows, manifest); None when streams/streams_summary.csv is not there."""
-    for path in ("streams/streams.csv",):  # per seed: the crossings' intervals (crossing.SEEDS)
-        load_seeds(os.path.join(ctx.reports_dir, path))
+    """(summary rows, manifest, the study's per-seed index); None when streams/streams_summary.csv is not
+    there. The intervals are bootstrapped over this study's seeds only: a cell another sweep also ran
+    (assoc_recall's, in the main job and the modern study, with other seeds near its crossing) would
+    otherwise be resampled over both sweeps' seeds (crossing.SEEDS merges them)."""
+    per_seed = os.path.join(ctx.reports_dir, "streams", "streams.csv")
+    load_seeds(per_seed)  # per seed: the crossings' intervals (crossing.SEEDS)
     summary, manifest = read(ctx.reports_dir)
-    return (summary, manifest) if summary else None
+    seeds = read_seeds(per_seed) if os.path.exists(per_seed) else None
+    return (summary, manifest, seeds) if summary else None
 
 
 def compute(data):
     """Plain rows (memcap_report.verdict): the capacity points of every part (overwrite_recall on both slots)."""
-    return part_rows(part_capacities(data[0]), "streams")
+    return part_rows(part_capacities(data[0], data[2]), "streams")
 
 
 def render(data, rows, ctx):
     """The section's lines; draws FIGURE into ctx.figures."""
-    summary, manifest = data
+    summary, manifest, seeds_index = data
     figures_dir = ctx.figures
     learn_memories(summary)
-    caps = part_capacities(summary)
+    caps = part_capacities(summary, seeds_index)
     edges = OrderedDict()
     seeds = sorted({r["seeds"] for r in summary}, key=int)
     text = ["## Where decays, overwrites and gates pay", "",
@@ -827,8 +832,8 @@ def readme_salient(caps, summary):
 
 def readme(data, rows, ctx):
     """reports/streams/README.md's computed parts (its template: README.md.in)."""
-    summary, manifest = data
-    caps = part_capacities(summary)
+    summary, manifest, seeds_index = data
+    caps = part_capacities(summary, seeds_index)
     theory = optional_csv(os.path.join(ctx.reports_dir, "streams", "theory.csv"))
     table, counts = readme_residuals(theory) if theory else ("(no `theory.csv`)", "0")
     return {"which_table": readme_which(caps), "residual_table": table, "residual_rows": counts,
