@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "harness/train/layer.hpp"
-#include "harness/exec/tuning.hpp"
+#include "core/seeds.hpp"
 #include "harness/train/trainer.hpp"
 #include "memories/registry.hpp"
 #include "registry_specs.hpp"
@@ -325,7 +325,7 @@ TEST_CASE("left out, the learning rate is chosen on the tuning seed, and prepare
     const std::atomic<bool> stop{false};
     std::vector<ModelRequest> requests;
     for (const std::uint64_t seed : {3u, 4u, 3u}) requests.push_back({&entry, size, spec, task_spec, shape, d, seed});
-    prepare(requests, 2, false, stop);
+    prepare(requests, 2, stop);
     REQUIRE(tuned_lr(entry, size, spec, shape, *task, d) == best_lr);
     for (const std::uint64_t seed : {3u, 4u}) {
         const auto model = cached_model(entry, size, spec, shape, *task, d, seed);

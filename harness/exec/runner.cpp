@@ -168,7 +168,16 @@ void run_cells_unordered(const std::vector<CellSpec>& cells, const ResolvedCells
             const ResolvedCell& rc = *resolved[idx];
             requests.push_back({rc.memory, rc.size, c.memory, c.task, rc.shape, rc.at(c.seed).d, c.seed});
         }
-        train::prepare(requests, threads, progress, stop);
+        std::optional<Progress> bar;
+        train::prepare(
+            requests, threads, stop,
+            [&](std::size_t runs) {
+                bar.emplace(static_cast<std::int64_t>(runs), "training", progress);
+                bar->set_threads(threads);
+                bar->set_unit("training runs");
+            },
+            [&] { bar->tick(); });
+        if (bar) bar->finish();
     }
     // Cells that read the same single test episode natively are one work item (so the
     // native readout draws their episode once, readout.cpp); every other cell, long ones

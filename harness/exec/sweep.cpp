@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -265,8 +266,28 @@ void print_dry_run(const SweepPlan& p, int threads) {
     std::cout << "  output: " << p.csv_path;
     if (fs::exists(p.csv_path, ec)) std::cout << " (exists: the sweep is complete)";
     else if (fs::exists(p.journal_path, ec)) std::cout << " (an interrupted sweep's journal exists: --resume finishes it)";
+    // The trained frame's cells are not timed (each would train a whole model): they are
+    // counted as training runs, and the cells timed are the others.
+    std::vector<std::size_t> untrained;
+    std::set<std::string> groups, models;
+    for (const std::size_t i : todo) {
+        const CellSpec& c = timed[i];
+        if (!train::trained(c.memory)) {
+            untrained.push_back(i);
+            continue;
+        }
+        std::string group = c.memory.canonical() + '|' + c.task.canonical() + '|' + std::to_string(c.d) + '|' +
+                            (c.budget_floats ? std::to_string(*c.budget_floats) : std::string("natural"));
+        models.insert(group + '|' + std::to_string(c.seed));
+        if (train::TrainSettings::of(c.memory).lrs.size() > 1) groups.insert(group);
+    }
+    const std::size_t training_runs = models.size() + 3 * groups.size();
     std::size_t sampled = 0, sampled_tuning = 0;
-    const double cpu = estimate_seconds(timed, todo, sampled);
+    const double cpu = estimate_seconds(timed, untrained, sampled);
+    if (training_runs > 0)
+        std::cout << "\n  training: " << training_runs << " runs (" << groups.size()
+                  << " groups x 3 learning rates on the tuning seed, then " << models.size()
+                  << " models, one per seed), not estimated: a run takes seconds to minutes (docs/training.md, \"Costs\")";
     double tuning_cpu = 0;
     if (!first_round.empty()) {
         tuning_cpu = estimate_seconds(first_round, every_cell(first_round.size()), sampled_tuning);

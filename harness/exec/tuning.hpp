@@ -57,6 +57,7 @@
 // (TuningJournal), so a resumed sweep computes only those not yet done.
 #pragma once
 
+#include "core/seeds.hpp"
 #include "harness/eval/cell.hpp"
 
 #include <algorithm>
@@ -77,8 +78,7 @@ namespace memcap {
 /// still name 1.
 constexpr int kNarrowestWidth = 2;
 
-/// The first tuning seed; tuning seed i is kTuningSeedBase + i.
-constexpr std::uint64_t kTuningSeedBase = std::uint64_t{1} << 40;
+// kTuningSeedBase (the first tuning seed; tuning seed i is kTuningSeedBase + i): core/seeds.hpp.
 /// The largest estimated peak (bytes) of a default candidate: wider default widths are
 /// skipped, on every machine alike. (A width the user lists is checked against the
 /// machine's memory instead, and refused when it cannot run.) Half a GB keeps the main

@@ -2,8 +2,7 @@
 #include "harness/train/trainer.hpp"
 
 #include "core/error.hpp"
-#include "harness/exec/progress.hpp"
-#include "harness/exec/tuning.hpp"
+#include "core/seeds.hpp"
 #include "tasks/registry.hpp"
 #include "memories/precision.hpp"
 
@@ -421,7 +420,8 @@ std::shared_ptr<const TrainedModel> cached_model(const MemoryEntry& entry, const
     return slot->model;
 }
 
-void prepare(const std::vector<ModelRequest>& requests, int threads, bool progress, const std::atomic<bool>& stop) {
+void prepare(const std::vector<ModelRequest>& requests, int threads, const std::atomic<bool>& stop,
+             const std::function<void(std::size_t runs)>& begin, const std::function<void()>& done_one) {
     if (requests.empty()) return;
     // the jobs: (request, rate) on the tuning seed, then (request) at its seed; each key once
     struct Job {
@@ -438,9 +438,7 @@ void prepare(const std::vector<ModelRequest>& requests, int threads, bool progre
             for (const double lr : settings.lrs) tuning.push_back({&r, lr});
         if (seen_models.insert(group + '\x1f' + std::to_string(r.seed)).second) models.push_back({&r, 0.0});
     }
-    Progress bar(static_cast<std::int64_t>(tuning.size() + models.size()), "training", progress);
-    bar.set_threads(threads);
-    bar.set_unit("training runs");
+    if (begin) begin(tuning.size() + models.size());
     const auto phase = [&](const std::vector<Job>& jobs, bool tune) {
         const auto count = static_cast<std::int64_t>(jobs.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
@@ -454,12 +452,11 @@ void prepare(const std::vector<ModelRequest>& requests, int threads, bool progre
                 else cached_model(*r.entry, r.size, r.memory, r.shape, *task, r.d, r.seed);
             } catch (...) {  // the cells train it again and report what it throws
             }
-            bar.tick();
+            if (done_one) done_one();
         }
     };
     phase(tuning, true);
     phase(models, false);
-    bar.finish();
 }
 
 CellOutcome score_trained(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,

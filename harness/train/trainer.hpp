@@ -46,6 +46,7 @@
 #include "tasks/task.hpp"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -170,9 +171,11 @@ struct ModelRequest {
 /// the tuning seed (one per rate), then every request's model — so that the cells, which run
 /// several n of one model on whichever thread, find them cached instead of waiting on one another.
 /// The same runs as the cells would train (the same bits: each run depends on its key only). No
-/// run starts once `stop` is set; a run that throws is left for its cells to report. `progress`: a
-/// bar on stderr ("training").
-void prepare(const std::vector<ModelRequest>& requests, int threads, bool progress, const std::atomic<bool>& stop);
+/// run starts once `stop` is set; a run that throws is left for its cells to report. `begin(runs)`
+/// is called first with the number of runs (a progress bar's total), `done_one` after each (from
+/// any thread, one at a time or not: the caller's bar locks).
+void prepare(const std::vector<ModelRequest>& requests, int threads, const std::atomic<bool>& stop,
+             const std::function<void(std::size_t runs)>& begin = {}, const std::function<void()>& done_one = {});
 
 /// Scores `cell` through the trained model (its Test episodes); an error outcome when training failed.
 CellOutcome score_trained(const MemoryEntry& entry, const MemorySize& size, const Spec& spec, const MemoryShape& shape,
