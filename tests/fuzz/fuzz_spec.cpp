@@ -47,6 +47,7 @@ void check_bound(const Spec& spec, const Schema& schema, const std::string& inpu
         if (p.type == ParamType::Choice) continue;
         if (p.optional && !spec.has(p.key)) continue;  // left out: no value to bound
         const double x = p.type == ParamType::Real ? spec.real(p.key) : static_cast<double>(spec.integer(p.key));
+        if (std::isinf(x) && x > 0 && p.allow_inf) continue;  // declared: e.g. softmax's beta=inf, mom's temp=inf
         if (!std::isfinite(x)) broken("non-finite value for " + p.key, input);
         if (x < p.min || x > p.max || (p.min_open && x == p.min) || (p.max_open && x == p.max))
             broken("value out of range for " + p.key, input);
