@@ -207,7 +207,7 @@ def compute(data):
 def render(data, rows, ctx):
     caps = capacities(data["summary"], data.get("seeds"))
     pts = points(caps)
-    seeds = sorted({r["seeds"] for r in data["summary"]})
+    seeds = sorted({r["seeds"] for r in data["summary"]}, key=int)
     return ["## The KV cache at a byte budget", "",
             "Every cache policy and the compressed caches (KIVI, MLA) beside the best recurrent memories, untrained, at "
             "equal bytes of state (every float a policy keeps counts: scores, positions, a window of queries, codes, "

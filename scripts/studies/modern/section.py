@@ -101,7 +101,7 @@ def compute(data):
 def render(data, rows, ctx):
     summary, manifest = data["summary"], data["manifest"]
     lines, caps, edges = table(summary, manifest, data.get("seeds"))
-    seeds = sorted({r["seeds"] for r in summary})
+    seeds = sorted({r["seeds"] for r in summary}, key=int)
     text = ["## Today's recurrent memories", "",
             "Associative recall at equal state floats, every memory at its best width and settings (decays, "
             "steps, ridge, scale: their candidates in `memcap list`), chosen on tuning seeds disjoint from the %s "
