@@ -9,7 +9,7 @@
 # the main job needs the memcap binary only, not the tests and benchmarks).
 # MEMCAP_TEST_DEPS=1 (set by test.sh) adds what only the tests use: Slurm and
 # munge for the local-cluster test, clang and its runtimes for the fuzzers, chromium for
-# the HTML report's browser test.
+# the HTML report's browser test, ccache for the pip test (a build through the cache).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -34,6 +34,7 @@ if [[ ${MEMCAP_TEST_DEPS:-0} == 1 ]]; then
         slurm-wlm munge                      # scripts/slurm/local-cluster-test.sh: a one-node Slurm cluster
         clang libclang-rt-14-dev libomp-dev  # scripts/fuzz.sh: libFuzzer + sanitizers, OpenMP for clang
         chromium                             # tests/report_browser.sh: the HTML report in a headless browser
+        ccache                               # python_pip_install: the package's build reuses the Release build's objects
         python3-torch                        # python/tests/test_fla_op.py: fla's naive delta rule, a torch op (CPU)
     )
 fi

@@ -17,7 +17,10 @@ trap 'rm -rf "$work"' EXIT
 # others (the library and module at -O1: 186 s on one core in batches of 8, 146 s in one batch,
 # 3.4 GB peak; Intel Xeon, 2026-12-03); the snippet's digits are the same (no -ffast-math, and
 # -ffp-contract=off at every level).
-cmake_args=${MEMCAP_CMAKE_ARGS:-}
+# MEMCAP_PIP_TEST_ARGS (set by the ctest when the build compiles through ccache): the settings of
+# the build running the test, so the package's compile commands are its commands and ccache
+# serves every object from what that build compiled (seconds instead of minutes).
+cmake_args=${MEMCAP_CMAKE_ARGS:-${MEMCAP_PIP_TEST_ARGS:-}}
 [[ -n $cmake_args ]] || cmake_args="-DCMAKE_CXX_FLAGS_RELEASE='-O1 -DNDEBUG' -DMEMCAP_LIB_UNITY_BATCH=0"  # setup.py splits it with shlex
 MEMCAP_CMAKE_ARGS=$cmake_args MEMCAP_PIP_BUILD_DIR=$cache "$work/.venv/bin/pip" install --no-index --quiet "$root/python"
 
