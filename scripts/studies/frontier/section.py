@@ -131,7 +131,8 @@ def why_lines(mems, label, budgets, cap, nk, races):
             "with the highest tuning mean), the margin between the two means, and how the race ended — one left "
             "(the others told apart from the leader, dominated, or left out along n), settled (every candidate "
             "still in surely passes or surely fails 90%: the cheapest of those as likely to pass), highest mean "
-            "or cheapest of near-ties (at the cap of tuning seeds). A negative margin: a cheaper candidate as "
+            "(equal means: the earlier candidate, the narrower width, then the earlier value) or cheapest of near-ties "
+            "(at the cap of tuning seeds). A negative margin: a cheaper candidate as "
             "likely to reach 90% won.", "",
             "| memory | B | n | chosen | tuning mean | runner-up | its tuning mean | margin | reason |",
             "|---|---:|---:|---|---:|---|---:|---:|---|"] + rows + [""]
