@@ -57,7 +57,7 @@ else
     "$memcap" reproduce --out reproduce
 
     # 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
-    rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal capacity.csv.tuning
+    rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal capacity.csv.tuning capacity_race.csv
     echo "reports: 2/4 the capacity sweep: the frontier (each memory's width chosen on tuning seeds first)" \
         "and the essays' d = 64 frame, under 2 min on 2 cores" >&2
     start=$(date +%s)
@@ -69,7 +69,8 @@ else
     #    the capacity lines of the main sweep: the same budgets and noise settings, so the same lines).
     modern_config=$(realpath --relative-to="$out" "$root/scripts/studies/modern/modern.ini")
     mkdir -p modern
-    rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning
+    rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning \
+        modern/modern_race.csv
     echo "reports: 3/4 today's recurrent memories on the frontier (RetNet, GLA, Gated DeltaNet, KDA, RWKV-7," \
         "MesaNet, Based beside the cache, the grid and the delta rule), under a minute on 2 cores" >&2
     start=$(date +%s)

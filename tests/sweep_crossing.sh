@@ -62,6 +62,33 @@ grep -v '^crossing' "$work/cross.ini" >"$work/grid.ini"
 "$memcap" sweep "$work/cross.ini" --out "$work/t1" --threads 1 --quiet || fail "threads 1"
 "$memcap" sweep "$work/cross.ini" --out "$work/t2" --threads 2 --quiet || fail "threads 2"
 cmp "$work/t1/cross.csv" "$work/t2/cross.csv" || fail "1 and 2 threads differ"
+# The race file (NAME_race.csv): the same bytes at 1 and 2 threads, one row per raced group of
+# the grid and of each crossing round, each naming the winner its cells report.
+cmp "$work/t1/cross_race.csv" "$work/t2/cross_race.csv" || fail "race file: 1 and 2 threads differ"
+python3 - "$work/t1/cross.csv" "$work/t1/cross_race.csv" <<'PY' || fail "race file"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+race = list(csv.DictReader(open(sys.argv[2])))
+key = lambda r: (r["memory"], r["task_spec"], r["readout"], r["budget_floats"], r["n"])
+won = {}
+for r in race:
+    assert key(r) not in won, ("two race rows for one group", key(r))
+    won[key(r)] = r
+    assert int(r["candidates"]) >= 2, r
+    assert (int(r["seeds"]) >= 1) == (r["mean"] != "") or r["reason"] == "all failed", r  # 0: left alone along n
+    assert int(r["seeds"]) >= 1 or (r["reason"] == "one left" and not r["runner_up"]), r
+    assert r["reason"] in ("one left", "settled", "highest mean", "cheapest of near-ties", "all failed"), r["reason"]
+    if r["runner_up"]:
+        assert r["runner_up"] != r["tuned"], r
+        assert abs(float(r["margin"]) - (float(r["mean"]) - float(r["runner_up_mean"]))) < 1e-5, r
+        if r["reason"] == "highest mean":
+            assert float(r["margin"]) >= 0, r
+for r in rows:
+    assert won[key(r)]["tuned"] == r["tuned"], ("the race file's winner is not the cell's choice", key(r))
+assert {r["round"] for r in race} > {"0"}, "no crossing round's races"
+assert len(won) == len({key(r) for r in rows}), "a race row for a group without cells"
+print(f"ok   race file: {len(race)} raced groups, each the choice its cells report")
+PY
 "$memcap" sweep "$work/grid.ini" --out "$work/g" --threads 2 --quiet || fail "grid"
 grid_lines=$(wc -l <"$work/g/grid.csv")
 head -n "$grid_lines" "$work/t1/cross.csv" | cmp - "$work/g/grid.csv" || fail "the grid's rows changed"
@@ -183,6 +210,7 @@ if [[ -n $mpirun ]]; then
     export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
     "$mpirun" -np 2 "$memcap" sweep "$work/cross.ini" --out "$work/np2" --threads 1 --quiet || fail "mpirun -np 2"
     cmp "$work/t1/cross.csv" "$work/np2/cross.csv" || fail "-np 2 differs from one process"
+    cmp "$work/t1/cross_race.csv" "$work/np2/cross_race.csv" || fail "race file: -np 2 differs from one process"
     "$mpirun" -np 2 "$memcap" sweep "$work/parts.ini" --out "$work/pnp2" --threads 1 --quiet || fail "parts: mpirun -np 2"
     cmp "$work/p1/parts.csv" "$work/pnp2/parts.csv" || fail "reading probes: -np 2 differs from one process"
     echo "ok   -np 2 identical to one process"

@@ -108,6 +108,7 @@ n = ${MEMCAP_SWEEP_KILL_N:-32768}
 INI
 "$memcap" sweep "$work/cfg/best.ini" --out "$work/bref" --threads 2 --quiet || fail "reference d = best sweep"
 [[ ! -e "$work/bref/best.csv.tuning" ]] || fail "tuning journal left behind by a finished sweep"
+[[ -s "$work/bref/best_race.csv" ]] || fail "no race file beside a d = best sweep"
 # kill_when DIR FILE K: starts the d = best sweep into DIR, SIGKILLs it once FILE holds K records
 kill_when() {
     "$memcap" sweep "$work/cfg/best.ini" --out "$1" --threads 2 --quiet 2>"$1.stderr" &
@@ -128,6 +129,7 @@ tuned=$(records "$work/tkill/best.csv.tuning")
 "$memcap" sweep "$work/cfg/best.ini" --out "$work/tkill" --threads 2 --resume 2>"$work/tkill.resume.stderr" ||
     fail "--resume after a kill in the tuning: $(cat "$work/tkill.resume.stderr")"
 cmp "$work/bref/best.csv" "$work/tkill/best.csv" || fail "resumed d = best CSV (killed in the tuning) differs"
+cmp "$work/bref/best_race.csv" "$work/tkill/best_race.csv" || fail "resumed race file (killed in the tuning) differs"
 grep -Eq "tuning cells computed and [0-9]+ kept from before" "$work/tkill.resume.stderr" ||
     fail "the resume did not reuse the journaled tuning cells: $(grep tuning "$work/tkill.resume.stderr")"
 [[ ! -e "$work/tkill/best.csv.tuning" ]] || fail "tuning journal left behind after the resume"
@@ -136,6 +138,7 @@ kill_when "$work/ckill" best.csv.journal 2
 "$memcap" sweep "$work/cfg/best.ini" --out "$work/ckill" --threads 2 --resume 2>"$work/ckill.resume.stderr" ||
     fail "--resume after a kill in the scored cells: $(cat "$work/ckill.resume.stderr")"
 cmp "$work/bref/best.csv" "$work/ckill/best.csv" || fail "resumed d = best CSV (killed in the scored cells) differs"
+cmp "$work/bref/best_race.csv" "$work/ckill/best_race.csv" || fail "resumed race file (killed in the scored cells) differs"
 grep -Eq "memcap: 0 tuning cells computed and [0-9]+ kept from before" "$work/ckill.resume.stderr" ||
     fail "the resume computed tuning cells again: $(grep tuning "$work/ckill.resume.stderr")"
 echo "ok   SIGKILL in the scored cells of a d = best sweep: --resume computes no tuning cell, identical CSV"

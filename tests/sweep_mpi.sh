@@ -50,5 +50,6 @@ INI
 for np in 2 3; do
     "$mpirun" -np $np "$memcap" sweep "$work/best.ini" --out "$work/np$np" --quiet --threads 1
     cmp "$work/one/best.csv" "$work/np$np/best.csv"
+    cmp "$work/one/best_race.csv" "$work/np$np/best_race.csv"
     echo "ok   best.ini (d = best): -np $np identical to one process"
 done

@@ -12,6 +12,7 @@ trap 'rm -rf "$work"' EXIT
 cmp "$work/t1/smoke.csv" "$work/t2/smoke.csv"
 [[ -s "$work/t1/smoke.csv.manifest.json" ]] || { echo "FAIL: no manifest"; exit 1; }
 [[ ! -e "$work/t1/smoke.csv.journal" ]] || { echo "FAIL: journal left behind"; exit 1; }
+[[ ! -e "$work/t1/smoke_race.csv" ]] || { echo "FAIL: a race file for a sweep that chooses nothing"; exit 1; }
 rows=$(($(wc -l <"$work/t1/smoke.csv") - 1))
 [[ $rows -eq 302 ]] || { echo "FAIL: $rows rows, expected 302"; exit 1; }
 

@@ -374,13 +374,14 @@ int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) 
     po::options_description desc(
         "memcap sweep CONFIG: every cell the config describes (see scripts/sweeps/ and docs/sweeps.md);\n"
         "writes DIR/NAME.csv for CONFIG NAME.ini, journaling each cell as it finishes; a block's d = best\n"
-        "races the width and each memory's settings as `memcap run --d best` does (memcap run --help)");
+        "races the width and each memory's settings as `memcap run --d best` does (memcap run --help),\n"
+        "and DIR/NAME_race.csv says why each choice won (its runner-up and margin; docs/sweeps.md)");
     desc.add_options()("help,h", "show this help")
         ("config", po::value<std::string>(), "the sweep config (INI)")
         ("out,o", po::value<std::string>()->default_value("."), "directory for NAME.csv, its manifest and journal")
         ("threads", po::value<std::string>(), "threads (per MPI rank; default: all cores)")
         ("resume", "finish an interrupted sweep in DIR (a complete one is left as it is)")
-        ("force", "start the sweep afresh, replacing an existing NAME.csv, journal and manifest in DIR")
+        ("force", "start the sweep afresh, replacing an existing NAME.csv, journal, manifest and race file in DIR")
         ("dry-run", "print the cells and an estimate of the work; compute and write nothing")
         ("quiet,q", "no progress bar");
     add_plugin_option(desc);

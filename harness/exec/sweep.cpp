@@ -50,6 +50,7 @@ struct SweepPlan {
     fs::path dir;
     std::string csv_path, manifest_path, journal_path, tuning_path;  // tuning_path: the tuning cells' journal
     std::string curves_path;  // NAME_curves.csv: the trained frame's training curves, when the sweep trains
+    std::string race_path;    // NAME_race.csv: why each choice on tuning seeds won, when the sweep makes one
     nlohmann::ordered_json manifest;
     std::string journal_header;
 };
@@ -217,6 +218,7 @@ SweepPlan plan_sweep(const SweepOptions& o, int mpi_ranks) {
     p.journal_path = p.csv_path + ".journal";
     p.tuning_path = p.csv_path + ".tuning";
     p.curves_path = (p.dir / (p.config.name + "_curves.csv")).string();
+    p.race_path = (p.dir / (p.config.name + "_race.csv")).string();
     p.manifest = make_manifest(o.command, p.config.canonical(), p.cells().size(),
                                ManifestRun{o.threads.value_or(omp_get_max_threads()), mpi_ranks},
                                {{"config_file", p.config.path}});
@@ -349,6 +351,7 @@ SweepOutputs open_outputs(const SweepOptions& o, const SweepPlan& p) {
                    have_manifest = fs::exists(p.manifest_path, ec), have_tuning = fs::exists(p.tuning_path, ec);
         std::vector<std::string> rounds = crossing_files(p);
         if (fs::exists(p.curves_path, ec)) rounds.push_back(p.curves_path);  // an output too: never replaced silently
+        if (fs::exists(p.race_path, ec)) rounds.push_back(p.race_path);      // likewise
         const bool have_rounds = !rounds.empty();
         if (!o.resume && !o.force && (have_csv || have_journal || have_manifest || have_tuning || have_rounds))
             throw UsageError("'" + (have_csv ? p.csv_path : have_journal ? p.journal_path : have_manifest ? p.manifest_path : have_tuning ? p.tuning_path : rounds[0]) +
@@ -630,6 +633,18 @@ void assemble(const SweepOptions& o, const SweepPlan& p, SweepOutputs& out, cons
             order.emplace_back(c.block, c.group, c.n, c.seed, r, i);
         }
     std::sort(order.begin(), order.end());
+    // Why each choice on tuning seeds won (tuning.hpp, race_rows): the grid's races, then each
+    // crossing round's. Every rank runs every race on the same scores (and a resume replays
+    // them from the tuning journals), so the file is the same at any thread or rank count. Written
+    // before the CSV, whose presence marks the sweep complete.
+    std::string races = race_rows(p.pipeline.races(), 0);
+    for (std::size_t r = 0; r < rounds.size(); ++r) races += race_rows(rounds[r].pipeline.races(), static_cast<int>(r + 1));
+    if (!races.empty()) {
+        AtomicFile file(p.race_path);
+        file.write(race_header());
+        file.write(races);
+        file.commit();
+    }
     AtomicFile csv(p.csv_path);
     csv.write(cell_header());
     for (std::size_t i = 0; i < p.cells().size(); ++i) csv.write(out.journal->rows(i));

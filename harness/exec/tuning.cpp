@@ -8,6 +8,7 @@
 #include "harness/exec/memory_gate.hpp"
 #include "harness/exec/progress.hpp"
 #include "harness/exec/runner.hpp"
+#include "harness/results/csv.hpp"
 #include "harness/results/stats.hpp"
 #include "memories/registry.hpp"
 #include "tasks/registry.hpp"
@@ -431,7 +432,8 @@ void Race::end_level() {
     // Settled: from the second level of seeds on (as `judged` in narrow), every candidate still
     // in surely reaches the capacity threshold or surely does not (race_settled); more seeds
     // would tell some apart, but not change which of them pass, so the race ends there.
-    if (left <= 1 || level_ >= levels_.size() || (level_ >= 2 && race_settled(standing()))) decided_ = true;
+    if (left <= 1 || level_ >= levels_.size()) decided_ = true;
+    else if (level_ >= 2 && race_settled(standing())) decided_ = settled_ = true;
 }
 
 void Race::narrow() {
@@ -509,6 +511,58 @@ std::size_t Races::index(std::size_t g, std::size_t k, int seed) const {
 }
 
 std::size_t Races::index_count() const { return races_.size() * max_candidates_ * max_seeds_; }
+
+// ---------------------------------------------------------------------------------------
+// The race file: why each choice won.
+
+std::string race_reason(const Race& race) {
+    std::size_t left = 0;
+    for (std::size_t k = 0; k < race.size(); ++k) left += race.in(k);
+    if (left == 0) return "all failed";
+    if (left == 1) return "one left";
+    if (race.settled()) return "settled";
+    const std::size_t w = race.winner();
+    for (std::size_t k = 0; k < race.size(); ++k)
+        if (race.in(k) && race.mean(k) > race.mean(w)) return "cheapest of near-ties";
+    return "highest mean";
+}
+
+const std::string& race_header() {
+    static const std::string header =
+        "round,memory,memory_spec,task_spec,readout,budget_floats,n,candidates,tuned,mean,se,seeds,runner_up,"
+        "runner_up_mean,runner_up_se,runner_up_seeds,margin,reason\n";
+    return header;
+}
+
+std::string race_rows(const Races& races, int round) {
+    std::string out;
+    for (std::size_t g = 0; g < races.size(); ++g) {
+        const Race& race = races[g];
+        if (race.size() < 2) continue;
+        const CellSpec& c = races.asked(g);
+        const std::size_t w = race.winner();
+        std::size_t up = race.size();
+        for (std::size_t k = 0; k < race.size(); ++k)
+            if (k != w && race.seeds(k) > 0 && (up == race.size() || race.mean(k) > race.mean(up))) up = k;
+        std::string row = std::to_string(round) + ",";
+        row += csv_field(c.memory.name()) + "," + csv_field(c.memory.canonical()) + "," + csv_field(c.task.canonical()) + "," +
+               csv_field(c.readout.canonical()) + ",";
+        if (c.budget_floats) row += std::to_string(*c.budget_floats);
+        row += "," + std::to_string(c.n) + "," + std::to_string(race.size()) + ",";
+        row += csv_field(tuned_label(c, race.candidate(w))) + ",";
+        if (race.seeds(w) > 0) row += format_sig(race.mean(w)) + "," + format_sig(race.se(w));
+        else row += ",";  // left alone along n before it ran: nothing measured here
+        row += "," + std::to_string(race.seeds(w)) + ",";
+        if (up < race.size() && race.seeds(w) > 0)
+            row += csv_field(tuned_label(c, race.candidate(up))) + "," + format_sig(race.mean(up)) + "," +
+                   format_sig(race.se(up)) + "," + std::to_string(race.seeds(up)) + "," +
+                   format_sig(race.mean(w) - race.mean(up));
+        else
+            row += ",,,,";
+        out += row + "," + race_reason(race) + "\n";
+    }
+    return out;
+}
 
 // ---------------------------------------------------------------------------------------
 // resolve_tuning: the races run, their cells shared over threads and processes and kept in

@@ -262,6 +262,9 @@ public:
     /// Whether the race ended with every candidate still in surely failing (or inherited one
     /// candidate past capacity without running).
     bool surely_failed() const;
+    /// Whether the race ended settled (race_settled) with more than one candidate still in,
+    /// before the cap.
+    bool settled() const { return settled_; }
 
 private:
     /// One candidate's tuning so far: seeds run, the sums of its accuracies and of their
@@ -287,6 +290,7 @@ private:
     std::size_t level_ = 0;  // levels closed
     bool started_ = false, decided_ = false;
     bool inherited_ = false;  // left with one candidate past capacity, never run
+    bool settled_ = false;    // ended by race_settled, more than one still in
 };
 
 /// The races of a grid's tuned groups (one per group, in order of first appearance), each
@@ -317,6 +321,25 @@ private:
     std::vector<CellSpec> asked_;
     std::size_t max_candidates_ = 0, max_seeds_ = 0;
 };
+
+/// Why a decided race's winner won, in words (the race file's `reason`): "one left" (the
+/// others were told apart, dominated, failed or left out along n), "settled" (race_settled
+/// ended it: the cheapest of those as likely to pass), at the cap "highest mean" (the winner
+/// leads those still in) or "cheapest of near-ties" (a cheaper one among them, as likely to
+/// pass), or "all failed" (every candidate's cell failed: the cheapest).
+std::string race_reason(const Race& race);
+
+/// The race file (a sweep's NAME_race.csv): its header, and one row per group of `races` with
+/// a choice to make (two candidates or more), in group order, `round` in its first column
+/// (0: the grid; r: crossing round r). A row names the group (memory_spec as the sweep gave it,
+/// task_spec, readout, budget_floats, n), the winner (its `tuned` text, its tuning mean, standard
+/// error and seeds), the runner-up (the other candidate with the highest tuning mean, the earlier
+/// on ties, of those that ran: the same), the margin (the winner's mean less the runner-up's; below
+/// 0 where a cheaper near-tie won) and race_reason. A group whose race left one candidate before
+/// it ran (past capacity, where the smaller n left one) has 0 seeds, no mean and no runner-up
+/// (those fields empty).
+const std::string& race_header();
+std::string race_rows(const Races& races, int round);
 
 /// Runs every race of `races` (see above), computing the tuning cells on `threads` threads
 /// (and over the processes of `share`, kept in `journal`), and rewrites the cells that need

@@ -1,10 +1,13 @@
 """The race's settings as the reports read them: which spec values the race chose (`best`), the
-candidates a spec or a sweep's manifest lists, whether a chosen value sits at an end of them, and
-the width and settings chosen at a capacity point in words."""
+candidates a spec or a sweep's manifest lists, whether a chosen value sits at an end of them, the
+width and settings chosen at a capacity point in words, and why it won (the sweep's race file,
+NAME_race.csv: the runner-up and the margin)."""
 
 import re
 
-from .common import base, fnum, label, spec_params, tuned_values
+import os
+
+from .common import base, fnum, label, optional_csv, spec_params, tuned_values
 
 # The narrowest default width of d = best in manifests that do not state theirs (before it went down to 2).
 NARROWEST_UNSTATED = 4
@@ -78,3 +81,48 @@ def edge_words(edges):
     return ("† chosen at an end of its candidates (`memcap list`): " + "; ".join(items) + ". The candidates "
             "may stop short of the memory's best there, and its capacity is then a lower bound. (A decay of 1, no "
             "decay, is the end of its range and is not flagged.)")
+
+
+# ------------------------------------------------------------------ why each setting won (NAME_race.csv)
+
+RACE_COLUMNS = ["round", "memory_spec", "task_spec", "readout", "budget_floats", "n", "candidates", "tuned", "mean", "se",
+                "seeds", "runner_up", "runner_up_mean", "runner_up_se", "runner_up_seeds", "margin", "reason"]
+
+
+def read_races(out, name="capacity"):
+    """The race file beside a sweep's CSV (DIR/NAME_race.csv, docs/sweeps.md): {(memory, task_spec, readout,
+    budget_floats, n): [rows]}; {} when the sweep wrote none (a sweep of an older memcap)."""
+    races = {}
+    for r in optional_csv(os.path.join(out, "%s_race.csv" % name), RACE_COLUMNS):
+        key = (base(r["memory_spec"]), r["task_spec"], r["readout"], r["budget_floats"], r["n"])
+        races.setdefault(key, []).append(r)
+    return races
+
+
+def race_at(races, at):
+    """The race row of a summary row `at` (a capacity point): its group's, whose winner is the row's choice; else None."""
+    if not races or not at:
+        return None
+    key = (base(at["memory_spec"]), at["task_spec"], at["readout"], at["budget_floats"], at["n"])
+    return next((r for r in races.get(key, []) if r["tuned"] == at.get("tuned", "")), None)
+
+
+def tuned_words(tuned):
+    """"d=16,beta=8" -> "d=16, β=8"."""
+    names = {"beta": "β", "rho": "ρ", "alpha": "α", "gamma": "γ"}
+    return ", ".join("%s=%s" % (names.get(k, k), v) for k, v in (kv.split("=", 1) for kv in tuned.split(",") if "=" in kv))
+
+
+def mean_words(mean, se, seeds):
+    """"0.984 ± 0.016 (4 seeds)"; "not run" when the race left it alone along n."""
+    if mean == "":
+        return "not run (left alone along n)"
+    return "%.3f ± %.3f (%s seed%s)" % (fnum(mean), fnum(se), seeds, "" if seeds == "1" else "s")
+
+
+def why_cells(row):
+    """The cells of a "why each setting won" table row: chosen, its tuning mean, the runner-up, its mean, margin, reason."""
+    runner = tuned_words(row["runner_up"]) if row["runner_up"] else "—"
+    return [tuned_words(row["tuned"]), mean_words(row["mean"], row["se"], row["seeds"]), runner,
+            mean_words(row["runner_up_mean"], row["runner_up_se"], row["runner_up_seeds"]) if row["runner_up"] else "—",
+            "%+.3f" % fnum(row["margin"]) if row["margin"] != "" else "—", row["reason"]]

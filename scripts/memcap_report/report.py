@@ -15,6 +15,7 @@ from .capacity import capacity_rows, write_table
 from .crossing import load_seeds, reset_seeds
 from .common import (CELL_FIGURE_COLUMNS, Context, ReportError, read_catalog, is_frontier, learn_memories, read_csv, read_manifest, read_summary,
                      reset_memories)
+from .race import read_races
 from .theory import read_theory
 from . import verdict
 
@@ -65,6 +66,7 @@ def _build(out, stage):
     main.summary = [r for r in main.summary_all if not is_frontier(r)]  # the essay's frame, d = 64
     main.theory, main.theory_caps = read_theory(out)
     main.manifest = read_manifest(os.path.join(out, "capacity.csv.manifest.json"))
+    main.races = read_races(out)  # why each setting won (capacity_race.csv); {} without one
 
     # the capacity table: the frontier, then the essay's frame
     load_seeds(os.path.join(out, "capacity.csv"))  # per seed: the crossings' intervals

@@ -172,6 +172,50 @@ class Report(unittest.TestCase):
                           "at this fixed width (the frontier above lets the width grow): softmax; still growing: "
                           "linear, delta and hrr.", text)
 
+    def test_why_each_setting_won_from_the_race_file(self):
+        """With the sweep's race file (capacity_race.csv) the frontier's table gets, at each capacity
+        point, the runner-up and the margin; without one, nothing about it."""
+        with Sweep() as s:
+            status, err, plain = s.report()
+            self.assertEqual(status, 0, err)
+            self.assertNotIn("Why each setting won", plain)
+            header = ["round", "memory", "memory_spec", "task_spec", "readout", "budget_floats", "n", "candidates", "tuned",
+                      "mean", "se", "seeds", "runner_up", "runner_up_mean", "runner_up_se", "runner_up_seeds", "margin",
+                      "reason"]
+            def with_values(r):  # the summary's `tuned` as memcap writes it now: the chosen values
+                if frontier(r):
+                    beta = common.spec_params(r["memory_spec"]).get("beta")
+                    r["tuned"] = "d=%s" % r["d"] + (",beta=%s" % beta if "beta" in r["tuned"] else "")
+            s.edit_summary(with_values)
+            status, err, plain = s.report()
+            self.assertEqual(status, 0, err)
+            races = []
+            for r in read_rows(s.path("capacity_summary.csv")):
+                if not frontier(r):
+                    continue
+                ran = common.base(r["memory_spec"]) != "linear"  # the linear grid: left alone along n, never run
+                races.append(dict(zip(header, [
+                    "0", common.base(r["memory_spec"]), common.frontier_spec(r["memory_spec"], r["tuned"]), r["task_spec"],
+                    r["readout"], r["budget_floats"], r["n"], "12", r["tuned"], "0.96875" if ran else "",
+                    "0.0125" if ran else "", "6" if ran else "0", "d=2,beta=8" if ran else "", "0.98" if ran else "",
+                    "0.01" if ran else "", "6" if ran else "", "-0.01125" if ran else "",
+                    "cheapest of near-ties" if ran else "one left"])))
+            write_rows(s.path("capacity_race.csv"), races)
+            status, err, text = s.report()
+            self.assertEqual(status, 0, err)
+            self.assertIn("*Why each setting won*", text)
+            rows = [line for line in text.splitlines() if line.startswith("| softmax | 1024 | 128 |")]
+            self.assertEqual(len(rows), 1, rows)
+            self.assertEqual(rows[0], "| softmax | 1024 | 128 | d=4, β=128 | 0.969 ± 0.013 (6 seeds) | d=2, β=8 | "
+                                      "0.980 ± 0.010 (6 seeds) | -0.011 | cheapest of near-ties |")
+            self.assertIn("| linear | 1024 |", text)
+            self.assertIn("| not run (left alone along n) | — | — | — | one left |", text)
+            # the rest of the report as it was
+            lines = text.splitlines()
+            start = next(i for i, l in enumerate(lines) if l.startswith("*Why each setting won*"))
+            end = next(i for i in range(start + 2, len(lines)) if lines[i] == "")  # the table's end
+            self.assertEqual(lines[:start] + lines[end + 1:], plain.splitlines())
+
     def test_a_summary_without_the_standard_error_is_refused_and_nothing_is_written(self):
         with Sweep() as s:
             rows = read_rows(s.path("capacity_summary.csv"))

@@ -8,7 +8,7 @@ from memcap_report.common import (COLOURS, ORDER, base, fit_exponent, fmt_cap, f
                                   noise_words, plt, ratio_words, save, seeds_text, span_words, spec_params, style, tuned_keys)
 from memcap_report.capacity import cap_text, nstar, nstar_or_capacity, resolved_line
 from memcap_report.crossing import fmt_n, fmt_ratio, ratio
-from memcap_report.race import NARROWEST_UNSTATED, at_end, is_raced, listed, narrowest_width
+from memcap_report.race import NARROWEST_UNSTATED, at_end, is_raced, listed, narrowest_width, race_at, why_cells
 from memcap_report.theory import model_nstar, broken, residual_lines, tcaps_model, theory_curve
 from memcap_report.verdict import plain_rows
 
@@ -114,8 +114,33 @@ def edge_lines(edges, narrowest, width=NARROWEST_UNSTATED):
     return lines + [""]
 
 
-def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, figures):
-    """The frontier's figures (written to `figures`) and its Markdown lines."""
+def why_lines(mems, label, budgets, cap, nk, races):
+    """"Why each setting won" at the capacity points of one noise (the sweep's race file; none without one):
+    the choice and its tuning mean, the runner-up and its, the margin and the race's reason."""
+    rows = []
+    for m in mems:
+        for b in budgets:
+            r = cap.get((m, nk, b))
+            row = race_at(races, r["at_capacity"]) if r is not None and r["capacity"] is not None else None
+            if row is not None:
+                rows.append("| %s | %d | %s | %s |" % (label[m], b, r["at_capacity"]["n"], " | ".join(why_cells(row))))
+    if not rows:
+        return []
+    return ["*Why each setting won* (at each capacity point above; the sweep's race file, capacity_race.csv): the "
+            "choice's mean accuracy on the tuning seeds ± its standard error, the runner-up (the other candidate "
+            "with the highest tuning mean), the margin between the two means, and how the race ended — one left "
+            "(the others told apart from the leader, dominated, or left out along n), settled (every candidate "
+            "still in surely passes or surely fails 90%: the cheapest of those as likely to pass), highest mean "
+            "(equal means: the earlier candidate, the narrower width, then the earlier value) or cheapest of near-ties "
+            "(at the cap of tuning seeds). A negative margin: a cheaper candidate as "
+            "likely to reach 90% won.", "",
+            "| memory | B | n | chosen | tuning mean | runner-up | its tuning mean | margin | reason |",
+            "|---|---:|---:|---|---:|---|---:|---:|---|"] + rows + [""]
+
+
+def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, figures, races=None):
+    """The frontier's figures (written to `figures`) and its Markdown lines; `races` (race.read_races) adds,
+    at each capacity point, why its setting won."""
     if not frontier_rows:
         return []
     assoc = [r for r in frows if r["task"] == "assoc_recall"]
@@ -241,6 +266,7 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
                                                             "" if te is None else "*%.2f*" % te))
         lines.append("")
         lines += edge_lines(edges, narrowest, narrowest_width(manifest))
+        lines += why_lines(mems, label, budgets, cap, nk, races)
         ext = sorted({k[2] for k in tcap if k[1] == nk and k[2] > budgets[-1] and tcap[k]["capacity_n"]})
         if ext:
             parts = []
@@ -420,4 +446,4 @@ def compute(main):
 
 def render(main, rows, ctx):
     return section(main.frontier_rows, main.frows, main.fexps, main.rows, main.exps, main.theory, main.theory_caps,
-                   main.manifest, ctx.figures)
+                   main.manifest, ctx.figures, getattr(main, "races", None))
