@@ -143,11 +143,11 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
                 continue
             # memories with equal capacity would hide each other: each is dodged sideways a little
             dodge = 2 ** (0.08 * (i - (len(mems) - 1) / 2))
-            ax.plot([b * dodge for b, _ in pts], [r["capacity"] for _, r in pts], "-", marker=markers[i % len(markers)],
+            ax.plot([b * dodge for b, _ in pts], [nstar_or_capacity(r) for _, r in pts], "-", marker=markers[i % len(markers)],
                     color=c, ms=5, label=label[m], zorder=2)
             for b, r in pts:
                 if r["capacity"] >= r["largest_tried"]:
-                    ax.plot([b * dodge], [r["capacity"]], "o", color=c, ms=10, mfc="none")
+                    ax.plot([b * dodge], [nstar_or_capacity(r)], "o", color=c, ms=10, mfc="none")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
         ax.set_title(noise_words(nk))
@@ -157,7 +157,7 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
     axes[0][0].legend(list(handles.values()), list(handles.keys()), fontsize=8, loc="upper left")
-    fig.suptitle("The frontier: each memory at its best code width (solid: measured, points dodged sideways; dashed: "
+    fig.suptitle("The frontier: each memory at its best code width (solid: measured n*, points dodged sideways; dashed: "
                  "memories/theory.hpp, n* at the model's best width; ringed: the largest n tried)", fontsize=9)
     save(fig, os.path.join(figures, "frontier_capacity.png"))
 
@@ -289,9 +289,19 @@ def theory_ratio_text(e, model):
     if e.lo is not None:
         lo = e.smallest if e.lo == -float("inf") else e.lo
         hi = e.largest if e.hi == float("inf") else e.hi
-        s += " [%s%s, %s%s]" % ("<" if e.lo == -float("inf") else "", _num(lo / model),
-                                "≥" if e.hi == float("inf") else "", _num(hi / model))
+        s += " [%s%s, %s%s]" % ("<" if e.lo == -float("inf") else "", _end(lo / model),
+                                "≥" if e.hi == float("inf") else "", _end(hi / model))
     return s
+
+
+def _end(x):
+    """An interval's end: two decimals, more where two would round it onto 1 from either side."""
+    if x == 1 or "%.2f" % x != "1.00":
+        return _num(x)
+    k = 3
+    while k < 6 and float("%.*f" % (k, x)) == 1:
+        k += 1
+    return "%.*f" % (k, x)
 
 
 def _num(x):
