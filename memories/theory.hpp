@@ -13,7 +13,7 @@
 //   chains.hpp           chained lookups with cleanup;
 //   forgetting.hpp       a recent pair in a long stream: the sliding window's and a decayed grid's horizon;
 //   recall_model.hpp     a model as a backend's table entry declares it;
-//   capacity.hpp         each model's capacity at a budget;
+//   capacity.hpp         each model's capacity at a budget: n* where it crosses 0.9 at its best width;
 //   information.hpp      the most pairs any state of B bits can hold (log2 n! <= B).
 #pragma once
 

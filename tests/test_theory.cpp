@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -222,4 +223,86 @@ TEST_CASE("forgetting: the window's horizon is its rows, the decayed grid's mode
     REQUIRE(theory::decayed_grid_horizon(512, 1.0, 64, 64) == 0);  // undecayed, 512 pairs drown every lag at d = 64
     REQUIRE_THROWS_AS(theory::decayed_grid_recall(0, 8, 0.9, 8, 8), std::invalid_argument);
     REQUIRE_THROWS_AS(theory::decayed_grid_recall(1, 8, 1.5, 8, 8), std::invalid_argument);
+}
+
+TEST_CASE("theory: the root finder of the capacity lines against a closed form", "[theory][capacity]") {
+    using namespace memcap::theory;
+    // HRR read among two candidates: the winner-take-all integral is Φ(1/√(v_t + v_o)) and the
+    // two variances are linear in n (hrr.hpp), v_t + v_o = s + (2n − 3)/D + 2(2D + 2)/(D(D + 2)),
+    // s = 2D/(D + 2)²; so accuracy 0.9 is at n = (D(1/z² − s − 2(2D + 2)/(D(D + 2))) + 3)/2, z = Φ⁻¹(0.9).
+    const std::int64_t D = 64;
+    const double d = static_cast<double>(D), z = 1.2815515655446004;
+    const double exact = (d * (1 / (z * z) - 2 * d / ((d + 2) * (d + 2)) - 2 * (2 * d + 2) / (d * (d + 2))) + 3) / 2;
+    REQUIRE(exact > 16);
+    REQUIRE(exact < 32);
+    const auto acc = [&](double n) { return hrr_recall_real(n, D, 2); };
+    REQUIRE(acc(exact) == Approx(0.9).epsilon(1e-9));  // the closed form is the model's
+    const Crossing c = crossing_n(acc, 16, 32, 0.9, acc(16), acc(32));
+    CAPTURE(exact, c.n, c.bracket_lo, c.bracket_hi, c.calls);
+    REQUIRE(std::log(c.bracket_hi / c.bracket_lo) <= kCrossingTolerance * (1 + 1e-9));
+    REQUIRE(c.bracket_lo <= exact * (1 + 1e-12));
+    REQUIRE(exact <= c.bracket_hi * (1 + 1e-12));
+    REQUIRE(std::abs(std::log(c.n / exact)) <= kCrossingTolerance / 2 * (1 + 1e-9));
+    REQUIRE(c.calls < 20);
+    // The real-n models are the integer ones at integer n.
+    REQUIRE(hrr_recall_real(40, 256, 40) == hrr_recall(40, 256, 40));
+    REQUIRE(hrr_noisy_recall_real(40, 256, 0.05) == hrr_noisy_recall(40, 256, 0.05));
+    REQUIRE(grid_recall_real(40, 16, 0.1) == grid_recall(40, 16, 0.1));
+    REQUIRE(cache_recall_real(12, 8, 32, 0.1) == cache_recall(12, 8, 32, 0.1));
+    // A crossing needs a bracket.
+    REQUIRE_THROWS_AS(crossing_n(acc, 32, 64, 0.9, acc(32), acc(64)), std::invalid_argument);
+}
+
+TEST_CASE("theory: capacity lines cross at 0.9 between the power-of-two capacity and the next power", "[theory][capacity]") {
+    using namespace memcap::theory;
+    ModelTable models;
+    const auto& searches = capacity_models();
+    const auto search = [&](const std::string& memory) {
+        for (const auto& m : searches)
+            if (m.memory == memory) return &m;
+        FAIL("no capacity search for " << memory);
+        return &searches.front();
+    };
+    struct Case {
+        std::string memory;
+        std::int64_t budget;
+        double sigma;  // per entry, whatever the width
+    };
+    for (const Case& k : {Case{"hrr", 256, 0}, Case{"hrr", 4096, 0}, Case{"hrr", 1024, 0.05}, Case{"linear", 256, 0},
+                          Case{"linear", 1024, 0}, Case{"linear", 4096, 0.02}}) {
+        CAPTURE(k.memory, k.budget, k.sigma);
+        const CapacityLine line = search(k.memory)->search(k.budget, 0.9, [&](int) { return k.sigma; }, models);
+        REQUIRE(line.n);
+        const double pow2 = static_cast<double>(*line.n);
+        CAPTURE(pow2, line.nstar, line.nstar_d, line.nstar_accuracy);
+        REQUIRE(!line.nstar_at_limit);
+        REQUIRE(line.nstar >= pow2);
+        REQUIRE(line.nstar < 2 * pow2);
+        // the model at n*: 0.9 to the root finder's bracket (kCrossingTolerance wide in log n, n* its midpoint)
+        const auto model = [&](double n) {
+            return k.memory == "hrr" ? hrr_noisy_recall_real(n, k.budget, k.sigma) : grid_recall_real(n, line.nstar_d, k.sigma);
+        };
+        const double below = model(line.nstar * std::exp(-kCrossingTolerance)), above = model(line.nstar * std::exp(kCrossingTolerance));
+        CAPTURE(below, above);
+        REQUIRE(below >= 0.9);
+        REQUIRE(above < 0.9);
+        REQUIRE(line.nstar_accuracy == model(line.nstar));
+        REQUIRE(std::abs(line.nstar_accuracy - 0.9) <= below - above);
+        if (k.memory == "linear") REQUIRE(line.nstar_d * line.nstar_d <= k.budget);
+    }
+}
+
+TEST_CASE("theory: the noise-free cache's capacity line is its eviction limit at the narrowest width", "[theory][capacity][release_only]") {
+    using namespace memcap::theory;
+    ModelTable models;
+    for (const auto& m : capacity_models())
+        if (m.memory == "softmax") {
+            const CapacityLine line = m.search(256, 0.9, [](int) { return 0.0; }, models);
+            CAPTURE(line.nstar, line.nstar_d, line.nstar_beta, line.nstar_accuracy);
+            REQUIRE(line.nstar_at_limit);
+            REQUIRE(line.nstar == 256.0 / (2 * line.nstar_d));  // B / 2d pairs, then eviction
+            REQUIRE(line.nstar_accuracy >= 0.9);
+            REQUIRE(line.nstar_accuracy == cache_recall(256 / (2 * line.nstar_d), line.nstar_d, line.nstar_beta, 0.0));
+            REQUIRE(line.nstar >= static_cast<double>(*line.n));
+        }
 }

@@ -439,8 +439,9 @@ int cmd_theory(const std::vector<std::string>& args) {
         "`memcap aggregate`'s summary. --out: per summary row of the cache, grid or HRR, the model's\n"
         "accuracy at that row's width, beta and noise, whether the model applies there (exact,\n"
         "equivalent, approx, no), the measured mean, its SE and the residual. --capacity: per model,\n"
-        "noise setting and budget, the largest power-of-two n with model accuracy >= 0.9 at the\n"
-        "model's best width (HRR and grid also at budgets beyond the summary's, to --max-budget)");
+        "noise setting and budget, n* (capacity_nstar): the real n where the model's accuracy at its\n"
+        "best width (and the cache's beta) crosses 0.9, by root-finding in log n (HRR and grid also at\n"
+        "budgets beyond the summary's, to --max-budget)");
     desc.add_options()("help,h", "show this help")
         ("input", po::value<std::string>(), "summary CSV written by `memcap aggregate`")
         ("out,o", po::value<std::string>(), "predictions CSV (default: stdout)")

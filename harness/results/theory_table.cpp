@@ -52,10 +52,11 @@ const std::vector<Column>& capacity_columns() {
         {"model", "the model of memories/theory.hpp"},
         {"noise", "the task's noise setting: cosine=1 (none), cosine=C or noise=SIGMA"},
         {"budget_floats", "floats of state"},
-        {"capacity_n", "largest power-of-two n (from 4) with model accuracy >= threshold; empty: not even 4"},
-        {"d", "the width that gives it"},
-        {"beta", "the cache's beta that gives it (empty for other models)"},
-        {"model_accuracy_frac", "the model's accuracy at capacity_n"},
+        {"capacity_nstar", "n*: the real n >= 1 where the model's accuracy at its best setting crosses the threshold (memories/theory/capacity.hpp); empty: not even n = 1"},
+        {"nstar_kind", "crossing (the model's accuracy crosses the threshold at n*) or limit (n* is the setting's largest n: B/2d pairs for the cache, the accuracy still above the threshold there)"},
+        {"d", "the width whose crossing is n*"},
+        {"beta", "the cache's beta whose crossing is n* (empty for other models)"},
+        {"model_accuracy_frac", "the model's accuracy at n* (the threshold to the root finder's tolerance, at a crossing)"},
         {"widths", "the widths searched"},
         {"note", "what the line assumes"},
     };
@@ -316,9 +317,10 @@ TheoryTables theory_tables(const TheoryOptions& o) {
         r.set("memory", l.model->memory).set("model", l.model->model).set("noise", l.noise->label())
             .set("budget_floats", std::to_string(l.b)).set("widths", c.widths)
             .set("note", l.model->note(l.noise->sigma_at(static_cast<int>(l.b))));
-        if (c.n) {
-            r.set("capacity_n", std::to_string(*c.n)).set("d", std::to_string(c.d)).set("model_accuracy_frac", frac(c.accuracy));
-            if (c.beta > 0) r.set("beta", format_sig(c.beta));
+        if (c.nstar > 0) {
+            r.set("capacity_nstar", format_sig(c.nstar)).set("nstar_kind", c.nstar_at_limit ? "limit" : "crossing")
+                .set("d", std::to_string(c.nstar_d)).set("model_accuracy_frac", frac(c.nstar_accuracy));
+            if (c.nstar_beta > 0) r.set("beta", format_sig(c.nstar_beta));
         }
         capacity += r.line();
     }

@@ -26,7 +26,11 @@
 // queries, are left out.
 //
 // Capacity lines (memories/theory/capacity.hpp), per model, noise setting (each one the
-// summary's assoc_recall rows hold) and budget: the largest n on the power-of-two grid
+// summary's assoc_recall rows hold) and budget: n* (capacity_nstar), the real n where the
+// model's accuracy at its best setting crosses `threshold` (the envelope over the settings
+// below: the crossing of the one that holds out longest; nstar_kind = limit where that is
+// the setting's largest n, the cache's B / 2d, still above the threshold), by TOMS 748 on
+// log n inside the bracket of a first search: the largest n on the power-of-two grid
 // 4, 8, 16, … whose model accuracy is at least `threshold` at the model's best width:
 //   hrr     D = d = B (the natural size; the only width the model describes); n scanned
 //           upward to the first miss (the report's rule for measured capacity);

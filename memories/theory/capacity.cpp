@@ -1,6 +1,13 @@
 // memcap/memories/theory/capacity.cpp — see capacity.hpp.
 #include "memories/theory/capacity.hpp"
 
+#include "memories/theory/crosstalk.hpp"
+#include "memories/theory/hrr.hpp"
+#include "memories/theory/numeric.hpp"
+
+#include <boost/math/tools/toms748_solve.hpp>
+
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -10,6 +17,69 @@ namespace {
 const std::vector<double> kBetas = {4, 8, 16, 32, 64, 128};
 constexpr int kCacheWidthMin = 4, kCacheWidthMax = 64;
 constexpr std::int64_t kSmallestN = 4;
+
+// The models at real n, as calls of the ModelTable: the same function names and arguments as
+// recall_model.hpp's hrr_call, grid_call and cache_call, so a call at an integer n is theirs
+// (the real and integer versions agree there) and the power-of-two search's values are reused.
+ModelCall hrr_at(double n, std::int64_t D, double sigma) {
+    return {"hrr_recall", {n, double(D), sigma}, [=] { return hrr_noisy_recall_real(n, D, sigma); }};
+}
+ModelCall grid_at(double n, int d, double sigma) {
+    return {"grid_recall", {n, double(d), sigma}, [=] { return grid_recall_real(n, d, sigma); }};
+}
+ModelCall cache_at(double n, int d, double beta, double sigma) {
+    return {"cache_recall", {n, double(d), beta, sigma}, [=] { return cache_recall_real(n, d, beta, sigma); }};
+}
+
+/// One candidate setting of a model (a width, and the cache's β): its accuracy at real n and
+/// the largest n it describes.
+struct Setting {
+    int d;
+    double beta;
+    double limit;
+    std::function<double(double)> accuracy;
+};
+
+/// n* of the envelope of `settings` (capacity.hpp): from line.n (the power-of-two capacity, or
+/// 1 when not even 4 passes), each setting passing there, most accurate first, crossed from
+/// the best n* so far when it still passes there.
+void cross(CapacityLine& line, const std::vector<Setting>& settings, double threshold) {
+    const double lo = line.n ? static_cast<double>(*line.n) : 1.0;
+    std::vector<std::pair<double, std::size_t>> order;  // (accuracy at lo, setting)
+    for (std::size_t i = 0; i < settings.size(); ++i)
+        if (settings[i].limit >= lo) {
+            const double a = settings[i].accuracy(lo);
+            if (a >= threshold) order.emplace_back(a, i);
+        }
+    std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& [at_lo, i] : order) {
+        const Setting& s = settings[i];
+        double from = lo, at_from = at_lo;
+        if (line.nstar > 0) {  // only a setting still passing at the best n* so far can hold out longer
+            if (s.limit <= line.nstar) continue;
+            from = line.nstar, at_from = s.accuracy(from);
+            if (at_from < threshold) continue;
+        }
+        double n = from, at_n = at_from;
+        bool at_limit = false;
+        for (double hi = std::min(2 * from, s.limit);; hi = std::min(2 * from, s.limit)) {
+            if (hi <= from) {  // from is the setting's limit
+                at_limit = true;
+                break;
+            }
+            const double at_hi = s.accuracy(hi);
+            if (at_hi >= threshold) {
+                from = n = hi, at_from = at_n = at_hi;
+                continue;
+            }
+            n = crossing_n(s.accuracy, from, hi, threshold, at_from, at_hi).n;
+            at_n = s.accuracy(n);
+            break;
+        }
+        if (n > line.nstar) line.nstar = n, line.nstar_d = s.d, line.nstar_beta = s.beta, line.nstar_accuracy = at_n,
+                            line.nstar_at_limit = at_limit;
+    }
+}
 
 /// Largest n = 4, 8, … ≤ limit with accuracy(n) ≥ threshold, scanning upward to the first miss.
 template <class F>
@@ -49,6 +119,7 @@ CapacityLine hrr_line(std::int64_t b, double threshold, const std::function<doub
     if (const auto s = scan_up(b, threshold, [&](std::int64_t n) { return models.value(hrr_call(n, b, sigma)); }))
     c.n = s->first, c.accuracy = s->second;
     c.widths = std::to_string(b);
+    cross(c, {{c.d, 0.0, static_cast<double>(b), [&](double n) { return models.value(hrr_at(n, b, sigma)); }}}, threshold);
     return c;
 }
 
@@ -71,6 +142,12 @@ CapacityLine grid_line(std::int64_t b, double threshold, const std::function<dou
         if (!s) break;
         best.n = s->first, best.d = d, best.accuracy = s->second;
     }
+    std::vector<Setting> settings;  // every square width, d² its largest n
+    for (int d = top; d >= 4 && std::int64_t{d} * d <= b; d /= 2) {
+        const double sigma = sigma_at(d);
+        settings.push_back({d, 0.0, double(d) * d, [&models, d, sigma](double n) { return models.value(grid_at(n, d, sigma)); }});
+    }
+    cross(line, settings, threshold);
     return line;
 }
 
@@ -120,10 +197,36 @@ CapacityLine cache_line(std::int64_t b, double threshold, const std::function<do
         }
         if (found) best.n = std::int64_t{1} << found_e, best.d = d, best.beta = found->first, best.accuracy = found->second;
     }
+    std::vector<Setting> settings;  // every width and β, B / 2d pairs the largest n
+    for (int d = kCacheWidthMin; d <= kCacheWidthMax; d *= 2) {
+        const std::int64_t pairs = b / (2 * std::int64_t{d});
+        if (pairs < 1) break;
+        const double sigma = sigma_at(d);
+        for (const double beta : kBetas)
+            settings.push_back({d, beta, static_cast<double>(pairs),
+                                [&models, d, beta, sigma](double n) { return models.value(cache_at(n, d, beta, sigma)); }});
+    }
+    cross(line, settings, threshold);
     return line;
 }
 
 }  // namespace
+
+Crossing crossing_n(const std::function<double(double)>& accuracy, double lo, double hi, double threshold, double at_lo,
+                    double at_hi) {
+    require(lo >= 1 && hi > lo && at_lo >= threshold && at_hi < threshold,
+            "crossing_n: need 1 <= lo < hi, accuracy(lo) >= threshold > accuracy(hi)");
+    int calls = 0;
+    const auto f = [&](double x) {
+        ++calls;
+        return accuracy(std::exp(x)) - threshold;
+    };
+    const auto done = [](double a, double b) { return std::abs(b - a) <= kCrossingTolerance; };
+    std::uintmax_t iterations = 200;
+    const auto r = boost::math::tools::toms748_solve(f, std::log(lo), std::log(hi), at_lo - threshold, at_hi - threshold, done,
+                                                     iterations);
+    return {std::exp(0.5 * (r.first + r.second)), std::exp(r.first), std::exp(r.second), calls};
+}
 
 const std::vector<CapacityModel>& capacity_models() {
     static const std::vector<CapacityModel> models = {

@@ -534,26 +534,32 @@ namespace {
 
 // The grid and the cache: the target's weight w_t(ρ) and a rest pair's g(a; ρ).
 template <class Target, class Weight>
-double crosstalk_over_rho(std::int64_t n, int d, double noise_sigma, Target target, Weight weight) {
+double crosstalk_over_rho(double n, int d, double noise_sigma, Target target, Weight weight) {
     if (n == 1) return 1.0;
     const auto sph = Sphere::get(d);
     return over_rho(d, noise_sigma, [&](double rho) {
         const double wt = target(rho);
         const std::function<double(double)> g = [&](double a) { return weight(a, rho); };
         const RestMoments rm = rest_moments(*sph, g, wt);
-        const auto rest = rest_nodes(static_cast<double>(n - 2), rm.mu2, rm.mu4, d, kNodesU);
-        return crosstalk_recall(d, static_cast<double>(n), WeightModel{wt, rm.mean, g}, rest);
+        const auto rest = rest_nodes(n - 2, rm.mu2, rm.mu4, d, kNodesU);
+        return crosstalk_recall(d, n, WeightModel{wt, rm.mean, g}, rest);
     });
 }
 
 }  // namespace
 
-double grid_recall(std::int64_t n, int d, double noise_sigma) {
+double grid_recall_real(double n, int d, double noise_sigma) {
     require(n >= 1 && d >= 4 && noise_sigma >= 0, "grid_recall: need n >= 1, d >= 4, noise_sigma >= 0");
     return crosstalk_over_rho(n, d, noise_sigma, [](double rho) { return rho; }, [](double a, double) { return a; });
 }
 
+double grid_recall(std::int64_t n, int d, double noise_sigma) { return grid_recall_real(static_cast<double>(n), d, noise_sigma); }
+
 double cache_recall(std::int64_t n, int d, double beta, double noise_sigma) {
+    return cache_recall_real(static_cast<double>(n), d, beta, noise_sigma);
+}
+
+double cache_recall_real(double n, int d, double beta, double noise_sigma) {
     require(n >= 1 && d >= 4 && beta >= 0 && noise_sigma >= 0, "cache_recall: need n >= 1, d >= 4, beta >= 0, noise_sigma >= 0");
     // Weights relative to the target's, ω_j = e^{β(a_j − ρ)}: the softmax normaliser cancels.
     return crosstalk_over_rho(n, d, noise_sigma, [](double) { return 1.0; },

@@ -19,6 +19,13 @@ double grid_recall(std::int64_t n, int d, double noise_sigma = 0.0);
 /// Softmax cache without eviction, β on raw dot products, query noise σ. d ≥ 4.
 double cache_recall(std::int64_t n, int d, double beta = 16.0, double noise_sigma = 0.0);
 
+/// The same two at real n ≥ 1 (the capacity lines' crossings, capacity.hpp): the model
+/// takes n as the candidates' count M, the exponent of (1 − G)^(M−1), and the n − 2 rest
+/// pairs as the shape of U's Gamma law, so it is a smooth function of n between the
+/// integers, and equals the integer versions at integer n.
+double grid_recall_real(double n, int d, double noise_sigma = 0.0);
+double cache_recall_real(double n, int d, double beta = 16.0, double noise_sigma = 0.0);
+
 /// P(t > x) for t ~ Sphere(d) (one coordinate of a uniform unit vector in R^d).
 double sphere_tail(int d, double x);
 

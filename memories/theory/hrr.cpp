@@ -10,9 +10,11 @@
 
 namespace memcap::theory {
 
-HrrMoments hrr_moments(std::int64_t n, std::int64_t D) {
-    require(n >= 1 && D >= 2, "hrr_moments: need n >= 1, D >= 2");
-    const double d = static_cast<double>(D), nn = static_cast<double>(n);
+namespace {
+
+HrrMoments moments(double nn, std::int64_t D) {
+    require(nn >= 1 && D >= 2, "hrr_moments: need n >= 1, D >= 2");
+    const double d = static_cast<double>(D);
     HrrMoments m;
     m.signal_mean = 1;
     m.signal_var = 2 * d / ((d + 2) * (d + 2));
@@ -22,20 +24,33 @@ HrrMoments hrr_moments(std::int64_t n, std::int64_t D) {
     return m;
 }
 
-double hrr_recall(std::int64_t n, std::int64_t D, std::int64_t candidates) {
+}  // namespace
+
+HrrMoments hrr_moments(std::int64_t n, std::int64_t D) { return moments(static_cast<double>(n), D); }
+
+double hrr_recall_real(double n, std::int64_t D, double candidates) {
     require(n >= 1 && D >= 2 && candidates >= 1, "hrr_recall: need n >= 1, D >= 2, candidates >= 1");
     if (candidates == 1) return 1.0;
-    const HrrMoments m = hrr_moments(n, D);
-    return wta_recall(m.signal_mean, std::sqrt(m.target_var), std::sqrt(m.other_var), static_cast<double>(candidates));
+    const HrrMoments m = moments(n, D);
+    return wta_recall(m.signal_mean, std::sqrt(m.target_var), std::sqrt(m.other_var), candidates);
+}
+
+double hrr_recall(std::int64_t n, std::int64_t D, std::int64_t candidates) {
+    return hrr_recall_real(static_cast<double>(n), D, static_cast<double>(candidates));
+}
+
+double hrr_noisy_recall_real(double n, std::int64_t D, double sigma) {
+    if (sigma <= 0) return hrr_recall_real(n, D, n);
+    require(n >= 1 && D >= 2, "hrr_moments: need n >= 1, D >= 2");
+    const double rho = 1 / std::sqrt(1 + sigma * sigma * static_cast<double>(D));
+    const auto m = moments(n, D);
+    const double extra = (1 - rho * rho) * (n + 1) / static_cast<double>(D);
+    return wta_recall(rho * m.signal_mean, std::sqrt(rho * rho * m.target_var + extra),
+                      std::sqrt(rho * rho * m.other_var + extra), n);
 }
 
 double hrr_noisy_recall(std::int64_t n, std::int64_t D, double sigma) {
-    if (sigma <= 0) return hrr_recall(n, D, n);
-    const double rho = 1 / std::sqrt(1 + sigma * sigma * static_cast<double>(D));
-    const auto m = hrr_moments(n, D);
-    const double extra = (1 - rho * rho) * static_cast<double>(n + 1) / static_cast<double>(D);
-    return wta_recall(rho * m.signal_mean, std::sqrt(rho * rho * m.target_var + extra),
-                      std::sqrt(rho * rho * m.other_var + extra), static_cast<double>(n));
+    return hrr_noisy_recall_real(static_cast<double>(n), D, sigma);
 }
 
 }  // namespace memcap::theory

@@ -29,4 +29,11 @@ double hrr_recall(std::int64_t n, std::int64_t D, std::int64_t candidates);
 /// hrr_recall(n, D, n).
 double hrr_noisy_recall(std::int64_t n, std::int64_t D, double sigma);
 
+/// The same two at real n ≥ 1 (the capacity lines' crossings, capacity.hpp): n enters the
+/// moments linearly and the candidates as the exponent M − 1 of the winner-take-all
+/// integral, so the model is a smooth function of n between the integers, and equals the
+/// integer versions at integer n.
+double hrr_recall_real(double n, std::int64_t D, double candidates);
+double hrr_noisy_recall_real(double n, std::int64_t D, double sigma);
+
 }  // namespace memcap::theory

@@ -19,7 +19,8 @@ Writes into OUT (default: PATH's directory, then report/), each file complete or
                     pair (the state's bits at the capacity n, state_bits — 32 x state_floats
                     in a summary without it — over the capacity; along n only)
   figures/*.png     frontier_<task>.png: capacity against budget per memory, one panel per
-                    noise (dashed: `memcap theory`'s capacity lines for the models that apply;
+                    noise (dashed: `memcap theory`'s capacity lines for the models that apply,
+                    n* where the model at its best setting crosses 90%, continuous in n;
                     for assoc_recall, black: the log2(n!) limit, the most pairs any state of
                     32 x B bits holds, common.max_pairs_exact — under query noise still a
                     bound, a loose one);
@@ -50,6 +51,7 @@ from .common import (CATALOG, CYCLE, read_catalog, task_info, SUMMARY_COLUMNS, T
                      lag_panels, max_pairs_exact, memory_name, noise_key, noise_order, plt, read_csv, save, se,
                      spec_params, state_bits_of, style, task_labels, tuned_keys,
                      tuned_values)
+from .theory import CAPACITY_COLUMNS
 
 RESULT_COLUMNS = ("memory_spec", "task_spec", "readout", "budget_floats", "d", "n", "seed", "accuracy_frac", "status",
                   "tuned")
@@ -234,7 +236,7 @@ def theory(paths, binary, tmp, theory_files=None):
         if len(paths) != 1:
             raise ReportError("--theory: the path holds %d summaries; --theory is for one summary" % len(paths))
         predictions, capacity = theory_files
-        return read_csv(predictions), (read_csv(capacity) if capacity else []), ""
+        return read_csv(predictions), (read_csv(capacity, CAPACITY_COLUMNS) if capacity else []), ""
     if not binary:
         return [], [], "no memcap binary (MEMCAP_BINARY) to run `memcap theory`"
     preds, caps = [], []
@@ -248,7 +250,7 @@ def theory(paths, binary, tmp, theory_files=None):
         if r.returncode != 0:
             raise ReportError("%s: memcap theory failed: %s" % (p, " ".join(r.stderr.strip().splitlines()[-1:])))
         preds += read_csv(out)
-        caps += read_csv(cap) if cap else []
+        caps += read_csv(cap, CAPACITY_COLUMNS) if cap else []
     return preds, caps, ""
 
 
@@ -322,8 +324,8 @@ def frontier_figure(task, caps, tcaps, colour, path, limit=False):
         present = {s[0] for s in colour}  # theory only for the memories the sweep holds
         for model in OrderedDict((t["memory"], 1) for t in tcaps
                                  if (t["noise"] == noise or not noise) and t["memory"] in present):
-            pts = sorted((int(t["budget_floats"]), int(t["capacity_n"])) for t in tcaps
-                         if t["memory"] == model and (t["noise"] == noise or not noise) and t["capacity_n"]
+            pts = sorted((int(t["budget_floats"]), float(t["capacity_nstar"])) for t in tcaps
+                         if t["memory"] == model and (t["noise"] == noise or not noise) and t["capacity_nstar"]
                          and budgets and int(t["budget_floats"]) <= max(budgets))
             if pts:
                 c = next((colour[s] for s in colour if s[0] == model), "#444444")

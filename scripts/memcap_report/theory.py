@@ -10,7 +10,7 @@ from .common import ORDER, base, fnum, noise_key, noise_order, noise_words, para
 THEORY_COLUMNS = ("memory_spec", "task_spec", "budget_floats", "d", "n", "frame", "noise_sigma", "model", "applies",
                   "note", "model_accuracy_frac", "measured_mean_frac", "measured_se_frac", "residual_points",
                   "residual_se")
-CAPACITY_COLUMNS = ("memory", "model", "noise", "budget_floats", "capacity_n", "d", "beta")
+CAPACITY_COLUMNS = ("memory", "model", "noise", "budget_floats", "capacity_nstar", "nstar_kind", "d", "beta")
 
 
 def read_theory(out):

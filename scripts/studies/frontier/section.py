@@ -151,37 +151,39 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
     cap = {(r["memory_spec"], r["noise"], r["budget_floats"]): r for r in assoc}
     tcap = {(c["memory"], c["noise"], int(c["budget_floats"])): c for c in tcaps}
 
+    def tn(fam, nk, b):
+        return theory_n(tcap, fam, nk, b)
+
     # -------- capacity against state floats, log-log, theory dashed
     markers = "os^Dv<>ph*"
     fig, axes = plt.subplots(1, len(noises), figsize=(5.6 * len(noises), 4.4), sharey=True, squeeze=False)
     for ax, nk in zip(axes[0], noises):
         for i, m in enumerate(mems):
             c = COLOURS[base(m)]
-            tb = sorted(k[2] for k in tcap if k[0] == base(m) and k[1] == nk and tcap[k]["capacity_n"])
+            tb = sorted(k[2] for k in tcap if k[0] == base(m) and k[1] == nk and tn(*k) is not None)
             if tb:
-                ax.plot(tb, [int(tcap[(base(m), nk, b)]["capacity_n"]) for b in tb], "--", color=c, lw=1.6, alpha=0.7,
-                        zorder=1)
+                ax.plot(tb, [tn(base(m), nk, b) for b in tb], "--", color=c, lw=1.6, alpha=0.7, zorder=1)
             pts = [(b, cap[(m, nk, b)]) for b in budgets if (m, nk, b) in cap and cap[(m, nk, b)]["capacity"] is not None]
             if not pts:
                 continue
             # memories with equal capacity would hide each other: each is dodged sideways a little
             dodge = 2 ** (0.08 * (i - (len(mems) - 1) / 2))
-            ax.plot([b * dodge for b, _ in pts], [r["capacity"] for _, r in pts], "-", marker=markers[i % len(markers)],
+            ax.plot([b * dodge for b, _ in pts], [nstar_or_capacity(r) for _, r in pts], "-", marker=markers[i % len(markers)],
                     color=c, ms=5, label=label[m], zorder=2)
             for b, r in pts:
                 if r["capacity"] >= r["largest_tried"]:
-                    ax.plot([b * dodge], [r["capacity"]], "o", color=c, ms=10, mfc="none")
+                    ax.plot([b * dodge], [nstar_or_capacity(r)], "o", color=c, ms=10, mfc="none")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
         ax.set_title(noise_words(nk))
-        style(ax, "state (floats)", "capacity: largest n with accuracy ≥ 90%" if nk == noises[0] else "", logx=False)
+        style(ax, "state (floats)", "capacity: n* where accuracy crosses 90%" if nk == noises[0] else "", logx=False)
     handles = OrderedDict()
     for ax in axes[0]:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
     axes[0][0].legend(list(handles.values()), list(handles.keys()), fontsize=8, loc="upper left")
-    fig.suptitle("The frontier: each memory at its best code width (solid: measured, points dodged sideways; dashed: "
-                 "memories/theory.hpp at the model's best width; ringed: the largest n tried)", fontsize=9)
+    fig.suptitle("The frontier: each memory at its best code width (solid: measured n*, points dodged sideways; dashed: "
+                 "memories/theory.hpp, n* at the model's best width; ringed: the largest n tried)", fontsize=9)
     save(fig, os.path.join(figures, "frontier_capacity.png"))
 
     # -------- accuracy against n per budget, theory dashed where a model applies
@@ -217,8 +219,11 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
              "with at that budget and n: " + tuning_words(manifest, frontier_rows) + " Capacity is the largest n "
              "with mean accuracy ≥ 90% over the scored seeds; the width "
              "shown is the one chosen at that n. Dashed: the models of `memories/theory.hpp` (`memcap theory`, "
-             "theory_capacity.csv): HRR at its natural size D = d = B, the square d × d grid at its best width, "
-             "the cache at its best width (4–64) and β (4–128) without eviction.", "",
+             "theory_capacity.csv): n* where the model's accuracy crosses 90%, found by root-finding on the model "
+             "as a function of real n, with HRR at its natural size D = d = B, the square d × d grid at its best "
+             "width, the cache at its best width (4–64) and β (4–128) without eviction (at each n the best setting; "
+             "n* is the crossing of the setting that holds out longest, or the cache's B/2d pairs where it still "
+             "reads ≥ 90% when it starts to evict).", "",
              "![frontier capacity](figures/frontier_capacity.png)", ""]
     lines += frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap, theory)
     lines += ["", "### Capacity table", "",
@@ -226,8 +231,10 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
               "that bracket it, the interval from a bootstrap over the scored seeds (`scripts/memcap_report/crossing.py`; "
               "n* at 50% and 99% in capacity_table.csv). The width is the one chosen at the largest n passing; "
               "n*/B = pairs per float. `≥b`: the largest n tried passes; `<a`: the smallest misses. Exponent: "
-              "slope of log n* against log budget. *Theory*: the model's capacity line at its best width "
-              "(the largest power of two it reaches).", "",
+              "slope of log n* against log budget. *Theory*: the model's capacity line, n* where the model at its best "
+              "setting crosses 90% (continuous in n; `=` marks the cache's eviction limit B/2d, reached above 90%). "
+              "*Measured / theory*: the measured n* over the model's, with the measured 95% interval divided by the "
+              "model's n* (the model is a number, without an interval); an interval holding 1 agrees with the model.", "",
               resolved_line(list(cap.values()), "Resolution"), ""]
     for nk in noises:
         edges, narrowest = [], OrderedDict()
@@ -252,40 +259,79 @@ def section(frontier_rows, frows, fexps, erows, eexps, theory, tcaps, manifest, 
             lines.append("| %s | %s | %s |" % (label[m], " | ".join(cells), "" if e is None else "%.2f" % e))
             fam = base(m)
             if any((fam, nk, b) in tcap for b in budgets):
-                tc = []
+                tc, rc = [], []
                 for b in budgets:
-                    c = tcap.get((fam, nk, b))
-                    if c is None or not c["capacity_n"]:
-                        tc.append("" if c is None else "<4")
-                    else:
-                        tc.append("%s (d=%s%s; %.3g)" % (c["capacity_n"], c["d"], ", β=" + c["beta"] if c["beta"] else "",
-                                                        int(c["capacity_n"]) / b))
-                te = fit_exponent(budgets, [int(tcap[(fam, nk, b)]["capacity_n"]) if (fam, nk, b) in tcap and
-                                            tcap[(fam, nk, b)]["capacity_n"] else None for b in budgets], float("inf"))
+                    c, v = tcap.get((fam, nk, b)), tn(fam, nk, b)
+                    if v is None:
+                        tc.append("" if c is None else "<1")
+                        rc.append("")
+                        continue
+                    tc.append("%s%s (d=%s%s; %.3g)" % ("=" if c["nstar_kind"] == "limit" else "", fmt_n(v), c["d"],
+                                                      ", β=" + c["beta"] if c["beta"] else "", v / b))
+                    r = cap.get((m, nk, b))
+                    rc.append(theory_ratio_text(r["nstar"][0.9], v) if r is not None and r.get("nstar") else "")
+                te = fit_exponent(budgets, [tn(fam, nk, b) for b in budgets], float("inf"))
                 lines.append("| *theory: %s* | %s | %s |" % (tcaps_model(tcaps, fam), " | ".join(tc),
                                                             "" if te is None else "*%.2f*" % te))
+                if any(rc):
+                    lines.append("| *measured / theory* | %s | |" % " | ".join(rc))
         lines.append("")
         lines += edge_lines(edges, narrowest, narrowest_width(manifest))
         lines += why_lines(mems, label, budgets, cap, nk, races)
-        ext = sorted({k[2] for k in tcap if k[1] == nk and k[2] > budgets[-1] and tcap[k]["capacity_n"]})
+        ext = sorted({k[2] for k in tcap if k[1] == nk and k[2] > budgets[-1] and tn(*k) is not None})
         if ext:
             parts = []
             for fam in OrderedDict.fromkeys(k[0] for k in sorted(tcap) if k[1] == nk and k[2] > budgets[-1]):
-                bs = [b for b in ext if (fam, nk, b) in tcap and tcap[(fam, nk, b)]["capacity_n"]]
+                bs = [b for b in ext if tn(fam, nk, b) is not None]
                 if bs:
-                    parts.append("%s %s" % (fam, ", ".join("%s at %d (d=%s)" % (tcap[(fam, nk, b)]["capacity_n"], b,
+                    parts.append("%s %s" % (fam, ", ".join("%s at %d (d=%s)" % (fmt_n(tn(fam, nk, b)), b,
                                                                                tcap[(fam, nk, b)]["d"]) for b in bs)))
-                    caps_all = [int(tcap[(fam, nk, b)]["capacity_n"]) for b in budgets + bs if (fam, nk, b) in tcap
-                                and tcap[(fam, nk, b)]["capacity_n"]]
-                    bs_all = [b for b in budgets + bs if (fam, nk, b) in tcap and tcap[(fam, nk, b)]["capacity_n"]]
+                    caps_all = [tn(fam, nk, b) for b in budgets + bs if tn(fam, nk, b) is not None]
+                    bs_all = [b for b in budgets + bs if tn(fam, nk, b) is not None]
                     e = fit_exponent(bs_all, caps_all, float("inf"))
                     if e is not None:
                         parts[-1] += " (exponent %.2f over %d–%d floats)" % (e, bs_all[0], bs_all[-1])
-            lines += ["Theory beyond the sweep (%s): %s." % (noise_words(nk), "; ".join(parts)), ""]
+            lines += ["Theory beyond the sweep (%s; n* at 90%%): %s." % (noise_words(nk), "; ".join(parts)), ""]
     for nk, name in vs_n:
         lines += ["![accuracy vs n, %s](figures/%s)" % (noise_words(nk), name), ""]
     lines += residual_lines(theory)
     return lines
+
+
+def theory_n(tcap, fam, nk, b):
+    """Theory's n* (the capacity line's continuous crossing at 90%, theory_capacity.csv) at one budget, or None."""
+    c = tcap.get((fam, nk, b))
+    return float(c["capacity_nstar"]) if c is not None and c["capacity_nstar"] else None
+
+
+def theory_ratio_text(e, model):
+    """Measured n* over a model's n*, with the measured 95% interval over the model's n*: '×0.83 [0.78, 0.90]';
+    a measured bound gives '≥×…' (beyond the largest n tried) or '<×…' (below the smallest)."""
+    if e.value == float("inf"):
+        return "≥×%s" % _num(e.largest / model)
+    if e.value == -float("inf"):
+        return "<×%s" % _num(e.smallest / model)
+    s = "×%s" % _num(e.value / model)
+    if e.lo is not None:
+        lo = e.smallest if e.lo == -float("inf") else e.lo
+        hi = e.largest if e.hi == float("inf") else e.hi
+        s += " [%s%s, %s%s]" % ("<" if e.lo == -float("inf") else "", _end(lo / model),
+                                "≥" if e.hi == float("inf") else "", _end(hi / model))
+    return s
+
+
+def _end(x):
+    """An interval's end: two decimals, more where two would round it onto 1 from either side."""
+    if x == 1 or "%.2f" % x != "1.00":
+        return _num(x)
+    k = 3
+    while k < 6 and float("%.*f" % (k, x)) == 1:
+        k += 1
+    return "%.*f" % (k, x)
+
+
+def _num(x):
+    return ("%.2f" % x) if x < 10 else "%.0f" % x
 
 
 def leaders(mems, cap, nk, b):
@@ -374,29 +420,34 @@ def frontier_words(mems, label, noises, budgets, cap, eexps, erows, fexps, tcap,
                    "the tuning seeds; at the miss the chosen one reads lower on the scored seeds than the tuning "
                    "seeds said): %s." % (
                        len(gaps), "" if len(gaps) == 1 else "s", "; ".join(gaps)))
-    # Theory's n* against the measured n*: the model's accuracy at each measured row (its own width and
-    # settings, theory.csv) crossed with the same rule, against the measured interval.
-    inside, outside = 0, []
-    for nk in noises:
-        for m in mems:
-            for b in budgets:
-                r = cap.get((m, nk, b))
-                if r is None or not r.get("nstar"):
-                    continue
-                mt = model_nstar(theory, r)
-                if mt is None:
-                    continue
-                e = r["nstar"][0.9]
-                if e.lo is not None and e.lo <= mt <= e.hi:
-                    inside += 1
-                else:
-                    outside.append("%s, %s, %d floats: model %s, measured %s" % (
-                        label[m], noise_words(nk), b, fmt_n(mt, e.smallest, e.largest), cap_text(r)))
-    if inside or outside:
-        out.append("- **Theory's n*** (the model's accuracy of `memories/theory.hpp` at each measured row's width and "
-                   "settings, crossed at 90%% by the same interpolation; points where the model applies at every n "
-                   "tried): inside the measured 95%% interval at %d of %d (memory, noise, budget) points%s." % (
-                       inside, inside + len(outside), "" if not outside else "; outside it at " + "; ".join(outside)))
+    # Theory's n* against the measured n*, as ratios in n (measured n* / model n*, with the measured
+    # interval over the model's n*): (1) the model's accuracy at each measured row (its own width and
+    # settings, theory.csv) crossed with the same rule; (2) the capacity line (the model at its own
+    # best width and β, continuous in n: theory_capacity.csv).
+    for what, model_of in (("at each measured row's width and settings (theory.csv), crossed at 90% by the same "
+                            "interpolation; points where the model applies at every n tried", lambda m, nk, b, r: model_nstar(theory, r)),
+                           ("against the capacity line (the model at its own best width and β, n* continuous in n; "
+                            "theory_capacity.csv)", lambda m, nk, b, r: theory_n(tcap, base(m), nk, b))):
+        inside, outside = 0, []
+        for nk in noises:
+            for m in mems:
+                for b in budgets:
+                    r = cap.get((m, nk, b))
+                    if r is None or not r.get("nstar"):
+                        continue
+                    mt = model_of(m, nk, b, r)
+                    if mt is None or not mt > 0 or mt == float("inf"):
+                        continue
+                    e = r["nstar"][0.9]
+                    if e.finite and e.lo is not None and e.lo <= mt <= e.hi:
+                        inside += 1
+                    else:
+                        outside.append("%s, %s, %d floats: %s (model %s, measured %s)" % (
+                            label[m], noise_words(nk), b, theory_ratio_text(e, mt), fmt_n(mt), cap_text(r)))
+        if inside or outside:
+            out.append("- **Theory's n*** %s: measured n* / model n* [the measured 95%% interval over the model's n*] "
+                       "holds 1 at %d of %d (memory, noise, budget) points%s." % (
+                           what, inside, inside + len(outside), "" if not outside else "; not at " + "; ".join(outside)))
     # The essay's frame against the frontier, memory by memory.
     ess = {}
     for r in erows:
