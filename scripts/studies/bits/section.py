@@ -809,7 +809,9 @@ def render(data, rows_, ctx):
             "90%%, interpolated in log n, the interval from a bootstrap over the study's own scored seeds (the float "
             "frontier's over the main job's); the choices are those at the largest n passing." % (
                 ", ".join(str(b) for b in budgets), ", ".join(str(b // 32) for b in budgets),
-                " or ".join(str(t) for t in tseeds) + " " if tseeds else "", "/".join(seeds),
+                " or ".join(str(t) for t in tseeds) + " " if tseeds else "",
+                seeds[0] if len(seeds) == 1 else "%s (up to %s where the crossing rounds added seeds near 90%%)" % (
+                    seeds[0], seeds[-1]),
                 list_words(["`scripts/studies/bits/%s`" % ini for ini in manifest.get("sweeps", ["bits.ini"])]),
                 "; widths raced: " + "; ".join(raced) if raced else ""), ""]
     if picked:
