@@ -995,6 +995,20 @@ def blocks_against(every, memory, a, b, noise):
     return "; ".join(t for _, t in sorted(items)) or "—"
 
 
+def wider_delta(bits, b=2097152):
+    """The delta rule's n* against the linear grid's at 2^21 bits, per noise, with the paired interval ("a tie"
+    where it holds 1)."""
+    out = []
+    for noise in noise_order({n for _, n, bb in bits if bb == b}):
+        d, g = bits.get(("delta", noise, b)), bits.get(("linear", noise, b))
+        if d is None or g is None or not cap_of(d) or not cap_of(g):
+            continue
+        r = compare(d, g)
+        out.append("%s the delta rule's n* over the linear grid's is %s%s (%s against %s)" % (
+            noise_phrase(noise), crossing.fmt_ratio(r), ", a tie" if r.tie() else "", cap_text(d), cap_text(g)))
+    return "; ".join(out) or "—"
+
+
 def readme(data, rows_, ctx):
     """reports/bits/README.md's computed parts (its template: README.md.in): the first table (bits.ini's and
     bits_mid.ini's budgets, the float frontier beside) and the capacities under noise at those budgets."""
@@ -1021,6 +1035,7 @@ def readme(data, rows_, ctx):
             "large_limit": limit_words(at_budgets(bits, large)).replace("**How near the limit.** ", "") or "—",
             "hrr_int8_fp32": ". Under noise: ".join(blocks_against(every, "hrr", "int8", "fp32", n)
                                                   for n in ("cosine=1", "cosine=0.72")),
+            "wider_delta": wider_delta(bits),
             "hrr_int4_int8": ". Under noise: ".join(blocks_against(every, "hrr", "int4", "int8", n)
                                                   for n in ("cosine=1", "cosine=0.72")),
             "large_table": readme_large(bits, manifest, large), **sweep_tables(ctx.reports_dir, seeds)}
