@@ -6,25 +6,34 @@ int8, int4; integer formats with one fp32 absmax scale per 32 numbers, counted),
 equal floats (capacity_summary.csv: every memory at fp32, 32 bits a float) and the information limit
 log2(n!) (common.max_pairs_exact).
 
-  the table     per noise: memories (rows) by budget in bits (columns); each cell the capacity (the
-                largest n with mean accuracy >= 0.9), the precision, width and settings chosen there
-                (`tuned`), the state's bits there (state_bits), bits per stored pair (state_bits /
-                capacity), the capacity as a fraction of the limit at the budget, and the mean ± SE
-                (accuracy_se_frac) at the capacity n; the limit as its own row.
+  the table     per noise: memories (rows) by budget in bits (columns); each cell the capacity n*
+                (where mean accuracy crosses 0.9, interpolated in log n, with a 95% bootstrap interval
+                over the study's own scored seeds: memcap_report.crossing), the precision, width and
+                settings chosen at the largest n passing (`tuned`), the state's bits there
+                (state_bits), bits per stored pair (the state at n* over n*: a cache's state grows
+                with n, so its bits per row), n* as a fraction of the limit at the budget, and the
+                mean ± SE (accuracy_se_frac) at the largest n passing; the limit as its own row.
   HRR           measured at its natural width d = D in a block of its own per budget and precision
                 (D depends on the precision, so its precision is not raced): the table takes the best
-                of its blocks at each budget and noise, chosen on the scored seeds (largest capacity,
-                then the higher mean there) and marked ‡; every block's capacity is in a table of its
+                of its blocks at each budget and noise, chosen on the scored seeds (largest n*, then
+                the higher mean at the largest n passing) and marked ‡; every block's capacity is in a table of its
                 own. Any memory the summary holds under more than one sweep spec is taken so.
-  words         the precisions chosen at the capacity points; the order of the memories by capacity at
-                each budget in bits against the float frontier at the same budget in floats (bits / 32);
-                what pricing precision multiplies each memory's capacity by; how near the limit each
+  words         the precisions chosen at the capacity points; the order of the memories by n* at each
+                budget in bits against the float frontier at the same budget in floats (bits / 32), two
+                memories level where the paired 95% interval of their ratio holds 1; what pricing
+                precision multiplies each memory's n* by (a paired interval: the same seeds are the same
+                episodes); how near the limit each
                 comes; the choices at an end of their candidates (β at the largest or smallest candidate,
                 the narrowest or widest width a block races, int4 the lowest precision: the candidates
                 bound the choice);
                 where a smaller n misses below the capacity.
   figure        figures/bits_frontier.png: capacity against state bits, log-log, one line per memory
                 (HRR at its best precision), one panel per noise, the limit drawn in both.
+
+  intervals     each study's own per-seed rows: the bits sweeps' CSVs (bits/*.csv) for the bits cells,
+                the main job's capacity.csv and frontier_large/frontier_large.csv for the float
+                frontier's, never the report's global index (crossing.SEEDS merges a cell two sweeps
+                both ran, and a bits cell at fp32 can be a main-job cell).
 
 Every number and sentence is a function of the CSVs (and the sweep's manifest, for the candidates)."""
 import os
@@ -34,8 +43,9 @@ from decimal import Decimal, ROUND_HALF_UP
 
 from matplotlib.lines import Line2D
 
-from memcap_report.capacity import capacity_rows
-from memcap_report.common import (COLOURS, Context, catalog_order, plain_name, run, the, SUMMARY_COLUMNS, ReportError, base, fmt_cap, fnum, learn_memories, list_words,
+from memcap_report import crossing
+from memcap_report.capacity import capacity_rows, resolved_line
+from memcap_report.common import (COLOURS, Context, caches, catalog_order, plain_name, run, the, SUMMARY_COLUMNS, ReportError, base, fmt_cap, fnum, learn_memories, list_words,
                                   max_pairs_exact, measured, noise_key, noise_order, noise_words, optional_csv, plt, ratio_words, read_manifest,
                                   save, se,
                                   spec_params, state_bits_of, style)
@@ -70,6 +80,26 @@ SWEEPS = (("bits_summary.csv", "bits.csv.manifest.json"),                 # scri
           ("bits_mid_summary.csv", "bits_mid.csv.manifest.json"))         # scripts/studies/bits/bits_mid.ini
 # The float frontier at the same budgets in floats: the main job's, and the large budgets' (2^16, 2^20 floats).
 FLOAT_SUMMARIES = ("capacity_summary.csv", os.path.join("frontier_large", "frontier_large_summary.csv"))
+# Their per-seed CSVs (the intervals of the float frontier's n*).
+FLOAT_SEEDS = ("capacity.csv", os.path.join("frontier_large", "frontier_large.csv"))
+
+
+def per_seed(summary):
+    """The per-seed CSV a summary was aggregated from (bits_summary.csv -> bits.csv)."""
+    return summary.replace("_summary.csv", ".csv")
+
+
+def read_seed_index(reports_dir):
+    """({cell key: (seeds, accuracies)} of the bits sweeps' per-seed CSVs, the same of the float frontier's):
+    each study's own rows, so each n* is bootstrapped over the seeds its summary's means are over. A cell two
+    bits sweeps both ran is the later sweep's (read's order: a later sweep supersedes), never a merge."""
+    bits = {}
+    for summary, _ in SWEEPS:
+        bits.update(crossing.read_seeds(os.path.join(reports_dir, "bits", per_seed(summary))))
+    floats = {}
+    for f in reversed(FLOAT_SEEDS):  # the main job's cells win over the large frontier's (none are shared)
+        floats.update(crossing.read_seeds(os.path.join(reports_dir, f)))
+    return bits, floats
 
 
 def read(reports_dir):
@@ -219,37 +249,50 @@ def raced_words(widths):
 # ------------------------------------------------------------------ capacities
 
 def cell(r, budget_bits):
-    """The numbers of one capacity row (common.capacity's rule, capacity.capacity_rows) at a budget in bits."""
+    """The numbers of one capacity row (capacity.capacity_rows) at a budget in bits: n* at 0.9 and its
+    interval (`est`, a crossing.Estimate; `nstar` the number: the largest n tried for a lower bound, None
+    below the smallest), and, at `capacity` — the largest n passing, below the crossing — the row whose
+    choice (precision, width, settings), state bits and mean ± SE the cell shows."""
     at = r["at_capacity"]
+    est = r["nstar"][0.9] if r.get("nstar") else None
+    nstar = est.as_n() if est is not None else r["capacity"]
     out = OrderedDict(memory=base(r["memory_spec"]), spec=r["memory_spec"], noise=r["noise"], bits=budget_bits,
-                      capacity=r["capacity"], largest=r["largest_tried"], smallest=r["smallest_tried"],
-                      at_top=r["capacity"] is not None and r["capacity"] >= r["largest_tried"], row=at,
+                      capacity=r["capacity"], nstar=nstar, est=est, curve=r.get("curve"), crow=r,
+                      largest=r["largest_tried"], smallest=r["smallest_tried"],
+                      at_top=(est.value == float("inf")) if est is not None else
+                      (r["capacity"] is not None and r["capacity"] >= r["largest_tried"]), row=at,
                       miss=r["miss"], beyond=r["beyond"], picked_from=None,
                       raced=tuple(sorted(k for k in r["tuned_keys"] if k not in ("d", "precision"))))
     limit = max_pairs_exact(budget_bits)
     out["limit"] = limit
-    if at is None:
+    if at is None or not nstar:
         return out
     sb = state_bits_of(at)
     if sb is None:
         raise ReportError("%s at %d bits, n = %s: no state_bits" % (at["memory_spec"], budget_bits, at["n"]))
-    out.update(precision=chosen(at, "precision"), d=int(at["d"]), state_bits=sb, bits_per_pair=sb / r["capacity"],
-               fraction=r["capacity"] / limit, mean=fnum(at["accuracy_mean_frac"]), se=se(at),
+    # a cache's state grows with n (a row a pair): its bits per pair are its bits per row, at n* as at the
+    # largest n passing; any other state is fixed, so its bits are spread over the n* pairs it holds
+    per_pair = sb / r["capacity"] if out["memory"] in caches() else sb / nstar
+    out.update(precision=chosen(at, "precision"), d=int(at["d"]), state_bits=sb, bits_per_pair=per_pair,
+               fraction=nstar / limit, mean=fnum(at["accuracy_mean_frac"]), se=se(at),
                settings=[(k, chosen(at, k)) for k in r["tuned_keys"] if k not in ("d", "precision")])
     return out
 
 
 def rank_key(c):
-    """Best first: the larger capacity, then the higher mean there, then memcap's order of precisions."""
+    """Best first: the larger n*, then the higher mean at the largest n passing, then memcap's order of
+    precisions."""
     prec = c.get("precision", "fp32")
-    return (-(c["capacity"] or 0), -(c.get("mean") or 0.0), PRECISIONS.index(prec) if prec in PRECISIONS else 99)
+    return (-(c["nstar"] or 0), -(c.get("mean") or 0.0), PRECISIONS.index(prec) if prec in PRECISIONS else 99)
 
 
-def capacities(rows, bits_per_float=32):
+def capacities(rows, bits_per_float=32, seeds=None):
     """({(memory, noise, budget bits): cell}, {(memory, noise, budget bits): [cells of its blocks]}):
     associative recall; a memory measured under several sweep specs (HRR: a block per precision) is
-    the best of them there (rank_key, on the scored seeds) and keeps the others in the second dict."""
-    crows, _ = capacity_rows(rows, "frontier")
+    the best of them there (rank_key, on the scored seeds) and keeps the others in the second dict.
+    `seeds`: the per-seed index the intervals are bootstrapped over (read_seed_index's; None: no
+    intervals — never the report's global index, which merges other sweeps' seeds of shared cells)."""
+    crows, _ = capacity_rows(rows, "frontier", {} if seeds is None else seeds)
     every = OrderedDict()
     for r in crows:
         if r["task"] != "assoc_recall":
@@ -271,7 +314,33 @@ def points(caps):
 
 
 def cap_of(c):
-    return (c["capacity"] or 0) if c else 0
+    """A cell's n* as a number: the largest n tried for a lower bound, 0 below the smallest."""
+    return (c["nstar"] or 0) if c else 0
+
+
+def cap_text(c, interval=True):
+    """A cell's n* as the tables print it: '51 [49, 53]', '≥4096', '<4' (crossing.fmt_est)."""
+    if c.get("est") is not None:
+        return crossing.fmt_est(c["est"], interval)
+    return fmt_cap(c["capacity"], c["largest"], c["smallest"])
+
+
+def compare(a, b):
+    """crossing.Ratio of cell a's n* over b's: a paired bootstrap interval where both have curves with
+    per-seed rows (the same seed numbers, task and budget are the same episodes)."""
+    if a.get("curve") is not None and b.get("curve") is not None:
+        return crossing.ratio(a["curve"], b["curve"])
+    va, vb = cap_of(a), cap_of(b)
+    return crossing.Ratio(va / vb if vb else (float("inf") if va else 1.0), None, None,
+                          "≥" if a["at_top"] else "", False)
+
+
+def tied(a, b):
+    """Whether two cells' n* cannot be told apart: both below the smallest n tried, or the paired 95%
+    interval of their ratio holds 1 (crossing.Ratio.tie)."""
+    if not cap_of(a) or not cap_of(b):
+        return not cap_of(a) and not cap_of(b)
+    return compare(a, b).tie()
 
 
 def comparable(bits, floats):
@@ -366,16 +435,16 @@ def settings_text(c, flagged):
 
 
 def cell_text(c, flagged=()):
-    """'**256**‡ (int4, d=4) · 24576 · 96 · 26.5% · 0.953 ± 0.010', or '<4 (0.41 ± 0.05 at n = 4)'."""
+    """'**270 [256, 290]**‡ (int4, d=4) · 24576 · 96 · 28% · 0.953 ± 0.010 at 256', or '<4'."""
     if c is None:
         return "—"
-    if c["capacity"] is None:
+    if not cap_of(c):
         return "<%d" % c["smallest"]
     top = c["at_top"]  # the largest n tried passes: a bound
-    return "**%s**%s (%s) · %d · %s%s · %s%.3g%% · %.3f ± %.3f" % (
-        fmt_cap(c["capacity"], c["largest"], c["smallest"]), "‡" if c["picked_from"] else "",
+    return "**%s**%s (%s) · %d · %s%s · %s%.3g%% · %.3f ± %.3f at %d" % (
+        cap_text(c), "‡" if c["picked_from"] else "",
         settings_text(c, flagged), c["state_bits"], "≤" if top else "", fmt_num(c["bits_per_pair"]),
-        "≥" if top else "", 100 * c["fraction"], c["mean"], c["se"])
+        "≥" if top else "", 100 * c["fraction"], c["mean"], c["se"], c["capacity"])
 
 
 def tables(caps, manifest):
@@ -430,9 +499,9 @@ def blocks_table(every):
                 if c is None:
                     cells.append("—")
                     continue
-                text = fmt_cap(c["capacity"], c["largest"], c["smallest"]) if c["capacity"] else "<%d" % c["smallest"]
-                if c["capacity"]:
-                    text += " (d=%d; %.3f ± %.3f)" % (c["d"], c["mean"], c["se"])
+                text = cap_text(c) if cap_of(c) else "<%d" % c["smallest"]
+                if cap_of(c):
+                    text += " (d=%d; %.3f ± %.3f at %d)" % (c["d"], c["mean"], c["se"], c["capacity"])
                 cells.append("**%s**" % text if best else text)
             lines.append("| %s | `%s` | %s |" % (name(m), spec, " | ".join(cells)))
     return lines
@@ -465,47 +534,56 @@ def precision_words(caps):
 
 
 def order_groups(caps, memories, noise, b):
-    """The memories at a point as tie groups, best first: [[(memory, cell), ...], ...]."""
+    """The memories at a point as tie groups, best first: [[(memory, cell), ...], ...]; by n*, a memory
+    joining the group of the one before it when their n* are tied (tied: the paired interval of the
+    ratio to the group's first holds 1)."""
     at = [(m, caps[(m, noise, b)]) for m in memories if (m, noise, b) in caps]
-    groups = OrderedDict()
+    groups = []
     for m, c in sorted(at, key=lambda mc: (-cap_of(mc[1]), memory_order(memories).index(mc[0]))):
-        groups.setdefault(cap_of(c), []).append((m, c))
-    return list(groups.values())
+        if groups and tied(groups[-1][0][1], c):
+            groups[-1].append((m, c))
+        else:
+            groups.append([(m, c)])
+    return groups
 
 
 def brief(c, with_precision):
-    if c["capacity"] is None:
+    if not cap_of(c):
         return "<%d" % c["smallest"]
-    s = fmt_cap(c["capacity"], c["largest"], c["smallest"]) + "%s" % ("‡" if c["picked_from"] else "")
+    s = cap_text(c) + "%s" % ("‡" if c["picked_from"] else "")
     return s + (" (%s, d=%d)" % (c["precision"], c["d"]) if with_precision else " (d=%d)" % c["d"])
 
 
 def brief_cap(c):
-    return fmt_cap(c["capacity"], c["largest"], c["smallest"])
+    return cap_text(c, interval=False)
 
 
 def order_text(groups, with_precision):
-    return " > ".join(" = ".join("%s %s" % (name(m), brief(c, with_precision)) for m, c in g) for g in groups)
+    return " > ".join(" ≈ ".join("%s %s" % (name(m), brief(c, with_precision)) for m, c in g) for g in groups)
 
 
 def times(a, b):
-    """a's capacity over b's, in words ('×4'); '≥×4' when a's is at the largest n tried (a bound)."""
-    return ("≥" if a["at_top"] else "") + ratio_words(cap_of(a), cap_of(b))
+    """a's n* over b's with its paired interval ('×1.95 [1.80, 2.10]'; '≥×2.00 [...]' when a's n* is a
+    lower bound)."""
+    return crossing.fmt_ratio(compare(a, b))
 
 
 def relation(a, b):
-    return (a > b) - (a < b)
+    """1 when cell a's n* is above b's, 0 tied (tied), -1 below."""
+    if tied(a, b):
+        return 0
+    return (cap_of(a) > cap_of(b)) - (cap_of(a) < cap_of(b))
 
 
 def changes(bits, floats, memories, noise, b):
     """The pairs of memories whose order (ahead, tied, behind) differs between bits and floats, in words."""
     out = []
     ms = [m for m in memory_order(memories) if (m, noise, b) in bits and (m, noise, b) in floats]
-    words = {1: "ahead of", 0: "level with", -1: "behind"}
+    words = {1: "ahead of", 0: "tied with", -1: "behind"}
     for i, x in enumerate(ms):
         for y in ms[i + 1:]:
-            rb = relation(cap_of(bits[(x, noise, b)]), cap_of(bits[(y, noise, b)]))
-            rf = relation(cap_of(floats[(x, noise, b)]), cap_of(floats[(y, noise, b)]))
+            rb = relation(bits[(x, noise, b)], bits[(y, noise, b)])
+            rf = relation(floats[(x, noise, b)], floats[(y, noise, b)])
             if rb != rf:
                 out.append("%s is %s %s (in floats %s it)" % (the(x), words[rb], the(y), words[rf]))
     return out
@@ -555,8 +633,8 @@ def ranking_verdict(tally):
     """Whether the order survives pricing precision, per noise, in one sentence."""
     if not tally:
         return ""
-    parts = ["%s, the order of the memories by capacity is the same in bits as in floats at %d of %d budgets, "
-             "the leader at %d of %d" % ("without noise" if n == "cosine=1" else "under " + noise_words(n),
+    parts = ["%s, the order of the memories by n* (tied where the paired interval of their ratio holds 1) is the "
+             "same in bits as in floats at %d of %d budgets, the leader at %d of %d" % ("without noise" if n == "cosine=1" else "under " + noise_words(n),
                                          same, k, lead, k)
              for n, (k, same, lead) in tally.items()]
     parts[0] = parts[0][0].upper() + parts[0][1:]
@@ -564,35 +642,36 @@ def ranking_verdict(tally):
 
 
 def gains(bits, floats):
-    """Per noise and memory: capacity in bits / capacity in floats at the same budget, over the budgets."""
+    """Per noise and memory: n* in bits over n* in floats at the same budget, with its paired interval, at
+    each budget; "a tie" where the interval holds 1."""
     out, bounded = [], False
     for noise in noise_order({n for _, n, _ in bits}):
         items = []
         for m in memory_order({mm for mm, n, _ in bits if n == noise}):
-            rs = [(bits[(m, noise, b)], floats[(m, noise, b)])
+            rs = [(b, bits[(m, noise, b)], floats[(m, noise, b)])
                   for b in sorted({bb for mm, n, bb in bits if mm == m and n == noise}) if (m, noise, b) in floats]
-            ks = [cap_of(x) / cap_of(y) for x, y in rs if cap_of(x) and cap_of(y)]
+            ks = [(b, x, y, compare(x, y)) for b, x, y in rs if cap_of(x) and cap_of(y)]
             if not ks:
                 continue
-            bounded = bounded or any(x["at_top"] or y["at_top"] for x, y in rs)
-            span = ratio_words(min(ks), 1) if min(ks) == max(ks) else "%s to %s" % (ratio_words(min(ks), 1),
-                                                                                  ratio_words(max(ks), 1))
-            items.append("%s %s (%s)" % (the(m), span, ", ".join("%s→%s" % (brief_cap(y), brief_cap(x)) for x, y in rs)))
+            bounded = bounded or any(x["at_top"] or y["at_top"] for _, x, y, _ in ks)
+            items.append("%s %s" % (the(m), ", ".join("%s%s at %d bits (%s → %s)" % (
+                "a tie, " if r.tie() else "", crossing.fmt_ratio(r), b, brief_cap(y), brief_cap(x)) for b, x, y, r in ks)))
         if items:
             out.append("%s: %s" % (noise_phrase(noise).capitalize(), "; ".join(items)))
     if not out:
         return ""
-    return ("**What pricing precision buys.** Capacity in bits against the float frontier at the same budget "
-            "(fp32 floats → bits, at the budgets in order, where the float frontier raced the same settings; the race in bits includes fp32, so it falls "
-            "below the float frontier only where the race's choice reads lower on the scored seeds): " + ". ".join(out) + "." +
-            (" A ratio from a capacity at the largest n tried (≥) is a bound." if bounded else ""))
+    return ("**What pricing precision buys.** n* in bits over n* in the float frontier at the same budget, with "
+            "the ratio's paired 95% interval (fp32 floats → bits, where the float frontier raced the same settings; "
+            "the race in bits includes fp32, so it falls below the float frontier only where the race's choice reads "
+            "lower on the scored seeds; a tie: the interval holds 1): " + ". ".join(out) + "." +
+            (" A ratio from an n* at the largest n tried (≥) is a bound." if bounded else ""))
 
 
 def limit_words(caps):
     """Per noise: the nearest any memory comes to the limit, and its bits per pair against the limit's."""
     parts = []
     for noise in noise_order({n for _, n, _ in caps}):
-        cs = [c for (m, n, b), c in caps.items() if n == noise and c["capacity"]]
+        cs = [c for (m, n, b), c in caps.items() if n == noise and cap_of(c)]
         if not cs:
             continue
         c = max(cs, key=lambda c: (c["fraction"], -c["bits"]))
@@ -601,7 +680,7 @@ def limit_words(caps):
             c["limit"], "≤" if c["at_top"] else "", fmt_num(c["bits_per_pair"]), fmt_num(c["bits"] / c["limit"])))
     if not parts:
         return ""
-    return ("**How near the limit.** The largest fraction of the log2(n!) limit any memory reaches: " +
+    return ("**How near the limit.** The largest fraction of the log2(n!) limit any memory's n* reaches: " +
             "; ".join(parts) + ". Under query noise the limit still holds (noise only makes a read harder) but is "
             "loose: it counts assignments, not the noise.")
 
@@ -616,8 +695,8 @@ def miss_words(caps):
                 x["d"], y["n"], fnum(y["accuracy_mean_frac"]), se(y)))
     if not gaps:
         return ""
-    return ("**Below the capacity a smaller n misses** in %d place%s (width, settings and precision are chosen per "
-            "n on the tuning seeds): %s." % (len(gaps), "" if len(gaps) == 1 else "s", "; ".join(gaps)))
+    return ("**Below the crossing a smaller n misses** in %d place%s (width, settings and precision are chosen per "
+            "n on the tuning seeds; n* is read at the last downward crossing): %s." % (len(gaps), "" if len(gaps) == 1 else "s", "; ".join(gaps)))
 
 
 # ------------------------------------------------------------------ the figure
@@ -639,23 +718,27 @@ def figure(bits, floats, path):
         for i, m in enumerate(ms):
             colour = COLOURS.get(m, "#444444")
             dodge = 2 ** (0.06 * (i - (len(ms) - 1) / 2))  # equal points would hide each other: dodged sideways
-            pts = sorted((c["state_bits"], c["capacity"], c["at_top"], bool(c["picked_from"]))
-                         for (mm, n, b), c in bits.items() if mm == m and n == noise and c["capacity"])
+            pts = sorted((c["state_bits"], cap_of(c), c["at_top"], bool(c["picked_from"]), c.get("est"))
+                         for (mm, n, b), c in bits.items() if mm == m and n == noise and cap_of(c))
             if pts:
                 ax.plot([p[0] * dodge for p in pts], [p[1] for p in pts], "o-", color=colour, ms=5,
                         label="%s%s" % (name(m), " (best of its blocks‡)" if any(p[3] for p in pts) else ""))
-                for sb, cap, top, _ in pts:
+                for sb, cap, top, _, est in pts:
                     if top:
                         ax.plot([sb * dodge], [cap], "o", color=colour, ms=10, mfc="none")
-            fp = sorted((c["state_bits"], c["capacity"]) for (mm, n, b), c in floats.items()
-                        if mm == m and n == noise and c["capacity"] and (mm, n, b) in bits)
+                    elif est is not None and est.lo is not None and est.finite:
+                        lo = est.lo if est.lo > 0 and est.lo != float("-inf") else est.smallest
+                        hi = est.hi if est.hi != float("inf") else est.largest
+                        ax.plot([sb * dodge] * 2, [lo, hi], "-", color=colour, lw=1.6)
+            fp = sorted((c["state_bits"], cap_of(c)) for (mm, n, b), c in floats.items()
+                        if mm == m and n == noise and cap_of(c) and (mm, n, b) in bits)
             if fp:
                 ax.plot([p[0] * dodge for p in fp], [p[1] for p in fp], "x:", color=colour, lw=1.2, ms=4, alpha=0.8)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
         ax.set_title(noise_words(noise) + ("" if noise == "cosine=1" else " (the limit still holds, loosely)"),
                      fontsize=10)
-        style(ax, "state (bits) at the capacity", "capacity: largest n with accuracy ≥ 90%" if noise == noises[0]
+        style(ax, "state (bits) at the largest n passing", "n*: accuracy crosses 90% (95% interval)" if noise == noises[0]
               else "", logx=False)
     handles, labels = axes[0][0].get_legend_handles_labels()
     for ax in axes[0][1:]:
@@ -666,8 +749,9 @@ def figure(bits, floats, path):
     handles.append(Line2D([], [], ls=":", marker="x", ms=4, color="#444444"))
     labels.append("dotted: the same memory at fp32 (float frontier)")
     axes[0][0].legend(handles, labels, fontsize=7, loc="upper left")
-    fig.suptitle("Budgets in bits: each memory at its best width, settings and precision (ringed: the largest n "
-                 "tried; HRR: the best of its precision blocks, chosen on the scored seeds)", fontsize=9)
+    fig.suptitle("Budgets in bits: each memory's n* at its best width, settings and precision (bars: 95% interval; "
+                 "ringed: the largest n tried; HRR: the best of its precision blocks, chosen on the scored seeds)",
+                 fontsize=9)
     save(fig, path)
 
 
@@ -687,9 +771,9 @@ def single(caps, picked):
 
 
 def load(ctx):
-    """read's tuple; None when bits/bits_summary.csv is not there."""
+    """read's tuple and read_seed_index's two indexes; None when bits/bits_summary.csv is not there."""
     data = read(ctx.reports_dir)
-    return data if data[0] else None
+    return data + read_seed_index(ctx.reports_dir) if data[0] else None
 
 
 def compute(data):
@@ -699,13 +783,13 @@ def compute(data):
 
 def render(data, rows_, ctx):
     """The section's lines; writes figures/bits_frontier.png."""
-    rows, float_rows, manifest = data
+    rows, float_rows, manifest, seeds, float_seeds = data
     figures = ctx.figures
     learn_memories(rows)
-    bits, every = capacities(rows)
+    bits, every = capacities(rows, seeds=seeds)
     if not bits:
         return []
-    floats, _ = capacities(float_rows) if float_rows else (OrderedDict(), None)
+    floats, _ = capacities(float_rows, seeds=float_seeds) if float_rows else (OrderedDict(), None)
     floats = comparable(bits, floats)
     table, edges = tables(bits, manifest)
     figure(bits, floats, os.path.join(figures, "bits_frontier.png"))
@@ -721,15 +805,20 @@ def render(data, rows_, ctx):
             "with one fp32 absmax scale per 32 numbers, counted in the state — chosen together on %stuning seeds "
             "disjoint from the %s scored seeds (%s, `reports/bits/`)%s. A lower precision "
             "buys more numbers within the same bits; the cache rounds each key and value it writes, the other "
-            "memories their whole state after every write. Capacity: the largest n with mean accuracy ≥ 90%%." % (
+            "memories their whole state after every write. Capacity: n* [95%% interval], where mean accuracy crosses "
+            "90%%, interpolated in log n, the interval from a bootstrap over the study's own scored seeds (the float "
+            "frontier's over the main job's); the choices are those at the largest n passing." % (
                 ", ".join(str(b) for b in budgets), ", ".join(str(b // 32) for b in budgets),
-                " or ".join(str(t) for t in tseeds) + " " if tseeds else "", "/".join(seeds),
+                " or ".join(str(t) for t in tseeds) + " " if tseeds else "",
+                seeds[0] if len(seeds) == 1 else "%s (up to %s where the crossing rounds added seeds near 90%%)" % (
+                    seeds[0], seeds[-1]),
                 list_words(["`scripts/studies/bits/%s`" % ini for ini in manifest.get("sweeps", ["bits.ini"])]),
                 "; widths raced: " + "; ".join(raced) if raced else ""), ""]
     if picked:
         text += ["‡ %s is measured at its natural width d = D in a block of its own per budget and precision (D "
                  "depends on the precision, so the precision is not raced): each cell takes the best of its %s "
-                 "blocks, **chosen on the scored seeds** (the largest capacity, then the higher mean there) — not on "
+                 "blocks, **chosen on the scored seeds** (the largest n*, then the higher mean at the largest n "
+                 "passing) — not on "
                  "tuning seeds as every other choice here, so that pick is optimistic by the selection%s. Every "
                  "block is in the last table." % (list_words([name(m) for m in picked]), "/".join(sorted(
                      {str(c["picked_from"]) for c in bits.values() if c["picked_from"]})), single(bits, picked)), ""]
@@ -738,11 +827,12 @@ def render(data, rows_, ctx):
              "log2(n!) ≤ S (`memories/theory/information.hpp`). Under query noise the same line is still a bound, "
              "but a loose one: it counts assignments, not the noise.", "",
              "![capacity against state bits](figures/bits_frontier.png)", "",
-             "Each cell: **capacity** (precision, width and settings chosen there) · state bits there · bits per "
-             "stored pair (state bits / capacity) · capacity as a fraction of the log2(n!) limit at the budget · "
-             "mean accuracy ± SE at the capacity n. `≥` marks the largest n tried (the bits per pair are then an "
-             "upper bound, the fraction a lower one), `<` the smallest. The limit's row: its pairs · the budget's "
-             "bits · bits per pair.", ""]
+             "Each cell: **n* [95% interval]** (precision, width and settings chosen at the largest n passing) · "
+             "state bits there · bits per stored pair (the state over n*; a cache's state grows a row a pair, so its "
+             "bits per row) · n* as a fraction of the log2(n!) limit at the budget · mean accuracy ± SE at the "
+             "largest n passing, that n. `≥` marks the largest n tried (the bits per pair are then an upper bound, "
+             "the fraction a lower one), `<` the smallest. The limit's row: its pairs · the budget's bits · bits "
+             "per pair.", "", resolved_line([c["crow"] for c in bits.values()], "Resolution"), ""]
     text += table
     ew = edge_words(edges, bits)
     text += [ew, ""] if ew else []
@@ -757,7 +847,8 @@ def render(data, rows_, ctx):
     for w in (limit_words(bits), miss_words(bits)):
         text += [w, ""] if w else []
     if every:
-        text += ["**Each block of %s** (capacity; d, mean ± SE there; bold: the one the table takes):" % list_words(
+        text += ["**Each block of %s** (n* [95%% interval]; d, mean ± SE at the largest n passing; bold: the one "
+                 "the table takes):" % list_words(
             [name(m) for m in memory_order(m for m, _, _ in every)]), ""] + blocks_table(every) + [""]
     return text
 
@@ -782,8 +873,9 @@ def short_num(x):
 
 
 def readme_table(bits, floats, budgets, picked):
-    """The README's first table: per memory, at each budget without noise, the capacity, the precision chosen
-    there and the bits per stored pair, the float frontier's capacity in brackets; the limit's row last."""
+    """The README's first table: per memory, at each budget without noise, n* [95% interval], the precision
+    chosen at the largest n passing and the bits per stored pair, the float frontier's n* in brackets; the
+    limit's row last."""
     memories = memory_order(m for m, n, _ in bits if n == "cosine=1")
     lines = ["| memory | %s |" % " | ".join("%s bits" % power(b) for b in budgets), "|---|" + "---|" * len(budgets)]
     for m in memories:
@@ -791,12 +883,12 @@ def readme_table(bits, floats, budgets, picked):
         for i, b in enumerate(budgets):
             c = bits.get((m, "cosine=1", b))
             if c is None or c.get("precision") is None:
-                cells.append("–" if c is None else fmt_cap(c["capacity"], c["largest"], c["smallest"]))
+                cells.append("–" if c is None else cap_text(c))
                 continue
             f = floats.get((m, "cosine=1", b))
-            cells.append("%s %s · %.0f%s%s" % (fmt_cap(c["capacity"], c["largest"], c["smallest"]), c["precision"],
+            cells.append("%s %s · %.0f%s%s" % (cap_text(c), c["precision"],
                                                c["bits_per_pair"], " b/pair" if len(lines) == 2 and not cells else "",
-                                             " (%s)" % fmt_cap(f["capacity"], f["largest"], f["smallest"]) if f else ""))
+                                               " (%s)" % cap_text(f) if f else ""))
         lines.append("| %s%s | %s |" % (name(m), "‡" if m in picked else "", " | ".join(cells)))
     lines.append("| *%s* | %s |" % (LIMIT, " | ".join("*%d* · %s" % (max_pairs_exact(b), short_num(b / max_pairs_exact(b)))
                                                       for b in budgets)))
@@ -810,7 +902,7 @@ def readme_noise(bits, floats, budgets, picked, noise="cosine=0.72"):
 
     def caps(table, m):
         cs = [table.get((m, noise, b)) for b in budgets]
-        return " / ".join(fmt_cap(c["capacity"], c["largest"], c["smallest"]) if c else "–" for c in cs), cs
+        return " / ".join(cap_text(c) if c else "–" for c in cs), cs
     items, fl = [], []
     for m in memories:
         text, cs = caps(bits, m)
@@ -823,12 +915,106 @@ def readme_noise(bits, floats, budgets, picked, noise="cosine=0.72"):
     return "%s; the float frontier's %s" % (", ".join(items), ", ".join(fl))
 
 
+def at_budgets(caps, budgets):
+    """The cells of `caps` at the given budgets in bits."""
+    return OrderedDict((k, c) for k, c in caps.items() if k[2] in budgets)
+
+
+def readme_gains(bits, floats, budgets):
+    """Per noise and memory, n* in bits over n* in floats at each budget in order, with the paired interval
+    ('a tie' where it holds 1): the README's bullet on what pricing precision buys."""
+    out = []
+    for noise in noise_order({n for _, n, _ in bits}):
+        items = []
+        for m in memory_order({mm for mm, n, _ in bits if n == noise}):
+            rs = [(b, compare(bits[(m, noise, b)], floats[(m, noise, b)])) for b in budgets
+                  if (m, noise, b) in bits and (m, noise, b) in floats
+                  and cap_of(bits[(m, noise, b)]) and cap_of(floats[(m, noise, b)])]
+            if rs:
+                items.append("%s %s" % (the(m), ", ".join("%s%s at %s" % ("a tie " if r.tie() else "", crossing.fmt_ratio(r),
+                                                                         power(b)) for b, r in rs)))
+        if items:
+            out.append("%s: %s" % (noise_phrase(noise), "; ".join(items)))
+    return ". ".join(o[0].upper() + o[1:] for o in out)
+
+
+def readme_leaders(bits, floats, budgets):
+    """Per noise, at each budget: the memories leading in bits (tied: the paired interval of their ratio to the
+    first holds 1) and their n* over the next one's, then the leaders in floats."""
+    out = []
+    for noise in noise_order({n for _, n, _ in bits}):
+        items = []
+        for b in budgets:
+            ms = memory_order(m for m, n, bb in bits if n == noise and bb == b)
+            gb = order_groups(bits, ms, noise, b)
+            fms = [m for m in ms if (m, noise, b) in floats]
+            gf = order_groups(floats, fms, noise, b) if len(fms) > 1 else []
+            if not gb or not cap_of(gb[0][0][1]):
+                continue
+            text = "%s bits: %s%s" % (power(b), list_words(["%s %s" % (the(m), cap_text(c)) for m, c in gb[0]]),
+                                      "" if len(gb) < 2 or not cap_of(gb[1][0][1]) else
+                                      ", %s %s" % (times(gb[0][0][1], gb[1][0][1]), the(gb[1][0][0])))
+            if gf and cap_of(gf[0][0][1]):
+                text += " (in floats %s)" % list_words([the(m) for m, _ in gf[0]])
+            items.append(text)
+        if items:
+            out.append("%s — %s" % (noise_phrase(noise), "; ".join(items)))
+    return ". ".join(o[0].upper() + o[1:] for o in out)
+
+
+def readme_precisions(bits):
+    """How often each precision is chosen at the capacity points (the largest n passing), over all memories,
+    per noise: 'fp32 at 0 of 16, int8 at 9, ...'."""
+    counts = OrderedDict()
+    for (m, n, b), c in bits.items():
+        if cap_of(c) and c.get("precision"):
+            counts.setdefault(c["precision"], 0)
+            counts[c["precision"]] += 1
+    total = sum(counts.values())
+    order = sorted(counts, key=lambda p: PRECISIONS.index(p) if p in PRECISIONS else 99)
+    return "%s of the %d capacity points (fp32 at %d)" % (
+        ", ".join("%s at %d" % (p, counts[p]) for p in order), total, counts.get("fp32", 0))
+
+
+def blocks_against(every, memory, a, b, noise):
+    """memory's block at precision a against its block at precision b, per budget (both measured), under one
+    noise: '2^19 bits: int8 2206 [2115, 2304] against fp32 660 [640, 688], ×3.34 [3.18, 3.52]'."""
+    items = []
+    for (m, n, bb), cs in every.items():
+        if m != memory or n != noise:
+            continue
+        ca = next((c for c in cs if c.get("precision") == a or chosen({"tuned": "", "memory_spec": c["spec"]},
+                                                                       "precision") == a), None)
+        cb = next((c for c in cs if c.get("precision") == b or chosen({"tuned": "", "memory_spec": c["spec"]},
+                                                                       "precision") == b), None)
+        if ca is None or cb is None or not cap_of(ca) or not cap_of(cb):
+            continue
+        r = compare(ca, cb)
+        items.append((bb, "%s bits: %s %s against %s %s, %s%s" % (power(bb), a, cap_text(ca), b, cap_text(cb),
+                                                                  "a tie " if r.tie() else "", crossing.fmt_ratio(r))))
+    return "; ".join(t for _, t in sorted(items)) or "—"
+
+
+def wider_delta(bits, b=2097152):
+    """The delta rule's n* against the linear grid's at 2^21 bits, per noise, with the paired interval ("a tie"
+    where it holds 1)."""
+    out = []
+    for noise in noise_order({n for _, n, bb in bits if bb == b}):
+        d, g = bits.get(("delta", noise, b)), bits.get(("linear", noise, b))
+        if d is None or g is None or not cap_of(d) or not cap_of(g):
+            continue
+        r = compare(d, g)
+        out.append("%s the delta rule's n* over the linear grid's is %s%s (%s against %s)" % (
+            noise_phrase(noise), crossing.fmt_ratio(r), ", a tie" if r.tie() else "", cap_text(d), cap_text(g)))
+    return "; ".join(out) or "—"
+
+
 def readme(data, rows_, ctx):
     """reports/bits/README.md's computed parts (its template: README.md.in): the first table (bits.ini's and
     bits_mid.ini's budgets, the float frontier beside) and the capacities under noise at those budgets."""
-    rows, float_rows, manifest = data
-    bits, _ = capacities(rows)
-    floats, _ = capacities(float_rows) if float_rows else (OrderedDict(), None)
+    rows, float_rows, manifest, seeds, float_seeds = data
+    bits, _ = capacities(rows, seeds=seeds)
+    floats, _ = capacities(float_rows, seeds=float_seeds) if float_rows else (OrderedDict(), None)
     floats = comparable(bits, floats)
     picked = {m for (m, _, _), c in bits.items() if c["picked_from"]}
     first = read_manifest(os.path.join(ctx.reports_dir, "bits", SWEEPS[0][1]))  # bits.ini: the first table's budgets
@@ -837,28 +1023,42 @@ def readme(data, rows_, ctx):
     if not budgets:  # no bits.ini manifest: every budget in the first table
         budgets = sorted({b for _, _, b in bits})
     large = sorted(b for b in {b for _, _, b in bits} if b > max(budgets))
+    _, every = capacities(rows, seeds=seeds)
     return {"table": readme_table(bits, floats, budgets, picked),
             "noise": readme_noise(bits, floats, budgets, picked),
-            "large_table": readme_large(bits, manifest, large), **sweep_tables(ctx.reports_dir)}
+            "resolution": resolved_line([c["crow"] for c in bits.values()], "Resolution"),
+            "gains": readme_gains(bits, floats, budgets), "leaders": readme_leaders(bits, floats, budgets),
+            "precisions": readme_precisions(at_budgets(bits, budgets)),
+            "limit": limit_words(at_budgets(bits, budgets)).replace("**How near the limit.** ", ""),
+            "large_leaders": readme_leaders(bits, floats, large) or "—",
+            "large_gains": readme_gains(bits, floats, large) or "—",
+            "large_limit": limit_words(at_budgets(bits, large)).replace("**How near the limit.** ", "") or "—",
+            "hrr_int8_fp32": ". Under noise: ".join(blocks_against(every, "hrr", "int8", "fp32", n)
+                                                  for n in ("cosine=1", "cosine=0.72")),
+            "wider_delta": wider_delta(bits),
+            "hrr_int4_int8": ". Under noise: ".join(blocks_against(every, "hrr", "int4", "int8", n)
+                                                  for n in ("cosine=1", "cosine=0.72")),
+            "large_table": readme_large(bits, manifest, large), **sweep_tables(ctx.reports_dir, seeds)}
 
 
-def sweep_tables(reports_dir):
+def sweep_tables(reports_dir, seeds=None):
     """The README's tables of single sweeps: bits_xl.ini's and bits_wider.ini's cells by n, bits_mid.ini's HRR
-    blocks by precision."""
+    blocks by precision (n* with intervals over `seeds`, read_seed_index's bits index)."""
     out = {}
     for key, summary in (("xl", "bits_xl_summary.csv"), ("wider", "bits_wider_summary.csv")):
         rows = sweep_rows(reports_dir, summary)
-        table, note = per_n_table(rows) if rows else ("(`bits/%s` is not there)" % summary, "")
+        table, note = per_n_table(rows, seeds) if rows else ("(`bits/%s` is not there)" % summary, "")
         out[key + "_table"] = table + ("\n\n" + note if note else "")
     rows = sweep_rows(reports_dir, "bits_mid_summary.csv")
-    out["mid_table"] = blocks_by_precision(rows) if rows else "(`bits/bits_mid_summary.csv` is not there)"
+    out["mid_table"] = blocks_by_precision(rows, seeds) if rows else "(`bits/bits_mid_summary.csv` is not there)"
     return out
 
 
 def readme_large(bits, manifest, budgets):
     """The README's table of the larger budgets: per memory, at each budget without noise and then under
-    noise, the capacity, the choice there (‡ the picked block, † at an end of the candidates), the bits per
-    stored pair and mean ± SE at the capacity; the limit's row under the noise-free columns."""
+    noise, n* [95% interval], the choice at the largest n passing (‡ the picked block, † at an end of the
+    candidates), the bits per stored pair and mean ± SE at the largest n passing; the limit's row under the
+    noise-free columns."""
     widths = width_candidates(manifest)
     noises = noise_order({n for _, n, b in bits if b in budgets})
     cols = [(n, b) for n in noises for b in budgets]
@@ -871,13 +1071,14 @@ def readme_large(bits, manifest, budgets):
             c = bits.get((m, n, b))
             if c is None:
                 cells.append("–")
-            elif c["capacity"] is None:
+            elif not cap_of(c):
                 cells.append("<%d" % c["smallest"])
             else:
                 top = "≤" if c["at_top"] else ""
-                cells.append("**%s** (%s) · %s%s%s · %s" % (
-                    fmt_cap(c["capacity"], c["largest"], c["smallest"]), settings_text(c, edges_of(c, manifest, widths)),
-                    top, fmt_num(c["bits_per_pair"]), " b/pair" if len(lines) == 2 and not cells else "", mean_se(c["row"])))
+                cells.append("**%s** (%s) · %s%s%s · %s at %d" % (
+                    cap_text(c), settings_text(c, edges_of(c, manifest, widths)),
+                    top, fmt_num(c["bits_per_pair"]), " b/pair" if len(lines) == 2 and not cells else "", mean_se(c["row"]),
+                    c["capacity"]))
         lines.append("| %s%s | %s |" % (name(m), "‡" if any(bits[k]["picked_from"] for k in bits if k[0] == m) else "",
                                        " | ".join(cells)))
     lines.append("| *%s* | %s |" % (LIMIT, " | ".join(
@@ -909,10 +1110,11 @@ def mean_se(r):
     return "%s ± %s" % (half_up(r["accuracy_mean_frac"]), half_up(r["accuracy_se_frac"]))
 
 
-def per_n_table(rows):
+def per_n_table(rows, seeds=None):
     """(table, note): one sweep's rows by n (rows) and memory and noise (columns), mean ± SE and the choice
-    there, in bold at the capacity; the precision in each cell unless every choice is the same (the note)."""
-    caps, _ = capacities(rows)
+    there, in bold at the largest n passing, and a last row of n* [95% interval]; the precision in each cell
+    unless every choice is the same (the note)."""
+    caps, _ = capacities(rows, seeds=seeds)
     at = OrderedDict()
     for r in rows:
         at[(base(r["memory_spec"]), noise_key(r["task_spec"]), int(r["n"]))] = r
@@ -933,13 +1135,19 @@ def per_n_table(rows):
             choice = choice_text(r, not one)
             cells.append("%s%s%s%s" % (bold, mean_se(r), bold, " (%s)" % choice if choice else ""))
         lines.append("| %d | %s |" % (n_, " | ".join(cells)))
+    stars = []
+    for m, noise in cols:
+        c = next((c for (mm, nn, _), c in caps.items() if mm == m and nn == noise), None)
+        stars.append("—" if c is None else "**%s**" % cap_text(c))
+    lines.append("| n* | %s |" % " | ".join(stars))
     return "\n".join(lines), ("(every choice %s)" % next(iter(precs))) if one else ""
 
 
-def blocks_by_precision(rows):
+def blocks_by_precision(rows, seeds=None):
     """One sweep's blocks of a memory per precision (HRR at its natural width): per precision, D and, per
-    noise, mean ± SE at the capacity and at the next n tried; the best block (rank_key) in bold."""
-    _, every = capacities(rows)
+    noise, n* [95% interval] with mean ± SE at the largest n passing, and at the next n tried; the best
+    block (rank_key) in bold."""
+    _, every = capacities(rows, seeds=seeds)
     noises = noise_order({n for _, n, _ in every})
     by_spec = OrderedDict()
     for r in rows:
@@ -948,19 +1156,19 @@ def blocks_by_precision(rows):
     for (m, noise, b), cs in every.items():
         for i, c in enumerate(cs):
             specs.setdefault(c["spec"], {})[noise] = (c, i == 0)
-    head = ["precision", "D"] + [w for n in noises for w in (noise_words(n, short=True).replace("no noise", "noise 0"), "next n")]
+    head = ["precision", "D"] + [w for n in noises for w in ("n*, " + noise_words(n, short=True).replace("no noise", "noise 0"), "next n")]
     lines = ["| %s |" % " | ".join(head), "|---|---:|" + "---|" * (2 * len(noises))]
     for spec in sorted(specs, key=precision_rank):
         cells, d = [], ""
         for noise in noises:
             c, top = specs[spec].get(noise, (None, False))
-            if c is None or c["capacity"] is None:
+            if c is None or not cap_of(c):
                 cells += ["—", "—"]
                 continue
             d = str(c["d"])
             nxt = sorted(n for n in by_spec.get((spec, noise), {}) if n > c["capacity"])
             bold = "**" if top else ""
-            cells.append("%s%d: %s%s" % (bold, c["capacity"], mean_se(c["row"]), bold))
+            cells.append("%s%s%s (%d: %s)" % (bold, cap_text(c), bold, c["capacity"], mean_se(c["row"])))
             cells.append("%d: %s" % (nxt[0], mean_se(by_spec[(spec, noise)][nxt[0]])) if nxt else "—")
         lines.append("| %s | %s | %s |" % (chosen({"tuned": "", "memory_spec": spec}, "precision"), d, " | ".join(cells)))
     return "\n".join(lines)

@@ -84,6 +84,22 @@ def float_summary():
     return rows  # row() adds no state_bits column without a value
 
 
+def per_seed_rows(summary):
+    """10 per-seed rows for each summary row, their mean its mean: seeds 0..9, accuracies spread ±0.05 in turn."""
+    out = []
+    for r in summary:
+        m = float(r["accuracy_mean_frac"])
+        for s in range(10):
+            out.append(dict(r, seed=str(s), accuracy_frac=str(m + (0.05 if s % 2 else -0.05) * (s % 5) / 4),
+                            status="ok"))
+    return out
+
+
+def crossing_key(r):
+    from memcap_report import crossing
+    return crossing.key_of(r)
+
+
 def write(path, rows):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", newline="") as f:
@@ -111,29 +127,77 @@ class Limit(unittest.TestCase):
         self.assertEqual(common.state_bits_of({"state_bits": "", "state_floats": "8"}), 256)
 
 
+# n* of along()'s rows: 0.95 at the capacity, 0.5 at twice it, so 0.9 is crossed 1/9 of the way up in log n
+def star(cap):
+    return cap * 2 ** (0.05 / 0.45)
+
+
 class Capacities(unittest.TestCase):
     def test_capacity_bits_per_pair_and_fraction_of_the_limit(self):
         caps, every = bits.capacities(bits_summary())
         c = caps[("softmax", "cosine=1", 8192)]
         self.assertEqual((c["capacity"], c["precision"], c["d"], c["state_bits"]), (64, "int4", 4, 64 * 96))
-        self.assertEqual(c["bits_per_pair"], 96)
-        self.assertAlmostEqual(c["fraction"], 64 / 966)
+        self.assertAlmostEqual(c["nstar"], star(64))
+        self.assertEqual(c["bits_per_pair"], 96)  # a cache's state grows a row a pair: its bits per row
+        self.assertAlmostEqual(c["fraction"], star(64) / 966)
         self.assertEqual(c["settings"], [("beta", "1024")])
         lin = caps[("linear", "cosine=1", 8192)]
-        self.assertAlmostEqual(lin["bits_per_pair"], 8190 / 16)
+        self.assertAlmostEqual(lin["bits_per_pair"], 8190 / star(16))  # a fixed state over the n* pairs it holds
         self.assertEqual(lin["precision"], "int8")
         text = bits.cell_text(c)
-        self.assertIn("**64** (int4, d=4, β=1024) · 6144 · 96 · 6.63% · 0.950 ± 0.010", text)
+        self.assertIn("**%d** (int4, d=4, β=1024) · 6144 · 96 · %.3g%% · 0.950 ± 0.010 at 64" % (
+            round(star(64)), 100 * star(64) / 966), text)
 
     def test_hrr_takes_its_best_block_marked(self):
         caps, every = bits.capacities(bits_summary())
         h = caps[("hrr", "cosine=1", 8192)]
         self.assertEqual((h["capacity"], h["precision"], h["picked_from"]), (16, "int8", 2))
         self.assertEqual(caps[("hrr", "cosine=0.72", 8192)]["precision"], "fp32")  # 8 at fp32 against 4
-        self.assertIn("**16**‡ (int8, d=908)", bits.cell_text(h))
+        self.assertIn("**%d**‡ (int8, d=908)" % round(star(16)), bits.cell_text(h))
         table = "\n".join(bits.blocks_table(every))
-        self.assertIn("| HRR | `hrr` | 8 (d=256; 0.950 ± 0.010) |", table)
-        self.assertIn("**16 (d=908; 0.950 ± 0.010)**", table)
+        self.assertIn("| HRR | `hrr` | %.1f (d=256; 0.950 ± 0.010 at 8) |" % star(8), table)
+        self.assertIn("**%d (d=908; 0.950 ± 0.010 at 16)**" % round(star(16)), table)
+
+    def test_intervals_come_from_the_studys_own_per_seed_rows(self):
+        # Per-seed rows in bits/bits.csv give each n* an interval; the same cells in the report's global
+        # index (another sweep's seeds of a shared cell) are not read.
+        from memcap_report import crossing
+        rows = bits_summary()
+        tmp = tempfile.mkdtemp(prefix="memcap-bits-seeds-")
+        self.addCleanup(shutil.rmtree, tmp)
+        write(os.path.join(tmp, "bits", "bits.csv"), per_seed_rows(rows))
+        index, floats = bits.read_seed_index(tmp)
+        self.assertEqual(floats, {})
+        self.assertEqual(len(index), len(rows))
+        caps, _ = bits.capacities(rows, seeds=index)
+        c = caps[("softmax", "cosine=1", 8192)]
+        self.assertIsNotNone(c["est"].lo)
+        self.assertLessEqual(c["est"].lo, c["nstar"])
+        self.assertGreaterEqual(c["est"].hi, c["nstar"])
+        self.assertRegex(bits.cell_text(c), r"^\*\*69 \[\d+, \d+\]\*\*")
+        # without an index: no interval, whatever the global one holds
+        crossing.SEEDS.update(index)
+        self.addCleanup(crossing.reset_seeds)
+        self.assertIsNone(bits.capacities(rows)[0][("softmax", "cosine=1", 8192)]["est"].lo)
+
+    def test_a_tie_is_an_interval_holding_one(self):
+        # The linear grid and HRR at int8 read alike on the same seeds (16 each without noise): tied, one
+        # group; the cache's 64 is apart from both.
+        rows = bits_summary()
+        index = {}
+        for r in per_seed_rows(rows):
+            k = crossing_key(r)
+            s, a = index.setdefault(k, ([], []))
+            s.append(int(r["seed"]))
+            a.append(float(r["accuracy_frac"]))
+        caps, _ = bits.capacities(rows, seeds=index)
+        lin, hrr, soft = (caps[(m, "cosine=1", 8192)] for m in ("linear", "hrr", "softmax"))
+        self.assertTrue(bits.tied(lin, hrr))
+        self.assertFalse(bits.tied(soft, lin))
+        groups = bits.order_groups(caps, ["softmax", "linear", "hrr"], "cosine=1", 8192)
+        self.assertEqual([[m for m, _ in g] for g in groups], [["softmax"], ["linear", "hrr"]])
+        self.assertEqual(bits.relation(soft, lin), 1)
+        self.assertEqual(bits.relation(lin, hrr), 0)
 
     def test_a_point_with_one_block_is_no_pick(self):
         rows = [r for r in bits_summary() if not (r["memory_spec"] == "hrr:precision=int8" and r["task_spec"] == TASK % "0.72")]
@@ -161,17 +225,17 @@ class Ranking(unittest.TestCase):
 
     def test_the_same_leader(self):
         lines, verdict, gains = self.words(16)
-        self.assertIn("in bits the softmax cache leads with 64 (int4, d=4), ×4 the next", lines)
-        self.assertIn("in floats (fp32) the softmax cache led with 32 (d=4), ×2 the next (HRR, 16 (d=256))", lines)
-        self.assertIn("the linear grid is level with HRR (in floats behind it)", lines)
-        self.assertIn("Without noise, the order of the memories by capacity is the same in bits as in floats at 0 of "
-                      "1 budgets, the leader at 1 of 1", verdict)
-        self.assertIn("the softmax cache ×2 (32→64)", gains)
+        self.assertIn("in bits the softmax cache leads with 69 (int4, d=4), ×4.00 the next", lines)
+        self.assertIn("in floats (fp32) the softmax cache led with 35 (d=4), ×2.00 the next (HRR, 17 (d=256))", lines)
+        self.assertIn("the linear grid is tied with HRR (in floats behind it)", lines)
+        self.assertIn("Without noise, the order of the memories by n* (tied where the paired interval of their ratio "
+                      "holds 1) is the same in bits as in floats at 0 of 1 budgets, the leader at 1 of 1", verdict)
+        self.assertIn("the softmax cache ×2.00 at 8192 bits (35 → 69)", gains)
 
     def test_another_leader_under_bits_changes_the_words(self):
         lines, verdict, _ = self.words(128)
         # 128 is the largest n tried: a bound, and so is the ratio
-        self.assertIn("in bits the linear grid leads with ≥128 (int8, d=16), ≥×2 the next (the softmax cache, 64 "
+        self.assertIn("in bits the linear grid leads with ≥128 (int8, d=16), ≥×1.85 the next (the softmax cache, 69 "
                       "(int4, d=4))", lines)
         self.assertIn("the softmax cache is behind the linear grid (in floats ahead of it)", lines)
         self.assertIn("the leader at 0 of 1", verdict)

@@ -12,9 +12,13 @@ Reads REPORTS_DIR/learned_keys/ (written by the commands in its README.md):
                                                (scripts/studies/learned_keys/learned_keys_check.ini)
 Writes figures/learned_keys_*.png. Without the study's CSVs it returns no lines.
 
-Capacity: for each memory, budget, noise, key source and V/n, scanning the n tried upward, the
-last n whose mean accuracy over seeds is at least 90% before the first that is not (`<a`: the
-smallest n tried misses; `≥b`: every n tried passes). Every number and sentence is a
+Capacity: for each memory, budget, noise, key source and V/n, n* where mean accuracy over seeds
+crosses 90%, interpolated in log n between the n tried (memcap_report.crossing: the last downward
+crossing), with a 95% interval from a bootstrap over the study's own scored seeds (the per-seed
+rows of learned_keys.csv; `<a`: the smallest n tried misses; `≥b`: every n tried passes). A curve
+here spans several task specs (V = r·n names a different vocabulary at each n), so the sweep's
+crossing rounds cannot refine it: its n are the config's. Ratios (learned / random keys) carry a
+paired interval: the same seed numbers, budget and n. Every number and sentence is a
 deterministic function of the CSVs.
 """
 import math
@@ -22,7 +26,9 @@ import os
 import sys
 from collections import defaultdict
 
-from memcap_report.common import CATALOG, SUMMARY_COLUMNS, Context, run, base, first_miss, noise_words as common_noise_words, param, read_csv, se
+from memcap_report import crossing
+from memcap_report.capacity import resolved_line
+from memcap_report.common import CATALOG, SUMMARY_COLUMNS, Context, run, base, noise_words as common_noise_words, param, read_csv, se
 
 CELL_COLUMNS = ("memory_spec", "task_spec", "budget_floats", "d", "n", "seed", "queries", "accuracy_frac", "status")
 
@@ -52,34 +58,91 @@ def study_steps(summary):
     return min(steps_of(r["task_spec"]) for r in summary)
 
 
-def capacity(points):
-    """points: sorted [(n, mean)]. Returns (value, kind): kind '=' exact, '<' below the smallest, '>=' all pass.
-    The value is common.first_miss's (scanning n upward, the last n before the first miss)."""
-    last = first_miss(points)
-    if last is None:
-        return points[0][0], "<"
-    return last, (">=" if last == points[-1][0] else "=")
+def capacity(points, seeds=None):
+    """points: sorted [(n, mean, se, row)] of one curve. Returns (value, kind, estimate, curve): n* at 0.9
+    (crossing's rule), kind '=' inside the n tried, '<' below the smallest (value: the smallest), '>=' every
+    n passes (value: the largest); the crossing.Estimate with its 95% interval over `seeds` (the study's
+    per-seed index; None or a missing cell: no interval) and the crossing.Curve, for paired ratios."""
+    curve = crossing.Curve([p[0] for p in points], [[[p[3]]] for p in points], seeds or {})
+    est = crossing.estimates(curve, (0.9,))[0.9]
+    if est.value == float("-inf"):
+        return points[0][0], "<", est, curve
+    if est.value == float("inf"):
+        return points[-1][0], ">=", est, curve
+    return est.value, "=", est, curve
 
 
 def fmt_cap(c):
-    v, kind = c
-    return {"=": "%d", "<": "<%d", ">=": "≥%d"}[kind] % v
+    """n* [95% interval] ('57 [52, 63]'), '<16', '≥1024'."""
+    return crossing.fmt_est(c[2])
+
+
+def cap_ratio(lc, rc):
+    """crossing.Ratio of capacity lc's n* over rc's (paired: the same seeds), or None where either is below
+    the n tried or both are beyond them."""
+    if lc[1] == "<" or rc[1] == "<" or (lc[1] == ">=" and rc[1] == ">="):
+        return None
+    return crossing.ratio(lc[3], rc[3])
 
 
 def ratio_text(lc, rc):
-    """learned / random capacity, with what the bounds allow."""
-    (lv, lk), (rv, rk) = lc, rc
-    if lk == "=" and rk == "=":
-        return "%.2f" % (lv / rv)
-    if lk == ">=" and rk == "=":
-        return "≥%.2f" % (lv / rv)
-    if lk == "=" and rk == ">=":
-        return "≤%.2f" % (lv / rv)
-    if lk == ">=" and rk == ">=":
+    """learned / random n*, with its paired interval ('×1.45 [1.30, 1.62]', '≥×1.20 [...]' from a lower
+    bound), '(a tie)' where the interval holds 1; '—' where no ratio is measured."""
+    r = cap_ratio(lc, rc)
+    if r is None:
         return "—"
-    if lk == "<" or rk == "<":
-        return "—"
-    return "—"
+    return crossing.fmt_ratio(r) + (" (a tie)" if r.tie() else "")
+
+
+def interval_of(c):
+    """(n*, lo, hi) of a capacity; a bound (or no interval) gives its value for both ends."""
+    e = c[2]
+    if e.lo is None or not e.finite or not (math.isfinite(e.lo) and math.isfinite(e.hi)):
+        return (c[0], c[0], c[0])
+    return (c[0], e.lo, e.hi)
+
+
+def frontier_point(r):
+    """(n*, lo, hi, text) of a capacity_table.csv row at 0.9 (its n_star columns; a table without them: the
+    power-of-two capacity, no interval)."""
+    v = r.get("n_star_0.9", "")
+    if v in ("", None):
+        c = float(r["capacity_at_0.9"])
+        return (c, c, c, "%d" % c)
+    lo, hi = r.get("n_star_0.9_lo", ""), r.get("n_star_0.9_hi", "")
+    top = float(r["largest_tried"])
+    val = {"inf": top}.get(v, None)
+    if val is not None:
+        return (val, val, val, "≥%d" % top)
+    if v == "-inf":
+        return (0.0, 0.0, 0.0, "<?")
+    e = crossing.Estimate(float(v), None if lo == "" else float(lo.replace("inf", "inf")),
+                          None if hi == "" else float(hi), None, int(top))
+    lo_, hi_ = (e.lo, e.hi) if e.lo is not None and math.isfinite(e.lo) and math.isfinite(e.hi) else (e.value, e.value)
+    return (e.value, lo_, hi_, crossing.fmt_est(e))
+
+
+def against_cache(fixed, cache):
+    """The fixed-state memory's (n*, lo, hi) against the cache's (n*, lo, hi, text): 'short of the cache' where
+    its interval lies below the cache's, 'more than the cache' above it, else 'level with the cache within the
+    intervals'."""
+    if cache is None:
+        return "no cache to compare"
+    if fixed[2] < cache[1]:
+        return "short of the cache"
+    if fixed[1] > cache[2]:
+        return "more than the cache"
+    return "level with the cache within the intervals"
+
+
+def ratio_span(pairs):
+    """'×1.20 [1.05, 1.31] to ×1.92 [1.70, 2.10]' over [(learned cap, random cap)] (cap_ratio's), the smallest
+    and largest by value; '' where none is measured."""
+    rs = [r for r in (cap_ratio(a, b) for a, b in pairs) if r is not None]
+    if not rs:
+        return ""
+    lo, hi = min(rs, key=lambda r: r.value), max(rs, key=lambda r: r.value)
+    return crossing.fmt_ratio(lo) if lo is hi else "%s to %s" % (crossing.fmt_ratio(lo), crossing.fmt_ratio(hi))
 
 
 def read(out):
@@ -93,11 +156,14 @@ def read(out):
         os.path.join(d, "learned_keys_theory.csv")) else []
     check = read_csv(os.path.join(d, "learned_keys_check.csv"), CELL_COLUMNS) if os.path.exists(
         os.path.join(d, "learned_keys_check.csv")) else []
-    return summary, cells, theory, check
+    # the study's own per-seed rows: each n* is bootstrapped over the seeds its summary's means are over
+    seeds = crossing.read_seeds(os.path.join(d, "learned_keys.csv"))
+    return summary, cells, theory, check, seeds
 
 
 def groups(summary, steps):
-    """(memory, budget, d, noise, source, ratio) -> sorted [(n, mean, se, row)] of the default training."""
+    """(memory, budget, d, noise, source, ratio) -> sorted [(n, mean, se, row)] of the default training: one
+    capacity curve each."""
     g = defaultdict(list)
     for r in summary:
         if steps_of(r["task_spec"]) != steps:
@@ -110,8 +176,9 @@ def groups(summary, steps):
     return g
 
 
-def capacity_table(g):
-    """Rows: (memory, budget, d, noise, ratio, fresh cap, random cap, frame cap, learned cap, ratio text)."""
+def capacity_table(g, seeds=None):
+    """Rows: (memory, budget, d, noise, ratio, fresh cap, random cap, frame cap, learned cap, ratio text); each
+    cap capacity()'s, its interval over `seeds`."""
     rows = []
     keys = sorted({(m, b, d, nz, ratio) for (m, b, d, nz, src, ratio) in g if src != "fresh"},
                   key=lambda k: (order().index(k[0]) if k[0] in order() else 99, k[1], k[3] != "cosine=1", k[4]))
@@ -119,9 +186,9 @@ def capacity_table(g):
         cap = {}
         for src in ("random", "frame", "learned"):
             pts = g.get((m, b, d, nz, src, ratio))
-            cap[src] = capacity([(n, mean) for n, mean, _, _ in pts]) if pts else None
+            cap[src] = capacity(pts, seeds) if pts else None
         fresh = g.get((m, b, d, nz, "fresh", 0))
-        fcap = capacity([(n, mean) for n, mean, _, _ in fresh]) if fresh else None
+        fcap = capacity(fresh, seeds) if fresh else None
         rt = ratio_text(cap["learned"], cap["random"]) if cap["learned"] and cap["random"] else ""
         rows.append((m, b, d, nz, ratio, fcap, cap["random"], cap["frame"], cap["learned"], rt))
     return rows
@@ -291,10 +358,11 @@ def compute(data):
 
 def render(data, rows_, ctx):
     figdir, frontier_table = ctx.figures, ctx.table
-    summary, cells, theory, check = data
+    summary, cells, theory, check, seeds_index = data
     steps = study_steps(summary)
     g = groups(summary, steps)
-    table = capacity_table(g)
+    table = capacity_table(g, seeds_index)
+    resolution = resolved_line([{"nstar": {0.9: capacity(pts, seeds_index)[2]}} for pts in g.values()], "Resolution")
     gs = gains(g)
     figs = figures(g, gs, figdir)
     seeds = sorted({r["seeds"] for r in summary})
@@ -310,8 +378,12 @@ def render(data, rows_, ctx):
              "method in `docs/learned-keys.md`." % ("/".join(seeds), errors), ""]
     lines += ["![accuracy against n](figures/%s)" % figs[0], "", "![gain against V/d](figures/%s)" % figs[1], ""]
 
-    lines += ["**Capacity at 90%** (n stored pairs; fresh = V = 0, new Gaussian keys every episode; the ratio is "
-              "learned / random at the same V/n):", "",
+    lines += ["**Capacity at 90%**: n* [95% interval] in stored pairs, where mean accuracy crosses 90%, "
+              "interpolated in log n between the n tried, the interval from a bootstrap over the study's scored seeds "
+              "(fresh = V = 0, new Gaussian keys every episode; learned/random: the ratio of their n* at the same V/n, "
+              "with its paired 95% interval, a tie where it holds 1). The n tried are the config's (a block per n: "
+              "V = r·n names another task at each n, so no crossing rounds refine them), and the intervals are as "
+              "wide as 10 seeds and that grid leave them.", "", resolution, "",
               "| memory | B | d | noise | V/n | fresh | random | frame | learned | learned/random |",
               "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
     for m, b, d, nz, ratio, fcap, rc, fc, lc, rt in table:
@@ -341,8 +413,8 @@ def render(data, rows_, ctx):
         text = "- **%s**: " % m
         if best:
             t, r = best
-            text += "the largest learned/random capacity ratio is %s%.2f (B = %d, %s, V = %dn)" % (
-                "≥" if t[8][1] == ">=" else "", r, t[1], noise_words(t[3]), t[4])
+            text += "the largest learned/random n* ratio is %s (B = %d, %s, V = %dn)" % (
+                ratio_text(t[8], t[6]), t[1], noise_words(t[3]), t[4])
         else:
             text += "no learned/random capacity ratio is bounded on the n tried"
         text += "; of %d (n, V) cells where random keys read below 99.5%%, learned keys read higher beyond " \
@@ -379,7 +451,7 @@ def render(data, rows_, ctx):
         for r in read_csv(path):
             if base(r["memory_spec"]) == CACHE and r["frame"] == "frontier" and r["task"] == "assoc_recall" \
                     and r["capacity_at_0.9"]:
-                frontier[(int(r["budget_floats"]), r["noise"])] = int(r["capacity_at_0.9"])
+                frontier[(int(r["budget_floats"]), r["noise"])] = frontier_point(r)
     par, parity = [], []
     for b in sorted({k[1] for k in g}):
         for nz in ("cosine=1", "cosine=0.72"):
@@ -389,8 +461,10 @@ def render(data, rows_, ctx):
                 continue
             caps = [c for t in cache for c in (t[5], t[6], t[7], t[8]) if c and c[1] != "<"]
             here = max(caps, key=lambda c: (c[0], c[1] == ">=")) if caps else None
-            best_cache = max([here[0]] if here else [] + [frontier.get((b, nz), 0)] or [0])
-            best_cache = max(best_cache, frontier.get((b, nz), 0))
+            # the cache's best: (n*, lo, hi, text) of this study's cells and of the frontier's point
+            pts = ([interval_of(here) + (fmt_cap(here),)] if here else []) + (
+                [frontier[(b, nz)]] if (b, nz) in frontier else [])
+            best_cache = max(pts, key=lambda p: p[0]) if pts else None
             bestf = max(fixed, key=lambda t: (t[8][0], t[8][1] == ">="))
             where = []
             if here:
@@ -398,13 +472,16 @@ def render(data, rows_, ctx):
             else:
                 where.append("below the smallest n tried at d = %d in this study" % cache[0][2])
             if (b, nz) in frontier:
-                where.append("%d at its best width and beta (the frontier, reports/capacity_table.csv)" % frontier[(b, nz)])
-            reach = bestf[8][0] >= best_cache and best_cache > 0
-            parity.append((b, nz, reach, bestf[0], bestf[8], best_cache))
+                where.append("%s at its best width and beta (the frontier, reports/capacity_table.csv)" % frontier[(b, nz)][3])
+            verdict = against_cache(interval_of(bestf[8]), best_cache)
+            reach = verdict != "short of the cache"
+            parity.append((b, nz, reach, bestf[0], bestf[8], best_cache[3] if best_cache else "—", verdict))
             par.append("- B = %d, %s: the cache holds %s; the best fixed-state memory with learned keys, %s at V = %dn, "
                        "holds %s — %s." % (b, noise_words(nz), "; ".join(where), bestf[0], bestf[4], fmt_cap(bestf[8]),
-                                           "as many as the cache on the n tried" if reach else "short of the cache"))
-    lines += ["**Equal-memory parity** (capacity at equal floats):", ""] + par + [""]
+                                           verdict))
+    lines += ["**Equal-memory parity** (n* at equal floats; short of the cache where the two 95% intervals do not "
+              "overlap and the cache's is above, more where the fixed state's is above, level otherwise — the two "
+              "come from different sweeps, so no paired ratio):", ""] + par + [""]
 
     # --- delta's "several times d"
     delta = [t for t in table if t[0] == DELTA_RULE and t[8]]
@@ -412,9 +489,12 @@ def render(data, rows_, ctx):
     if delta:
         top = max(delta, key=lambda t: t[8][0] / t[2])
         delta_top = (top[8][0] / top[2], top[8][1])
-        dl = ("The delta rule with learned keys holds at most %s pairs at d = %d (B = %d, %s, V = %dn): %s%.2f d. "
+        e = top[8][2]
+        span = (" [%.2f, %.2f]" % (e.lo / top[2], e.hi / top[2])
+                if e.lo is not None and e.finite and math.isfinite(e.lo) and math.isfinite(e.hi) else "")
+        dl = ("The delta rule's largest n* with learned keys is %s pairs at d = %d (B = %d, %s, V = %dn): %s%.2f%s d. "
               % (fmt_cap(top[8]), top[2], top[1], noise_words(top[3]), top[4], "≥" if top[8][1] == ">=" else "",
-                 top[8][0] / top[2]))
+                 top[8][0] / top[2], span))
         dl += ("The published \"several times d\" %s here." % ("appears" if top[8][0] >= 2 * top[2] else "does not appear"))
         lines += ["**The delta rule's \"several times d\":** " + dl, ""]
 
@@ -439,12 +519,12 @@ def answer(table, gs, cstats, parity, delta_top):
     grid = [t for t in table if t[0] == GRID and t[6] and t[8] and t[6][1] == "=" and t[8][1] in ("=", ">=")]
     s1 = ""
     if grid:
-        r1 = [t[8][0] / t[6][0] for t in grid if t[4] == 1]
-        rmax = [t[8][0] / t[6][0] for t in grid if t[4] == max(x[4] for x in grid)]
+        r1 = ratio_span([(t[8], t[6]) for t in grid if t[4] == 1])
+        rmax = ratio_span([(t[8], t[6]) for t in grid if t[4] == max(x[4] for x in grid)])
         if r1 and rmax:
-            s1 = ("Training the keys raises the grid's capacity at equal state by a factor of %.2f–%.2f when the "
-                  "vocabulary is the stored set (V = n) and %.2f–%.2f at V = %dn; " %
-                  (min(r1), max(r1), min(rmax), max(rmax), max(x[4] for x in grid)))
+            s1 = ("Training the keys multiplies the grid's n* at equal state by %s (paired 95%% intervals) when the "
+                  "vocabulary is the stored set (V = n) and by %s at V = %dn; " %
+                  (r1, rmax, max(x[4] for x in grid)))
     fixed = [x for x in gs if x["memory"] != CACHE and x["random"] < 0.995]
     small = [x["gain"] for x in fixed if x["v_over_d"] < 8]
     large = [x["gain"] for x in fixed if x["v_over_d"] >= 32]
@@ -454,29 +534,32 @@ def answer(table, gs, cstats, parity, delta_top):
     others = []
     for m in [x for x in order() if x not in (CACHE, GRID)]:
         ms = [t for t in table if t[0] == m and t[6] and t[8] and t[6][1] == "=" and t[8][1] == "="]
-        if ms:
-            rs = [t[8][0] / t[6][0] for t in ms]
-            others.append("%s %.2f–%.2f" % (m, min(rs), max(rs)))
-    s2 = "It is a different curve per memory (learned/random capacity where both are bounded: %s)" % (
+        span = ratio_span([(t[8], t[6]) for t in ms])
+        if span:
+            others.append("%s %s" % (m, span))
+    s2 = "It is a different curve per memory (learned/random n* where both are inside the n tried: %s)" % (
         "; ".join(others) if others else "none bounded")
     if delta_top:
         s2 += ", and the delta rule with learned keys holds at most %s%.2f d pairs, not several times d" % (
             "≥" if delta_top[1] == ">=" else "", delta_top[0]) if delta_top[0] < 2 else \
-            ", and the delta rule with learned keys holds %.2f d pairs" % delta_top[0]
+            ", and the delta rule with learned keys holds %s%.2f d pairs%s" % (
+                "≥" if delta_top[1] == ">=" else "", delta_top[0],
+                " (every n tried passes: a lower bound)" if delta_top[1] == ">=" else "")
     s2 += "."
     quiet = [p for p in parity if p[1] == "cosine=1"]
     noisy = [p for p in parity if p[1] != "cosine=1"]
     s3 = ""
     if quiet:
-        s3 = ("Without query noise no fixed-state memory with learned keys reaches the cache's capacity at equal "
-              "floats (%s)" % "; ".join("B = %d: %s %s against %d" % (b, m, fmt_cap(c), cc) for b, _, r, m, c, cc in quiet)
+        s3 = ("Without query noise no fixed-state memory with learned keys reaches the cache's n* at equal floats "
+              "(its interval lies below the cache's: %s)" % "; ".join("B = %d: %s %s against %s" % (b, m, fmt_cap(c), cc) for b, _, r, m, c, cc, _ in quiet)
               if not any(p[2] for p in quiet) else
-              "Without query noise a fixed-state memory with learned keys reaches the cache's capacity at %s" %
+              "Without query noise a fixed-state memory with learned keys reaches the cache's n* (within the "
+              "intervals) at %s" %
               ", ".join("B = %d" % p[0] for p in quiet if p[2]))
         if noisy:
-            s3 += ("; at cosine 0.72 %s" % ("the best of them matches the cache's frontier capacity on the n tried (%s)"
-                                            % "; ".join("B = %d: %s %s against %d" % (b, m, fmt_cap(c), cc)
-                                                        for b, _, r, m, c, cc in noisy if r)
+            s3 += ("; at cosine 0.72 %s" % ("the best of them reaches the cache's n* (%s)"
+                                            % "; ".join("B = %d: %s %s against %s, %s" % (b, m, fmt_cap(c), cc, v)
+                                                        for b, _, r, m, c, cc, v in noisy if r)
                                             if any(p[2] for p in noisy) else "none does"))
         s3 += "."
     if cstats:
@@ -497,5 +580,7 @@ def section(out, figdir, frontier_table=None):
 def readme(data, rows_, ctx):
     """reports/learned_keys/README.md's computed parts (its template: README.md.in): the rows (cell and
     seed) of each sweep's CSV, the timing table's cell counts."""
-    _, cells, _, check = data
-    return {"cells": str(len(cells)), "check_cells": str(len(check)) if check else "—"}
+    summary, cells, _, check, seeds_index = data
+    g = groups(summary, study_steps(summary))
+    resolution = resolved_line([{"nstar": {0.9: capacity(pts, seeds_index)[2]}} for pts in g.values()], "Resolution")
+    return {"cells": str(len(cells)), "check_cells": str(len(check)) if check else "—", "resolution": resolution}
