@@ -365,7 +365,7 @@ def render(data, rows_, ctx):
     resolution = resolved_line([{"nstar": {0.9: capacity(pts, seeds_index)[2]}} for pts in g.values()], "Resolution")
     gs = gains(g)
     figs = figures(g, gs, figdir)
-    seeds = sorted({r["seeds"] for r in summary})
+    seeds = sorted({r["seeds"] for r in summary}, key=int)
     errors = sum(int(r["errors"]) for r in summary)
 
     lines = ["## Learned keys: how far training raises a fixed state's capacity", "",
