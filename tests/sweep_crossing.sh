@@ -81,8 +81,8 @@ for r in race:
     if r["runner_up"]:
         assert r["runner_up"] != r["tuned"], r
         assert abs(float(r["margin"]) - (float(r["mean"]) - float(r["runner_up_mean"]))) < 1e-5, r
-        if r["reason"] == "highest mean":
-            assert float(r["margin"]) >= 0, r
+        if r["reason"] == "highest mean" and r["runner_up_seeds"] == r["seeds"]:
+            assert float(r["margin"]) >= 0, r  # (a runner-up that left earlier may read higher on fewer seeds)
 for r in rows:
     assert won[key(r)]["tuned"] == r["tuned"], ("the race file's winner is not the cell's choice", key(r))
 assert {r["round"] for r in race} > {"0"}, "no crossing round's races"

@@ -335,7 +335,8 @@ std::string race_reason(const Race& race);
 /// task_spec, readout, budget_floats, n), the winner (its `tuned` text, its tuning mean, standard
 /// error and seeds), the runner-up (the other candidate with the highest tuning mean, the earlier
 /// on ties, of those that ran: the same), the margin (the winner's mean less the runner-up's; below
-/// 0 where a cheaper near-tie won) and race_reason. A group whose race left one candidate before
+/// 0 where a cheaper near-tie won, or where the runner-up left the race on fewer seeds -- told
+/// apart, dominated or judged at the ladder -- with a higher mean on them) and race_reason. A group whose race left one candidate before
 /// it ran (past capacity, where the smaller n left one) has 0 seeds, no mean and no runner-up
 /// (those fields empty).
 const std::string& race_header();

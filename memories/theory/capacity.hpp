@@ -15,8 +15,9 @@
 // the envelope crosses: n* = max_c n*_c, n*_c = sup{n ≤ limit_c : A_c(n) ≥ threshold}.
 // When the best setting changes with n, n* is therefore the crossing of the setting that
 // holds out longest; n*_c = limit_c (the line's `kind` is `limit`) when A_c is still above
-// the threshold at its largest n, which happens for the noise-free cache at its narrowest
-// width (B / 2d pairs, then eviction).
+// the threshold at its largest n, which happens for the cache (B / 2d pairs, then eviction):
+// in the shipped lines at d = 4 without noise at the smallest budgets, d = 8 above them, and
+// at d = 16-64 under query noise.
 //
 // The search: the power-of-two search of capacity_models() first finds the largest n on
 // the grid 4, 8, 16, … that passes (CapacityLine::n); n* lies in [n, 2n) (or at a limit

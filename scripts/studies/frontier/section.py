@@ -133,7 +133,7 @@ def why_lines(mems, label, budgets, cap, nk, races):
             "still in surely passes or surely fails 90%: the cheapest of those as likely to pass), highest mean "
             "(equal means: the earlier candidate, the narrower width, then the earlier value) or cheapest of near-ties "
             "(at the cap of tuning seeds). A negative margin: a cheaper candidate as "
-            "likely to reach 90% won.", "",
+            "likely to reach 90% won, or the runner-up left the race earlier and read higher on its fewer seeds.", "",
             "| memory | B | n | chosen | tuning mean | runner-up | its tuning mean | margin | reason |",
             "|---|---:|---:|---|---:|---|---:|---:|---|"] + rows + [""]
 
