@@ -269,6 +269,18 @@ std::vector<std::string> memory_names() {
     return names;
 }
 
+std::string inner_memory_text(const Spec& outer, const std::string& outer_name, const std::string& inner_key,
+                              const std::set<std::string>& own_keys) {
+    std::string text = outer.text(inner_key);
+    std::string sep = ":";
+    for (const ParamInfo& p : find_memory(outer_name).params) {
+        if (own_keys.count(p.key) || !outer.has(p.key)) continue;
+        text += sep + p.key + "=" + outer.text(p.key);
+        sep = ",";
+    }
+    return text;
+}
+
 const MemoryEntry& find_memory(const std::string& name) {
     for (const auto& e : memory_registry())
         if (e.name == name) return e;

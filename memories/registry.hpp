@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -257,6 +258,12 @@ std::vector<std::string> memory_names();
 const MemoryEntry& find_memory(const std::string& name);
 /// Parses and binds a memory spec string (UsageError on any problem).
 Spec parse_memory_spec(const std::string& text);
+/// A divided memory's inner memory as spec text (mom's base, the hybrid's state): the value of
+/// the outer spec's `inner_key` (a memory name), then every parameter the entry `outer_name`
+/// declares that the outer spec holds, but for those in `own_keys` (the outer memory's own),
+/// each passed on as `key=value`.
+std::string inner_memory_text(const Spec& outer, const std::string& outer_name, const std::string& inner_key,
+                              const std::set<std::string>& own_keys);
 
 /// The sizing function of `spec`'s backend at `shape`, after the checks make_memory
 /// makes (positive dimensions, a budget at or above the minimum): UsageError otherwise.

@@ -37,16 +37,7 @@ std::string window_text(const Spec& spec) {
     return text;
 }
 
-std::string state_text(const Spec& spec) {
-    std::string text = spec.text("state");
-    std::string sep = ":";
-    for (const ParamInfo& p : find_memory("hybrid").params) {
-        if (own_keys().count(p.key) || !spec.has(p.key)) continue;
-        text += sep + p.key + "=" + spec.text(p.key);
-        sep = ",";
-    }
-    return text;
-}
+std::string state_text(const Spec& spec) { return inner_memory_text(spec, "hybrid", "state", own_keys()); }
 
 Spec part_spec(const Spec& spec, const std::string& text) {
     try {

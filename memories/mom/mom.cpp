@@ -33,16 +33,7 @@ struct Parts {
     bool fits = true;
 };
 
-std::string base_text(const Spec& spec) {
-    std::string text = spec.text("base");
-    std::string sep = ":";
-    for (const ParamInfo& p : find_memory("mom").params) {
-        if (own_keys().count(p.key) || !spec.has(p.key)) continue;
-        text += sep + p.key + "=" + spec.text(p.key);
-        sep = ",";
-    }
-    return text;
-}
+std::string base_text(const Spec& spec) { return inner_memory_text(spec, "mom", "base", own_keys()); }
 
 Parts parts(const Spec& spec, const MemoryShape& shape) {
     Parts p;
