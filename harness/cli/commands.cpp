@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/spec.hpp"
 #include "harness/cli/options.hpp"
+#include "harness/build_paths.hpp"
 #include "harness/eval/readout.hpp"
 #include "harness/exec/grid.hpp"
 #include "harness/exec/pipeline.hpp"
@@ -537,9 +538,7 @@ std::string report_package_dir() {
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) candidates.push_back(exe.parent_path().parent_path() / "scripts");
-#ifdef MEMCAP_SOURCE_DIR
-    candidates.push_back(fs::path(MEMCAP_SOURCE_DIR) / "scripts");
-#endif
+    if (*build_source_dir() != '\0') candidates.push_back(fs::path(build_source_dir()) / "scripts");
     for (const auto& c : candidates)
         if (fs::exists(c / "memcap_report" / "sweep.py", ec)) return c.string();
     throw UsageError("report: cannot find the report package (scripts/memcap_report of memcap's source tree); "

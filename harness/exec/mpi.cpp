@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "harness/exec/runner.hpp"
 #include "harness/exec/signals.hpp"
+#include "harness/build_paths.hpp"
 
 #if MEMCAP_MPI
 #include "harness/exec/mpi_ops.h"
@@ -62,8 +63,8 @@ const MemcapMpiOps& mpi() {
         std::error_code ec;
         const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
         std::vector<std::string> paths;
-        if (!ec) paths.push_back((exe.parent_path() / MEMCAP_MPI_MODULE_NAME).string());
-        if (paths.empty() || paths[0] != MEMCAP_MPI_MODULE_PATH) paths.emplace_back(MEMCAP_MPI_MODULE_PATH);
+        if (!ec) paths.push_back((exe.parent_path() / build_mpi_module_name()).string());
+        if (paths.empty() || paths[0] != build_mpi_module_path()) paths.emplace_back(build_mpi_module_path());
         for (const std::string& path : paths) {
             // RTLD_GLOBAL: OpenMPI's own components, which it loads, look for its symbols globally
             void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
