@@ -14,13 +14,17 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <string>
+
+#include <unistd.h>
 
 using namespace memcap;
 
 namespace {
 
+// One file name per process: ctest runs this file's cases side by side, each in its own process.
 std::string write_config(const std::string& text) {
-    const std::string path = "memcap_test_sweep_config.ini";
+    const std::string path = "memcap_test_sweep_config." + std::to_string(::getpid()) + ".ini";
     std::ofstream(path) << text;
     return path;
 }
