@@ -17,23 +17,7 @@ for tool in munged slurmctld slurmd sbatch python3; do
     command -v $tool >/dev/null || { echo "local-cluster-test: skipped: $tool missing (MEMCAP_TEST_DEPS=1 scripts/setup.sh installs slurm-wlm munge)"; exit 77; }
 done
 
-tmp=$(mktemp -d /tmp/memcap-slurm.XXXXXX)
-chmod 755 "$tmp"  # munged refuses group/world-writable directories
-pids=()
-cleanup() {
-    local status=$?
-    for ((i = ${#pids[@]} - 1; i >= 0; --i)); do kill "${pids[i]}" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$pid" 2>/dev/null || true
-    done
-    if [[ $status -ne 0 ]]; then
-        echo "local-cluster-test: FAILED; logs:" >&2
-        tail -n 20 "$tmp"/*.log "$tmp"/job/*.out 2>/dev/null >&2 || true
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+source "$root/scripts/slurm/local-cluster.sh"  # the cluster, in $tmp; stopped on exit
 
 # Default sweep: cells big enough (~0.05-0.15 s) that both ranks get some.
 if [[ -z $config ]]; then
@@ -42,64 +26,6 @@ if [[ -z $config ]]; then
 fi
 config=$(realpath "$config")
 name=$(basename "${config%.*}")
-
-# --- munge: its own key and socket
-dd if=/dev/urandom of="$tmp/munge.key" bs=1024 count=1 status=none
-chmod 400 "$tmp/munge.key"
-munged --foreground --force --key-file="$tmp/munge.key" --socket="$tmp/munge.sock" --pid-file="$tmp/munged.pid" \
-    --log-file="$tmp/munged.log" --seed-file="$tmp/munged.seed" 2>>"$tmp/munged.log" &
-pids+=($!)
-for _ in $(seq 50); do [[ -S $tmp/munge.sock ]] && break; sleep 0.1; done
-[[ -S $tmp/munge.sock ]] || { echo "munged did not start"; exit 1; }
-
-# --- slurm.conf: one node (this machine), one partition, free ports
-read -r ctld_port slurmd_port < <(python3 -c '
-import socket
-ss = [socket.socket() for _ in range(2)]
-for s in ss: s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in ss])')
-host=$(hostname -s)
-mkdir -p "$tmp/state" "$tmp/spool" "$tmp/job"
-cat >"$tmp/slurm.conf" <<CONF
-ClusterName=memcaptest
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-AuthType=auth/munge
-AuthInfo=socket=$tmp/munge.sock
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
-SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
-SlurmctldLogFile=$tmp/slurmctld.log
-SlurmdLogFile=$tmp/slurmd.log
-ProctrackType=proctrack/pgid
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SwitchType=switch/none
-MpiDefault=none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-ReturnToService=2
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
-PartitionName=memcap Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
-CONF
-export SLURM_CONF=$tmp/slurm.conf
-slurmctld -D -i -f "$SLURM_CONF" >>"$tmp/slurmctld.log" 2>&1 &
-pids+=($!)
-slurmd -D -f "$SLURM_CONF" -N "$host" >>"$tmp/slurmd.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do
-    sinfo -h -o %t 2>/dev/null | grep -qE '^(idle|mix|alloc)' && break
-    sleep 0.2
-done
-sinfo -h -o %t | grep -qE '^(idle|mix|alloc)' || { echo "the node did not come up"; sinfo; exit 1; }
-echo "local-cluster-test: cluster up after $((SECONDS - start)) s (node $host, ports $ctld_port/$slurmd_port)"
 
 # --- the job: 2 ranks x 1 thread, then a reference run in one process
 cd "$tmp/job"
