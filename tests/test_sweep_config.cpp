@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -22,9 +23,20 @@ using namespace memcap;
 
 namespace {
 
-// One file name per process: ctest runs this file's cases side by side, each in its own process.
+// One directory per process, removed at exit: ctest runs this file's cases side by side, each in
+// its own process, and two writing one file could read each other's config.
+struct ProcessDir {
+    std::filesystem::path path = std::filesystem::temp_directory_path() / ("memcap_test_" + std::to_string(::getpid()));
+    ProcessDir() { std::filesystem::create_directories(path); }
+    ~ProcessDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
 std::string write_config(const std::string& text) {
-    const std::string path = "memcap_test_sweep_config." + std::to_string(::getpid()) + ".ini";
+    static const ProcessDir dir;
+    const std::string path = (dir.path / "memcap_test_sweep_config.ini").string();
     std::ofstream(path) << text;
     return path;
 }
