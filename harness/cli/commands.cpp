@@ -20,7 +20,7 @@
 #include "core/error.hpp"
 #include "core/spec.hpp"
 #include "harness/cli/options.hpp"
-#include "harness/build_paths.hpp"
+#include "harness/build_stamp.hpp"
 #include "harness/eval/readout.hpp"
 #include "harness/exec/grid.hpp"
 #include "harness/exec/pipeline.hpp"

@@ -4,7 +4,7 @@
 #include "core/error.hpp"
 #include "harness/exec/runner.hpp"
 #include "harness/exec/signals.hpp"
-#include "harness/build_paths.hpp"
+#include "harness/build_stamp.hpp"
 
 #if MEMCAP_MPI
 #include "harness/exec/mpi_ops.h"

@@ -5,7 +5,7 @@
 #include "harness/results/csv.hpp"
 #include "memories/registry.hpp"
 
-#include "memcap_build_info.hpp"  // generated into the build tree by cmake/build_info.cmake
+#include "harness/build_stamp.hpp"  // the commit, build type and ISA (cmake/build_info.cmake)
 
 #include <Eigen/Core>
 #include <boost/version.hpp>
@@ -109,11 +109,11 @@ std::string cpu_model() {
 
 nlohmann::ordered_json build_info() {
     nlohmann::ordered_json b;
-    b["commit"] = MEMCAP_GIT_COMMIT;
-    b["dirty"] = MEMCAP_GIT_DIRTY < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(MEMCAP_GIT_DIRTY == 1);
-    b["build_type"] = MEMCAP_BUILD_TYPE;
-    b["isa"] = MEMCAP_TARGET_ISA;
-    b["march"] = MEMCAP_TARGET_MARCH;
+    b["commit"] = build_git_commit();
+    b["dirty"] = build_git_dirty() < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(build_git_dirty() == 1);
+    b["build_type"] = build_type();
+    b["isa"] = build_target_isa();
+    b["march"] = build_target_march();
     b["vector_extensions"] = vector_extensions();
     b["eigen_simd"] = Eigen::SimdInstructionSetsInUse();
     b["compiler"] = compiler_description();
@@ -167,7 +167,7 @@ nlohmann::ordered_json machine_info() {
 }
 
 std::string isa_description() {
-    return std::string(MEMCAP_TARGET_ISA) + " (-march=" + MEMCAP_TARGET_MARCH + ": " + vector_extensions() + ")";
+    return std::string(build_target_isa()) + " (-march=" + build_target_march() + ": " + vector_extensions() + ")";
 }
 
 /// What `best` may choose from, for a report to tell whether a choice sits at an end of
