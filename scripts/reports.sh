@@ -88,7 +88,7 @@ fi
 
 # 4. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
 #    and capacity lines); then the capacity table, figures and REPORT.md.
-echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the pages (about a minute and a half: most of it `memcap theory` on the two sweeps)" >&2
+echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the pages (about a minute and a half, most of it memcap theory on the two sweeps)" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 "$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
 /usr/bin/python3 "$root/scripts/report.py" .
