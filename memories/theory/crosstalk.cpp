@@ -239,6 +239,28 @@ public:
         return lerp(far_, (std::asinh(z) - std::asinh(kNear)) / ustep_);
     }
 
+    // log H(|z[k]|) into out[k] for every k with ok[k] != 0 (others: unspecified), the same
+    // values as log_h: the near table's lanes in one vectorised pass (the interpolation is
+    // the same arithmetic), the far lanes after it one by one.
+    void log_h_abs(const double* z, const double* ok, double* out, std::size_t count) const {
+        const double* table = near_.data();
+        const int last = static_cast<int>(near_.size()) - 2;
+        double far = 0;  // lanes past the near table: a count, exact in any order
+#pragma omp simd reduction(+ : far)
+        for (std::size_t k = 0; k < count; ++k) {
+            const double az = std::abs(z[k]);
+            const bool near = (ok[k] != 0) & (az < kNear);
+            far += (ok[k] != 0) & !near ? 1.0 : 0.0;
+            const double u = (near ? az : 0.0) / kStep;
+            const int i0 = static_cast<int>(u), i = i0 < last ? i0 : last;
+            const double f = u - static_cast<double>(i);
+            out[k] = (1 - f) * table[i] + f * table[i + 1];
+        }
+        if (far == 0) return;
+        for (std::size_t k = 0; k < count; ++k)
+            if (ok[k] != 0 && !(std::abs(z[k]) < kNear)) out[k] = log_h(std::abs(z[k]));
+    }
+
     static std::shared_ptr<const MarginTable> get(int d) { return built_once<MarginTable>(d); }
 
 private:
@@ -361,6 +383,44 @@ RestMoments rest_moments(const Sphere& sph, const std::function<double(double)>&
 // Node counts: a and t 8-point Gauss–Legendre panels over ±12 and ±10 sd; U and ζ in probability.
 constexpr int kPanelsA = 16, kPanelsT = 12, kNodesU = 12, kNodesZeta = 8;
 
+// Node by node in vectorised loops (raw pointers, no branch), for crosstalk_recall's inner
+// sum. The crosstalk orthogonal to the target and the competitor, v = perp² − dev², and √v
+// (1 where v ≤ 0: not read there); then the margin z = (base + x) / √v and whether H's
+// table is read (ok: a finite weight, v > 0, z not NaN).
+void orthogonal(const double* dev2, double perp2, double* v, double* root_v, std::size_t na) {
+#pragma omp simd
+    for (std::size_t k = 0; k < na; ++k) {
+        const double vk = perp2 - dev2[k];
+        v[k] = vk, root_v[k] = std::sqrt(vk > 0 ? vk : 1.0);
+    }
+}
+
+void margins(const double* base, const double* finite, double x, const double* v, const double* root_v, double* z,
+             double* ok, std::size_t na) {
+#pragma omp simd
+    for (std::size_t k = 0; k < na; ++k) {
+        const double zk = (base[k] + x) / root_v[k];
+        z[k] = zk;
+        ok[k] = (finite[k] != 0) & (v[k] > 0) & (zk == zk) ? 1.0 : 0.0;
+    }
+}
+
+// The probability that the competitor at each node beats the target: H(z) read from
+// log H(|z|), 1 − H(|z|) for z < 0; given outright where the table is not read — a weight
+// beyond double range outweighs the target (1), no crosstalk orthogonal to the target lets
+// the margin's sign decide (0, 1; a NaN margin 0.5), a NaN z is a coin (0.5).
+void competitor_wins(const double* base, const double* finite, const double* v, const double* z, const double* ok,
+                     const double* log_h, double x, double* value, std::size_t na) {
+#pragma omp simd
+    for (std::size_t k = 0; k < na; ++k) {
+        const double h = exp_nonpositive(ok[k] != 0 ? log_h[k] : kNegInf);
+        const double margin = base[k] + x;
+        const double sign = margin > 0 ? 0.0 : margin < 0 ? 1.0 : 0.5;
+        const double given = finite[k] == 0 ? 1.0 : v[k] > 0 ? 0.5 : sign;
+        value[k] = ok[k] != 0 ? (z[k] < 0 ? 1 - h : h) : given;
+    }
+}
+
 // rest: nodes of U at the scale of this call (see rest_nodes).
 double crosstalk_recall(int d, double candidates, const WeightModel& m, const std::vector<std::pair<double, double>>& rest) {
     if (candidates <= 1) return 1.0;
@@ -397,44 +457,42 @@ double crosstalk_recall(int d, double candidates, const WeightModel& m, const st
     const Rule rz = probability_rule(kNodesZeta);
     const boost::math::normal_distribution<double> zeta_law(0, sph->sd());
 
-    // Per node a of the inner sum: H's value given outright (`fixed`; NaN when H's table is
-    // read), or log H(|z|) and whether z < 0 (H = 1 − H(|z|)); the exponentials then run as
-    // one vectorised loop, and the sum over a keeps its order.
-    const std::size_t na = wa.size();
-    std::vector<double> fixed(na), log_h(na), flip(na), h(na);
+    // Per node a, fixed through the loops: its weight's deviation from the mean, that squared,
+    // and the target's lead over it; per ζ, base = lead − dev·ζ, so the margin is base + x, the
+    // same operations in the same order as written out. Per (U, t), v = perp² − dev² and its
+    // root serve every ζ; the sums over t run per ζ in t's order and are added to p in (U, ζ)
+    // order, as a loop over U, ζ, t would add them. Each node's value (H, 1 − H, or given
+    // outright) is computed in vectorised passes and the sum over a runs in node order, so
+    // the result's bits do not depend on the vector width.
+    const std::size_t na = wa.size(), nz = rz.x.size();
+    std::vector<double> dev(na), dev2(na), lead(na), finite(na), v(na), root_v(na), z(na), ok(na), log_h(na), value(na);
+    for (std::size_t k = 0; k < na; ++k) {
+        finite[k] = std::isfinite(ga[k]) ? 1.0 : 0.0;
+        dev[k] = ga[k] - m.mean, dev2[k] = dev[k] * dev[k], lead[k] = m.target - ga[k];
+    }
+    std::vector<double> base(nz * na), pz(nz);
+    for (std::size_t zi = 0; zi < nz; ++zi) {
+        const double zeta = boost::math::quantile(zeta_law, rz.x[zi]);
+        for (std::size_t k = 0; k < na; ++k) base[zi * na + k] = lead[k] - dev[k] * zeta;
+    }
     double p = 0;
     for (const auto& [u, uw] : rest) {
         const double root_u = std::sqrt(u);
-        for (std::size_t zi = 0; zi < rz.x.size(); ++zi) {
-            const double zeta = boost::math::quantile(zeta_law, rz.x[zi]);
-            double pz = 0;
-            for (std::size_t j = 0; j < rt.x.size(); ++j) {
-                const double t = rt.x[j], x = root_u * t, perp2 = u * std::max(1 - t * t, 0.0);
-                for (std::size_t k = 0; k < na; ++k) {
-                    fixed[k] = std::numeric_limits<double>::quiet_NaN(), log_h[k] = kNegInf, flip[k] = 0;
-                    if (!std::isfinite(ga[k])) {  // outweighs the target beyond double range: it wins
-                        fixed[k] = 1.0;
-                        continue;
-                    }
-                    const double dev = ga[k] - m.mean;
-                    const double margin = m.target - ga[k] - dev * zeta + x, v = perp2 - dev * dev;
-                    if (!(v > 0)) {
-                        fixed[k] = margin > 0 ? 0.0 : margin < 0 ? 1.0 : 0.5;
-                        continue;
-                    }
-                    const double z = margin / std::sqrt(v);
-                    if (std::isnan(z)) fixed[k] = 0.5;
-                    else log_h[k] = H->log_h(std::abs(z)), flip[k] = z < 0 ? 1.0 : 0.0;
-                }
-#pragma omp simd
-                for (std::size_t k = 0; k < na; ++k) h[k] = exp_nonpositive(log_h[k]);
+        std::fill(pz.begin(), pz.end(), 0.0);
+        for (std::size_t j = 0; j < rt.x.size(); ++j) {
+            const double t = rt.x[j], x = root_u * t, perp2 = u * std::max(1 - t * t, 0.0);
+            orthogonal(dev2.data(), perp2, v.data(), root_v.data(), na);
+            for (std::size_t zi = 0; zi < nz; ++zi) {
+                const double* bz = base.data() + zi * na;
+                margins(bz, finite.data(), x, v.data(), root_v.data(), z.data(), ok.data(), na);
+                H->log_h_abs(z.data(), ok.data(), log_h.data(), na);
+                competitor_wins(bz, finite.data(), v.data(), z.data(), ok.data(), log_h.data(), x, value.data(), na);
                 double g = 0;
-                for (std::size_t k = 0; k < na; ++k)
-                    g += wa[k] * (std::isnan(fixed[k]) ? (flip[k] != 0 ? 1 - h[k] : h[k]) : fixed[k]);
-                pz += wt[j] * std::exp((candidates - 1) * std::log1p(-std::min(g, 1.0)));
+                for (std::size_t k = 0; k < na; ++k) g += wa[k] * value[k];
+                pz[zi] += wt[j] * std::exp((candidates - 1) * std::log1p(-std::min(g, 1.0)));
             }
-            p += uw * rz.w[zi] * pz;
         }
+        for (std::size_t zi = 0; zi < nz; ++zi) p += uw * rz.w[zi] * pz[zi];
     }
     return std::clamp(p, 0.0, 1.0);
 }
