@@ -88,26 +88,43 @@ fi
 
 # 4. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
 #    and capacity lines); then the capacity table, figures and REPORT.md.
-echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the pages (about a minute and a half, most of it memcap theory on the two sweeps)" >&2
+echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the pages (about a minute: memcap theory on the sweep, then the report and the pages side by side)" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 "$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
-/usr/bin/python3 "$root/scripts/report.py" .
-# The sweep's page as `memcap report` draws any sweep (capacity_report/report.html, report.md)
-# theory.csv and theory_capacity.csv are the report's theory: given, not computed a second time
-"$memcap" report capacity_summary.csv --out capacity_report --theory theory.csv --theory-capacity theory_capacity.csv
-# The modern sweep's page, with the same capacity lines (a model's line depends on the budget
-# and the noise setting only, and the two sweeps share both).
-"$memcap" report modern/modern_summary.csv --out modern/report --theory modern/theory.csv --theory-capacity theory_capacity.csv
-# The pages of the studies measured apart (their sweeps are not run here), drawn again from their summaries.
-# The streams page takes the theory written beside its summary (--from-csv writes both files),
-# not running `memcap theory` again: that was 37 of the main job's seconds.
-if [[ -f streams/theory.csv && -f streams/theory_capacity.csv ]]; then
-    "$memcap" report streams/streams_summary.csv --out streams/report \
-        --theory streams/theory.csv --theory-capacity streams/theory_capacity.csv
-elif [[ -f streams/streams_summary.csv ]]; then
-    "$memcap" report streams/streams_summary.csv --out streams/report
-fi
-if [[ -f deep/deep_summary.csv ]]; then
-    "$memcap" report deep/deep_summary.csv --out deep/report
+# Two lanes side by side (each is one Python process drawing figures, one core's work):
+# scripts/report.py (the capacity table, figures, REPORT.md and the READMEs) and the
+# `memcap report` pages. Neither reads what the other writes, and each writes through a
+# staging directory, so a failure in one leaves the other's files whole; the script fails
+# if either does.
+pages() {
+    # The sweep's page as `memcap report` draws any sweep (capacity_report/report.html, report.md)
+    # theory.csv and theory_capacity.csv are the report's theory: given, not computed a second time
+    "$memcap" report capacity_summary.csv --out capacity_report --theory theory.csv --theory-capacity theory_capacity.csv
+    # The modern sweep's page, with the same capacity lines (a model's line depends on the budget
+    # and the noise setting only, and the two sweeps share both).
+    "$memcap" report modern/modern_summary.csv --out modern/report --theory modern/theory.csv --theory-capacity theory_capacity.csv
+    # The pages of the studies measured apart (their sweeps are not run here), drawn again from their summaries.
+    # The streams page takes the theory written beside its summary (--from-csv writes both files),
+    # not running `memcap theory` again: that was 37 of the main job's seconds.
+    if [[ -f streams/theory.csv && -f streams/theory_capacity.csv ]]; then
+        "$memcap" report streams/streams_summary.csv --out streams/report \
+            --theory streams/theory.csv --theory-capacity streams/theory_capacity.csv
+    elif [[ -f streams/streams_summary.csv ]]; then
+        "$memcap" report streams/streams_summary.csv --out streams/report
+    fi
+    if [[ -f deep/deep_summary.csv ]]; then
+        "$memcap" report deep/deep_summary.csv --out deep/report
+    fi
+}
+/usr/bin/python3 "$root/scripts/report.py" . &
+report_lane=$!
+( set -e; pages ) &
+pages_lane=$!
+status=0
+wait "$report_lane" || status=$?
+wait "$pages_lane" || status=$?
+if (( status != 0 )); then
+    echo "reports.sh: the report or a page failed (exit $status): see the message above" >&2
+    exit "$status"
 fi
 echo "reports written to $out" >&2
