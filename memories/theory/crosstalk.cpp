@@ -9,6 +9,7 @@
 #include <boost/math/special_functions/gamma.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <future>
@@ -454,7 +455,7 @@ double crosstalk_recall(int d, double candidates, const WeightModel& m, const st
     for (std::size_t k = 0; k < rt.x.size(); ++k) total += (wt[k] = rt.w[k] * std::exp(sph->log_density(rt.x[k])));
     for (double& w : wt) w /= total;
 
-    const Rule rz = probability_rule(kNodesZeta);
+    const Rule rz = probability_rule(kNodesZeta);  // kNodesZeta nodes: the sums over a keep one each
     const boost::math::normal_distribution<double> zeta_law(0, sph->sd());
 
     // Per node a, fixed through the loops: its weight's deviation from the mean, that squared,
@@ -465,7 +466,7 @@ double crosstalk_recall(int d, double candidates, const WeightModel& m, const st
     // outright) is computed in vectorised passes and the sum over a runs in node order, so
     // the result's bits do not depend on the vector width.
     const std::size_t na = wa.size(), nz = rz.x.size();
-    std::vector<double> dev(na), dev2(na), lead(na), finite(na), v(na), root_v(na), z(na), ok(na), log_h(na), value(na);
+    std::vector<double> dev(na), dev2(na), lead(na), finite(na), v(na), root_v(na), z(na), ok(na), log_h(na), value(nz * na);
     for (std::size_t k = 0; k < na; ++k) {
         finite[k] = std::isfinite(ga[k]) ? 1.0 : 0.0;
         dev[k] = ga[k] - m.mean, dev2[k] = dev[k] * dev[k], lead[k] = m.target - ga[k];
@@ -486,11 +487,15 @@ double crosstalk_recall(int d, double candidates, const WeightModel& m, const st
                 const double* bz = base.data() + zi * na;
                 margins(bz, finite.data(), x, v.data(), root_v.data(), z.data(), ok.data(), na);
                 H->log_h_abs(z.data(), ok.data(), log_h.data(), na);
-                competitor_wins(bz, finite.data(), v.data(), z.data(), ok.data(), log_h.data(), x, value.data(), na);
-                double g = 0;
-                for (std::size_t k = 0; k < na; ++k) g += wa[k] * value[k];
-                pz[zi] += wt[j] * std::exp((candidates - 1) * std::log1p(-std::min(g, 1.0)));
+                competitor_wins(bz, finite.data(), v.data(), z.data(), ok.data(), log_h.data(), x, value.data() + zi * na, na);
             }
+            // G per ζ: each sum over a in node order, the eight sums side by side (independent
+            // chains of additions, so the core overlaps them; each one's bits as if alone).
+            std::array<double, kNodesZeta> g{};
+            for (std::size_t k = 0; k < na; ++k)
+                for (std::size_t zi = 0; zi < kNodesZeta; ++zi) g[zi] += wa[k] * value[zi * na + k];
+            for (std::size_t zi = 0; zi < kNodesZeta; ++zi)
+                pz[zi] += wt[j] * std::exp((candidates - 1) * std::log1p(-std::min(g[zi], 1.0)));
         }
         for (std::size_t zi = 0; zi < nz; ++zi) p += uw * rz.w[zi] * pz[zi];
     }
