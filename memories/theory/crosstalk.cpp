@@ -252,10 +252,7 @@ public:
             const double az = std::abs(z[k]);
             const bool near = (ok[k] != 0) & (az < kNear);
             far += (ok[k] != 0) & !near ? 1.0 : 0.0;
-            const double u = (near ? az : 0.0) / kStep;
-            const int i0 = static_cast<int>(u), i = i0 < last ? i0 : last;
-            const double f = u - static_cast<double>(i);
-            out[k] = (1 - f) * table[i] + f * table[i + 1];
+            out[k] = lerp(table, last, (near ? az : 0.0) / kStep);
         }
         if (far == 0) return;
         for (std::size_t k = 0; k < count; ++k)
@@ -265,10 +262,15 @@ public:
     static std::shared_ptr<const MarginTable> get(int d) { return built_once<MarginTable>(d); }
 
 private:
-    static double lerp(const std::vector<double>& table, double u) {
-        const std::size_t i = std::min(static_cast<std::size_t>(u), table.size() - 2);
+    // The table's value at position u ≥ 0 (linear between entries; the last cell extended):
+    // an int index (tables of a few thousand entries), no branch, so a loop of these vectorises.
+    static double lerp(const double* table, int last, double u) {
+        const int i0 = static_cast<int>(u), i = i0 < last ? i0 : last;
         const double f = u - static_cast<double>(i);
         return (1 - f) * table[i] + f * table[i + 1];
+    }
+    static double lerp(const std::vector<double>& table, double u) {
+        return lerp(table.data(), static_cast<int>(table.size()) - 2, u);
     }
     // log H on z = 0, 0.004, ..., 64, then on asinh(z) up to 10⁶ (step 0.004).
     static constexpr double kNear = 64, kZmax = 1e6, kStep = 0.004;
