@@ -35,14 +35,15 @@ void append_rows(const Episode& e, ConstStateView s, bool slots, const std::vect
             d.hot[static_cast<std::size_t>(row * d.slots) + i] = slot_index[static_cast<std::size_t>(e.slot[i])] * c + e.target[i];
         return;
     }
+    // The rows [s, q_i, 1] of the episode's queries, written a column at a time (x is
+    // column-major: a row would be p stores a column apart), the same values.
     const Eigen::Index count = max_rows < 0 ? e.queries.rows() : std::min(max_rows, e.queries.rows());
-    for (Eigen::Index i = 0; i < count; ++i) {
-        auto r = d.x.row(row + i);
-        r.head(p) = s.cast<double>().transpose();
-        r.segment(p, e.queries.cols()) = e.queries.row(i).cast<double>();
-        r(r.size() - 1) = 1.0;
+    const Eigen::Index q = e.queries.cols();
+    for (Eigen::Index j = 0; j < p; ++j) d.x.col(j).segment(row, count).setConstant(static_cast<double>(s(j)));
+    d.x.block(row, p, count, q) = e.queries.topRows(count).cast<double>();
+    d.x.col(p + q).segment(row, count).setOnes();
+    for (Eigen::Index i = 0; i < count; ++i)
         d.y.row(row + i) = e.candidates.row(e.target[static_cast<std::size_t>(i)]).cast<double>();
-    }
 }
 
 // Dense targets of a slot design (the dual solve needs Y itself).
