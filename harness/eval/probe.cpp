@@ -216,7 +216,7 @@ std::string fit_probe(Memory& memory, const Task& task, const TaskCell& cell, co
         if (!l.same_slots(e)) return "probe: the slots change between episodes";
         append_rows(e, memory.state(), l.slots, l.slot_index, ep * l.per_episode, d, l.rows - ep * l.per_episode);
     }
-    if (!d.x.allFinite()) return "probe: non-finite state in a training episode";
+    if (!all_finite(d.x.data(), d.x.size())) return "probe: non-finite state in a training episode";
     fit = solve_ridge(d, l.outputs, options.ridge, task.test_episodes(cell) * l.per_episode, options.dual_form);
     if (!fit.finite()) return "probe: the least-squares solve gave non-finite weights";
     return "";
