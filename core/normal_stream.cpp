@@ -50,7 +50,7 @@ enum class Form {
 #endif
 // GCC vectorises a loop in 256-bit vectors unless told otherwise (-mprefer-vector-width; its
 // default for most CPUs that have AVX-512), so the AVX-512 kernels ask for 512-bit ones: the
-// fill 1.37 ns a normal instead of 1.87 on an Intel Xeon with AVX-512 (the same bits). Clang
+// fill 1.37 ns a normal instead of 1.78 on an Intel Xeon with AVX-512 (the same bits). Clang
 // has no such key in the target attribute (it would drop the whole attribute).
 #define MEMCAP_AVX2 __attribute__((target("avx2")))
 #if defined(__clang__)
@@ -63,7 +63,7 @@ enum class Form {
 /// 32-bit values, so vpmuludq (which multiplies the low 32 bits of each 64-bit lane, one µop)
 /// gives it where GCC emits vpmullq (a full 64 × 64-bit product, three µops on Intel), and a
 /// word is the low half of its lane whatever the high half holds (a product's high word is
-/// moved down by swapping the halves; the stores keep the low halves): the fill 1.03 ns a
+/// moved down by swapping the halves; the stores keep the low halves): the fill 1.05 ns a
 /// normal instead of 1.37 there.
 MEMCAP_AVX512 inline void philox_blocks_avx512(std::uint32_t k0, std::uint32_t k1, std::uint64_t first, std::size_t count,
                                                std::uint32_t* w0, std::uint32_t* w1, std::uint32_t* w2,
