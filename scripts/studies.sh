@@ -106,7 +106,10 @@ runs=()  # "name|config": the main job is one run (scripts/reports.sh runs both 
 for s in "${chosen[@]}"; do
     IFS='|' read -r name configs default <<< "$s"
     for c in $configs; do
-        line=$("$memcap" sweep "$root/$c" --dry-run "${thread_args[@]}" 2>&1 | grep -E '^ *estimate:' || true)
+        # a config memcap refuses stops the run here, before any sweep, with memcap's own line
+        dry_out=$("$memcap" sweep "$root/$c" --dry-run "${thread_args[@]}" 2>&1) ||
+            die "$name: $c: $(grep -m1 -E 'error' <<< "$dry_out" || tail -n1 <<< "$dry_out")"
+        line=$(grep -E '^ *estimate:' <<< "$dry_out" || true)
         est=$(sed -nE 's/.* ([0-9.]+(e[+]?[0-9]+)?) s wall.*/\1/p' <<< "$line")
         run=$name\|$c
         [[ $name == main ]] && run="main|${configs// /+}"

@@ -32,6 +32,17 @@ expect_refused --only chains /nonexistent/memcap
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A study config memcap refuses (here a memcap whose dry run fails) stops the command before any
+# sweep, with one line naming the study and the config, not a missing estimate.
+cat > "$tmp/memcap" <<'FAKE'
+#!/usr/bin/env bash
+if [[ $1 == sweep ]]; then echo "memcap: error: config '$2': no candidate width or setting can run at this budget" >&2; exit 2; fi
+exec "$REAL_MEMCAP" "$@"
+FAKE
+chmod +x "$tmp/memcap"
+REAL_MEMCAP=$memcap expect_refused --dry-run --only chains "$tmp/memcap"
+err=$(REAL_MEMCAP=$memcap bash "$cmd" --dry-run --only chains "$tmp/memcap" 2>&1 >/dev/null)
+grep -q "chains: scripts/studies/chains/chains.ini: memcap: error: .*no candidate" <<< "$err" || fail "the refusal does not name the study and config: $err"
 out=$(bash "$cmd" --dry-run --only chains "$memcap" "$tmp/reports") || fail "--dry-run exited $?"
 grep -q "chains: scripts/studies/chains/chains.ini: estimate: about" <<< "$out" || fail "no estimate in: $out"
 grep -q "1 runs; their estimates sum to" <<< "$out" || fail "no total in: $out"
