@@ -64,8 +64,8 @@ enum class Form {
 /// gives it where GCC emits vpmullq (a full 64 × 64-bit product, three µops on Intel), and a
 /// word is the low half of its lane whatever the high half holds (a product's high word is
 /// moved down by swapping the halves; the stores keep the low halves): the fill 1.05 ns a
-/// normal instead of 1.37 there.
-MEMCAP_AVX512 inline void philox_blocks_avx512(std::uint32_t k0, std::uint32_t k1, std::uint64_t first, std::size_t count,
+/// normal instead of 1.37 there. Returns the blocks done (whole vectors); the caller does the rest.
+MEMCAP_AVX512 inline std::size_t philox_blocks_avx512(std::uint32_t k0, std::uint32_t k1, std::uint64_t first, std::size_t count,
                                                std::uint32_t* w0, std::uint32_t* w1, std::uint32_t* w2,
                                                std::uint32_t* w3, std::uint32_t tag) {
     const __m512i m0 = _mm512_set1_epi64(0xD2511F53LL), m1 = _mm512_set1_epi64(0xCD9E8D57LL),
@@ -92,15 +92,7 @@ MEMCAP_AVX512 inline void philox_blocks_avx512(std::uint32_t k0, std::uint32_t k
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(w2 + i), _mm512_cvtepi64_epi32(c2));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(w3 + i), _mm512_cvtepi64_epi32(c3));
     }
-    for (; i < count; ++i) {  // the last blocks of a batch: the scalar form
-        const std::uint64_t b = first + i;
-        std::uint32_t c0 = static_cast<std::uint32_t>(b), c1 = static_cast<std::uint32_t>(b >> 32), c2 = 0, c3 = tag;
-        normal_detail::philox4x32_10(c0, c1, c2, c3, k0, k1);
-        w0[i] = c0;
-        w1[i] = c1;
-        w2[i] = c2;
-        w3[i] = c3;
-    }
+    return i;
 }
 #endif
 
@@ -111,7 +103,9 @@ MEMCAP_ALWAYS_INLINE void philox_blocks(std::uint32_t k0, std::uint32_t k1, std:
                                         std::uint32_t tag = kNormalTag) {
     if constexpr (form == Form::avx512) {
 #if defined(MEMCAP_NORMAL_KERNELS)
-        philox_blocks_avx512(k0, k1, first, count, w0, w1, w2, w3, tag);
+        const std::size_t done = philox_blocks_avx512(k0, k1, first, count, w0, w1, w2, w3, tag);
+        // the last blocks of a batch (fewer than a vector's eight): the 32-bit form
+        philox_blocks<Form::lanes32>(k0, k1, first + done, count - done, w0 + done, w1 + done, w2 + done, w3 + done, tag);
 #endif
     } else if constexpr (form == Form::lanes64) {
 #pragma omp simd
