@@ -54,6 +54,14 @@ MatD one_hot(const Design& d, Eigen::Index outputs) {
     return y;
 }
 
+/// Whether every one of the n doubles at p is finite (x − x is 0 for a finite x, NaN otherwise).
+bool all_finite(const double* p, Eigen::Index n) {
+    double acc = 0.0;
+#pragma omp simd reduction(+ : acc)
+    for (Eigen::Index i = 0; i < n; ++i) acc += p[i] - p[i];
+    return acc == 0.0;
+}
+
 // The fitted linear map. Primal: prediction = x W. Dual: W = Xᵀ A with
 // A = (X Xᵀ + λI)⁻¹ Y; when the state is wide and the outputs many, forming W
 // (2·P·R·O FLOPs) costs more than predicting through the kernel, x Xᵀ A
@@ -61,7 +69,7 @@ MatD one_hot(const Design& d, Eigen::Index outputs) {
 struct Fit {
     MatD w;  // P × outputs, or empty (kernel form)
     MatD a;  // training rows × outputs in the kernel form, else empty
-    bool finite() const { return w.allFinite() && a.allFinite(); }
+    bool finite() const { return all_finite(w.data(), w.size()) && all_finite(a.data(), a.size()); }
 };
 
 Fit solve_ridge(const Design& d, Eigen::Index outputs, double ridge, Eigen::Index test_rows, ProbeOptions::DualForm form) {
@@ -129,14 +137,6 @@ Fit solve_ridge(const Design& d, Eigen::Index outputs, double ridge, Eigen::Inde
                                                                 : form == ProbeOptions::DualForm::kernel;
     if (kernel) return Fit{MatD(), std::move(a)};
     return Fit{x.transpose() * a, MatD()};
-}
-
-/// Whether every one of the n doubles at p is finite (x − x is 0 for a finite x, NaN otherwise).
-bool all_finite(const double* p, Eigen::Index n) {
-    double acc = 0.0;
-#pragma omp simd reduction(+ : acc)
-    for (Eigen::Index i = 0; i < n; ++i) acc += p[i] - p[i];
-    return acc == 0.0;
 }
 
 CellOutcome failure(std::string message) {
