@@ -20,6 +20,8 @@
 #include "harness/results/csv.hpp"
 #include "harness/results/manifest.hpp"
 #include "harness/train/trainer.hpp"
+#include "memories/registry.hpp"
+#include "tasks/registry.hpp"
 
 #include <nlohmann/json.hpp>
 #include <omp.h>
@@ -135,6 +137,51 @@ double estimate_seconds(const std::vector<CellSpec>& cells, const std::vector<st
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return secs / static_cast<double>(timed) * static_cast<double>(todo.size());
+}
+
+/// Steps of the short run that times a training run's step for --dry-run: one held-out
+/// evaluation's worth (the evaluations recur every 50 steps, so they weigh the same share).
+constexpr std::int64_t kTimedTrainingSteps = 50;
+
+/// CPU seconds for `runs` training runs, for --dry-run: the first kTimedTrainingSteps steps of
+/// one run of each of a sample of `groups` (one trained cell each), timed in a scrambled but
+/// fixed order until about 2 s are spent (at least one), scaled to the cap on steps (train_steps;
+/// 3000 when left out). A run that converges stops before the cap, so this is the most the runs
+/// take (the trained study's median run reached the cap); `timed` gets the groups timed.
+double estimate_training_seconds(const std::vector<CellSpec>& groups, std::size_t runs, std::size_t& timed) {
+    timed = 0;
+    if (groups.empty() || runs == 0) return 0;
+    std::vector<std::size_t> order(groups.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [](std::size_t a, std::size_t b) {
+        return fnv1a(reinterpret_cast<const char*>(&a), sizeof a) < fnv1a(reinterpret_cast<const char*>(&b), sizeof b);
+    });
+    double per_run = 0;  // the sum of the timed groups' seconds a run
+    const auto start = std::chrono::steady_clock::now();
+    for (const std::size_t k : order) {
+        const CellSpec& c = groups[k];
+        const auto r = resolve_cell(c);
+        const train::TrainSettings settings = train::TrainSettings::of(c.memory);
+        const std::int64_t steps = std::min(kTimedTrainingSteps, settings.max_steps);
+        // the memory's spec with train_steps = steps, in place of the value it gives
+        std::string text = c.memory.canonical();
+        const std::string key = std::string(kTrainStepsKey) + "=";
+        if (const std::size_t at = text.find(key); at != std::string::npos) {
+            const std::size_t end = text.find(',', at);
+            text.replace(at, end == std::string::npos ? std::string::npos : end - at, key + std::to_string(steps));
+        } else {
+            text += (text.find(':') == std::string::npos ? ":" : ",") + key + std::to_string(steps);
+        }
+        const Spec short_run = parse_memory_spec(text);
+        const auto task = make_task(c.task);
+        const auto began = std::chrono::steady_clock::now();
+        train::train_run(*r->memory, r->size, short_run, r->shape, *task, c.d, kTuningSeedBase, settings.lrs.front());
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        per_run += secs / static_cast<double>(steps) * static_cast<double>(settings.max_steps);
+        ++timed;
+        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(2)) break;
+    }
+    return per_run / static_cast<double>(timed) * static_cast<double>(runs);
 }
 
 /// Where two canonical configs (SweepConfig::canonical) first differ, in the config's own
@@ -271,7 +318,8 @@ void print_dry_run(const SweepPlan& p, int threads) {
     // The trained frame's cells are not timed (each would train a whole model): they are
     // counted as training runs, and the cells timed are the others.
     std::vector<std::size_t> untrained;
-    std::set<std::string> groups, models;
+    std::set<std::string> groups, models, timed_groups;
+    std::vector<CellSpec> training_groups;  // one trained cell of each (memory, task, d, budget)
     for (const std::size_t i : todo) {
         const CellSpec& c = timed[i];
         if (!train::trained(c.memory)) {
@@ -281,15 +329,20 @@ void print_dry_run(const SweepPlan& p, int threads) {
         std::string group = c.memory.canonical() + '|' + c.task.canonical() + '|' + std::to_string(c.d) + '|' +
                             (c.budget_floats ? std::to_string(*c.budget_floats) : std::string("natural"));
         models.insert(group + '|' + std::to_string(c.seed));
+        if (timed_groups.insert(group).second) training_groups.push_back(c);
         if (train::TrainSettings::of(c.memory).lrs.size() > 1) groups.insert(group);
     }
     const std::size_t training_runs = models.size() + 3 * groups.size();
     std::size_t sampled = 0, sampled_tuning = 0;
     const double cpu = estimate_seconds(timed, untrained, sampled);
+    std::size_t sampled_training = 0;
+    const double training_cpu = estimate_training_seconds(training_groups, training_runs, sampled_training);
     if (training_runs > 0)
         std::cout << "\n  training: " << training_runs << " runs (" << groups.size()
-                  << " groups x 3 learning rates on the tuning seed, then " << models.size()
-                  << " models, one per seed), not estimated: a run takes seconds to minutes (docs/training.md, \"Costs\")";
+                  << (groups.size() == 1 ? " group" : " groups") << " x 3 learning rates on the tuning seed, then " << models.size()
+                  << " models, one per seed), at most the cap on steps each (a run that converges stops sooner); timed on "
+                  << sampled_training << " of their " << training_groups.size() << " settings (a run's first " << kTimedTrainingSteps
+                  << " steps, or fewer when train_steps caps it lower)";
     double tuning_cpu = 0;
     if (!first_round.empty()) {
         tuning_cpu = estimate_seconds(first_round, every_cell(first_round.size()), sampled_tuning);
@@ -298,16 +351,24 @@ void print_dry_run(const SweepPlan& p, int threads) {
                   << " tuning cells first, then on more while candidates cannot be told apart (at most "
                   << max_tuning_cells << " in all; shared over the MPI ranks)";
     }
-    char buf[320];
-    if (first_round.empty())
-        std::snprintf(buf, sizeof buf, "about %.3g s of CPU time, %.3g s wall at %d thread%s (timed %zu sample cells)", cpu,
-                      cpu / threads, threads, threads == 1 ? "" : "s", sampled);
-    else
-        std::snprintf(buf, sizeof buf,
-                      "about %.3g s of CPU time for the cells and %.3g s for the tuning, %.3g s wall at %d thread%s "
-                      "(timed %zu sample cells and %zu tuning cells; rough where cells differ in cost by orders of magnitude)",
-                      cpu, tuning_cpu, (cpu + tuning_cpu) / threads, threads, threads == 1 ? "" : "s", sampled, sampled_tuning);
-    std::cout << "\n  estimate: " << buf << "\n";
+    char buf[400];
+    std::string parts;  // "for the cells[, ... for the tuning][ and ... for the training]"
+    if (!first_round.empty() || training_runs > 0) {
+        std::snprintf(buf, sizeof buf, " for the cells%s%.3g s for the tuning", training_runs > 0 ? ", " : " and ", tuning_cpu);
+        parts = first_round.empty() ? std::string(" for the cells") : std::string(buf);
+        if (training_runs > 0) {
+            std::snprintf(buf, sizeof buf, " and %.3g s for the training (at most)", training_cpu);
+            parts += buf;
+        }
+    }
+    const double total = cpu + tuning_cpu + training_cpu;
+    std::snprintf(buf, sizeof buf, "about %.3g s of CPU time%s, %.3g s wall at %d thread%s (timed %zu sample cells", cpu,
+                  parts.c_str(), total / threads, threads, threads == 1 ? "" : "s", sampled);
+    std::string line = buf;
+    if (!first_round.empty()) line += " and " + std::to_string(sampled_tuning) + " tuning cells";
+    if (training_runs > 0) line += " and " + std::to_string(sampled_training) + " training runs' first steps";
+    line += first_round.empty() && training_runs == 0 ? ")" : "; rough where cells differ in cost by orders of magnitude)";
+    std::cout << "\n  estimate: " << line << "\n";
     if (has_crossing(p.config))
         std::cout << "  crossing rounds follow the cells (probes and seeds near each crossing, planned from the results): "
                      "not estimated\n";
