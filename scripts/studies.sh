@@ -15,8 +15,10 @@
 # on a cluster it runs through MPI or Slurm (docs/sweeps.md).
 #
 # The ETA: before the first sweep, each sweep's estimate from `memcap sweep --dry-run` (timed sample
-# cells and tuning cells, a few seconds a sweep; crossing rounds are not in it) is summed; as sweeps finish, the
-# estimate of those still to run is scaled by the ratio of the measured to the estimated time so far.
+# cells, tuning cells and training steps, a few seconds a sweep; crossing rounds are not in it) is summed;
+# once three runs have finished, the estimate of those still to run is scaled by the median of their
+# measured / estimated ratios. (Not by the pooled ratio: the estimates miss by different factors a
+# sweep, from a twentieth to several times, and the main job's alone would set the scale for hours.)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -127,15 +129,19 @@ fi
 start=$(date +%s)
 fmt() { printf '%d:%02d' $(( $1 / 60 )) $(( $1 % 60 )); }
 done_estimate=0
+ratios=()  # measured / estimated, one per finished run with an estimate
 i=0
 for r in "${runs[@]}"; do
     IFS='|' read -r name c <<< "$r"
     i=$(( i + 1 ))
     now=$(( $(date +%s) - start ))
-    # ETA: the estimate of what is left, scaled by measured / estimated so far
+    # ETA: the estimate of what is left, scaled by the median ratio once three runs have finished
     left=$(awk -v t="$total_estimate" -v d="$done_estimate" 'BEGIN { print t - d }')
-    eta=$(awk -v now="$now" -v d="$done_estimate" -v left="$left" \
-              'BEGIN { r = (d > 0 && now > 0) ? now / d : 1; printf "%d", now + left * r }')
+    scale=1
+    if (( ${#ratios[@]} >= 3 )); then
+        scale=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+    fi
+    eta=$(awk -v now="$now" -v left="$left" -v r="$scale" 'BEGIN { printf "%d", now + left * r }')
     echo "studies: [$i/${#runs[@]}] $name: $c (elapsed $(fmt "$now"), ETA for all $(fmt "$eta"))" >&2
     if [[ $name == main ]]; then  # the main job: both its sweeps and its report, at once
         "$root/scripts/reports.sh" "$memcap" "$out"
@@ -144,6 +150,9 @@ for r in "${runs[@]}"; do
         mkdir -p "$dir"
         "$memcap" sweep "$root/$c" --out "$dir" --force "${thread_args[@]}"
     fi
+    took=$(( $(date +%s) - start - now ))
+    ratio=$(awk -v m="$took" -v e="${estimate[$r]}" 'BEGIN { if (e > 0) printf "%.6g", m / e }')
+    [[ -n $ratio ]] && ratios+=("$ratio")
     done_estimate=$(awk -v a="$done_estimate" -v b="${estimate[$r]}" 'BEGIN { print a + b }')
 done
 # every study's summary, theory, tables, figures, REPORT.md, READMEs and pages, from the CSVs just written

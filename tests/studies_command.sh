@@ -47,4 +47,31 @@ out=$(bash "$cmd" --dry-run --only chains "$memcap" "$tmp/reports") || fail "--d
 grep -q "chains: scripts/studies/chains/chains.ini: estimate: about" <<< "$out" || fail "no estimate in: $out"
 grep -q "1 runs; their estimates sum to" <<< "$out" || fail "no total in: $out"
 [[ -z $(ls -A "$tmp/reports") ]] || fail "--dry-run wrote $(ls -A "$tmp/reports")"
+
+# The ETA: unscaled until three runs have finished, then scaled by the median measured / estimated
+# ratio (not by the first run's alone). A copy of the command in a scratch tree with a reports.sh
+# that does nothing, and a memcap whose dry run estimates 100 s wall a sweep and whose sweep takes 1 s.
+fake=$tmp/root
+mkdir -p "$fake/scripts" "$tmp/out"
+cp "$cmd" "$fake/scripts/studies.sh"
+printf '#!/usr/bin/env bash\nexit 0\n' > "$fake/scripts/reports.sh"
+chmod +x "$fake/scripts/reports.sh"
+cat > "$tmp/memcap_eta" <<'FAKE'
+#!/usr/bin/env bash
+[[ $1 == sweep ]] || exit 2
+if [[ " $* " == *" --dry-run "* ]]; then echo "  estimate: about 200 s of CPU time, 100 s wall at 2 threads (timed 1 sample cells)"; exit 0; fi
+sleep 1
+FAKE
+chmod +x "$tmp/memcap_eta"
+eta=$(bash "$fake/scripts/studies.sh" --only chains,abstention,hybrids,kv "$tmp/memcap_eta" "$tmp/out" 2>&1 >/dev/null |
+      sed -nE 's/^studies: \[([0-9])\/4\].*ETA for all ([0-9]+):([0-9]+)\)$/\1 \2 \3/p')
+[[ $(wc -l <<< "$eta") == 4 ]] || fail "expected four ETA lines, got: $eta"
+while read -r k m sec; do
+    t=$(( 10#$m * 60 + 10#$sec ))
+    case $k in
+        1) (( t == 400 )) || fail "run 1's ETA is ${m}:${sec}, not the estimates' sum 6:40" ;;
+        2|3) (( t >= 100 * (5 - k) )) || fail "run $k's ETA is ${m}:${sec}: scaled by too few runs (expected about $(( 100 * (5 - k) )) s more)" ;;
+        4) (( t < 60 )) || fail "run 4's ETA is ${m}:${sec}: not scaled by the three runs' ratio (about 0.01)" ;;
+    esac
+done <<< "$eta"
 echo "ok"
