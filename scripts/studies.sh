@@ -17,8 +17,10 @@
 # The ETA: before the first sweep, each sweep's estimate from `memcap sweep --dry-run` (timed sample
 # cells, tuning cells and training steps, a few seconds a sweep; crossing rounds are not in it) is summed;
 # once three runs have finished, the estimate of those still to run is scaled by the median of their
-# measured / estimated ratios. (Not by the pooled ratio: the estimates miss by different factors a
-# sweep, from a twentieth to several times, and the main job's alone would set the scale for hours.)
+# measured / estimated ratios, each weighted by the run's time (so a run of seconds, whose ratio is
+# mostly start-up and rounding, weighs little). Not by the pooled ratio: each sweep's estimate misses
+# by its own factor, from about a fortieth (the modern sweep's race) to several times, and the
+# main job's alone would set the scale for hours.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -129,7 +131,7 @@ fi
 start=$(date +%s)
 fmt() { printf '%d:%02d' $(( $1 / 60 )) $(( $1 % 60 )); }
 done_estimate=0
-ratios=()  # measured / estimated, one per finished run with an estimate
+ratios=()  # "ratio weight": measured / estimated and the measured seconds, one per finished run with an estimate
 i=0
 for r in "${runs[@]}"; do
     IFS='|' read -r name c <<< "$r"
@@ -139,7 +141,9 @@ for r in "${runs[@]}"; do
     left=$(awk -v t="$total_estimate" -v d="$done_estimate" 'BEGIN { print t - d }')
     scale=1
     if (( ${#ratios[@]} >= 3 )); then
-        scale=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+        # the weighted median: the smallest ratio at which the runs' weight reaches half the total
+        scale=$(printf '%s\n' "${ratios[@]}" | LC_ALL=C sort -g -k1,1 |
+                awk '{ r[NR] = $1; w[NR] = $2; total += $2 } END { for (k = 1; k <= NR; ++k) { sum += w[k]; if (2 * sum >= total) { print r[k]; exit } } }')
     fi
     eta=$(awk -v now="$now" -v left="$left" -v r="$scale" 'BEGIN { printf "%d", now + left * r }')
     echo "studies: [$i/${#runs[@]}] $name: $c (elapsed $(fmt "$now"), ETA for all $(fmt "$eta"))" >&2
@@ -152,7 +156,7 @@ for r in "${runs[@]}"; do
     fi
     took=$(( $(date +%s) - start - now ))
     ratio=$(awk -v m="$took" -v e="${estimate[$r]}" 'BEGIN { if (e > 0) printf "%.6g", m / e }')
-    [[ -n $ratio ]] && ratios+=("$ratio")
+    [[ -n $ratio ]] && ratios+=("$ratio $took")
     done_estimate=$(awk -v a="$done_estimate" -v b="${estimate[$r]}" 'BEGIN { print a + b }')
 done
 # every study's summary, theory, tables, figures, REPORT.md, READMEs and pages, from the CSVs just written

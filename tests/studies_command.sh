@@ -48,9 +48,12 @@ grep -q "chains: scripts/studies/chains/chains.ini: estimate: about" <<< "$out" 
 grep -q "1 runs; their estimates sum to" <<< "$out" || fail "no total in: $out"
 [[ -z $(ls -A "$tmp/reports") ]] || fail "--dry-run wrote $(ls -A "$tmp/reports")"
 
-# The ETA: unscaled until three runs have finished, then scaled by the median measured / estimated
-# ratio (not by the first run's alone). A copy of the command in a scratch tree with a reports.sh
-# that does nothing, and a memcap whose dry run estimates 100 s wall a sweep and whose sweep takes 1 s.
+# The ETA: unscaled until three runs have finished, then scaled by the median of the finished runs'
+# measured / estimated ratios (weighted by their time; here each takes 1 s), not by the pooled
+# ratio or the first run's. A copy of the command in a scratch tree with a reports.sh that does
+# nothing, and a memcap whose sweeps take 1 s and whose dry runs estimate: chains 1000 s (ratio
+# 0.001), abstention and hybrids 100 s (0.01), kv 100000 s. At kv's start the median 0.01 gives
+# an ETA of about 1000 s from then; the pooled ratio (3 / 1200) would give 250 s, the first run's 100 s.
 fake=$tmp/root
 mkdir -p "$fake/scripts" "$tmp/out"
 cp "$cmd" "$fake/scripts/studies.sh"
@@ -59,19 +62,24 @@ chmod +x "$fake/scripts/reports.sh"
 cat > "$tmp/memcap_eta" <<'FAKE'
 #!/usr/bin/env bash
 [[ $1 == sweep ]] || exit 2
-if [[ " $* " == *" --dry-run "* ]]; then echo "  estimate: about 200 s of CPU time, 100 s wall at 2 threads (timed 1 sample cells)"; exit 0; fi
+if [[ " $* " == *" --dry-run "* ]]; then
+    case $2 in *chains*) e=1000 ;; *kv*) e=100000 ;; *) e=100 ;; esac
+    echo "  estimate: about $(( 2 * e )) s of CPU time, $e s wall at 2 threads (timed 1 sample cells)"; exit 0
+fi
 sleep 1
 FAKE
 chmod +x "$tmp/memcap_eta"
 eta=$(bash "$fake/scripts/studies.sh" --only chains,abstention,hybrids,kv "$tmp/memcap_eta" "$tmp/out" 2>&1 >/dev/null |
-      sed -nE 's/^studies: \[([0-9])\/4\].*ETA for all ([0-9]+):([0-9]+)\)$/\1 \2 \3/p')
+      sed -nE 's/^studies: \[([0-9])\/4\].*\(elapsed ([0-9]+):([0-9]+), ETA for all ([0-9]+):([0-9]+)\)$/\1 \2 \3 \4 \5/p')
 [[ $(wc -l <<< "$eta") == 4 ]] || fail "expected four ETA lines, got: $eta"
-while read -r k m sec; do
-    t=$(( 10#$m * 60 + 10#$sec ))
+while read -r k em es m sec; do
+    left=$(( 10#$m * 60 + 10#$sec - 10#$em * 60 - 10#$es ))  # the ETA less the time elapsed
     case $k in
-        1) (( t == 400 )) || fail "run 1's ETA is ${m}:${sec}, not the estimates' sum 6:40" ;;
-        2|3) (( t >= 100 * (5 - k) )) || fail "run $k's ETA is ${m}:${sec}: scaled by too few runs (expected about $(( 100 * (5 - k) )) s more)" ;;
-        4) (( t < 60 )) || fail "run 4's ETA is ${m}:${sec}: not scaled by the three runs' ratio (about 0.01)" ;;
+        1) (( left == 101200 )) || fail "run 1's ETA is ${left} s from its start, not the estimates' sum 101200" ;;
+        2) (( left == 100200 )) || fail "run 2's ETA is ${left} s from its start: scaled by one run (expected 100200, unscaled)" ;;
+        3) (( left == 100100 )) || fail "run 3's ETA is ${left} s from its start: scaled by two runs (expected 100100, unscaled)" ;;
+        # (a sweep is timed in whole seconds: 1 s, or 2 when it straddles a second, so the median is 0.01 or 0.02)
+        4) (( left >= 900 && left <= 2100 )) || fail "run 4's ETA is ${left} s from its start: not the median ratio's 1000-2000 (pooled: 250-500, first run's: 100-200)" ;;
     esac
 done <<< "$eta"
 echo "ok"

@@ -14,6 +14,6 @@ missing=$(grep -E '\.ini: *$' <<< "$out")
 runs=$(grep -cE '\.ini: estimate: about' <<< "$out")
 (( runs >= 17 )) || fail "only $runs sweeps estimated: $out"
 # the trained study's estimate counts its training (timed steps scaled to the cap), not only its cells
-train=$(sed -nE 's/^trained: .* ([0-9.]+(e[+]?[0-9]+)?) s for the training \(at most\).*/\1/p' <<< "$out")
+train=$(sed -nE 's/^trained: .* ([0-9.]+(e[+]?[0-9]+)?) s for the training \(at the cap on steps\).*/\1/p' <<< "$out")
 [[ -n $train ]] && awk -v t="$train" 'BEGIN { exit !(t > 0) }' || fail "the trained study's estimate has no training time: $(grep '^trained:' <<< "$out")"
-echo "ok: $runs sweeps estimated (the trained study's training: $train s of CPU time at most)"
+echo "ok: $runs sweeps estimated (the trained study's training: $train s of CPU time)"

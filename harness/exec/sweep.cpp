@@ -140,14 +140,15 @@ double estimate_seconds(const std::vector<CellSpec>& cells, const std::vector<st
 }
 
 /// Steps of the short run that times a training run's step for --dry-run: one held-out
-/// evaluation's worth (the evaluations recur every 50 steps, so they weigh the same share).
+/// evaluation's worth (a run evaluates every 50 steps; the short one twice, at 0 and 50, and
+/// builds the held-out set, a few percent more than its share).
 constexpr std::int64_t kTimedTrainingSteps = 50;
 
 /// CPU seconds for `runs` training runs, for --dry-run: the first kTimedTrainingSteps steps of
 /// one run of each of a sample of `groups` (one trained cell each), timed in a scrambled but
 /// fixed order until about 2 s are spent (at least one), scaled to the cap on steps (train_steps;
-/// 3000 when left out). A run that converges stops before the cap, so this is the most the runs
-/// take (the trained study's median run reached the cap); `timed` gets the groups timed.
+/// 3000 when left out). A run that converges stops before the cap (the trained study's runs took
+/// 94% of it on average), and the timing is as noisy as the machine; `timed` gets the groups timed.
 double estimate_training_seconds(const std::vector<CellSpec>& groups, std::size_t runs, std::size_t& timed) {
     timed = 0;
     if (groups.empty() || runs == 0) return 0;
@@ -338,9 +339,10 @@ void print_dry_run(const SweepPlan& p, int threads) {
     std::size_t sampled_training = 0;
     const double training_cpu = estimate_training_seconds(training_groups, training_runs, sampled_training);
     if (training_runs > 0)
-        std::cout << "\n  training: " << training_runs << " runs (" << groups.size()
+        std::cout << "\n  training: " << training_runs << (training_runs == 1 ? " run (" : " runs (") << groups.size()
                   << (groups.size() == 1 ? " group" : " groups") << " x 3 learning rates on the tuning seed, then " << models.size()
-                  << " models, one per seed), at most the cap on steps each (a run that converges stops sooner); timed on "
+                  << (models.size() == 1 ? " model" : " models")
+                  << ", one per seed), each counted at the cap on steps (a run that converges stops sooner); timed on "
                   << sampled_training << " of their " << training_groups.size() << " settings (a run's first " << kTimedTrainingSteps
                   << " steps, or fewer when train_steps caps it lower)";
     double tuning_cpu = 0;
@@ -357,7 +359,7 @@ void print_dry_run(const SweepPlan& p, int threads) {
         std::snprintf(buf, sizeof buf, " for the cells%s%.3g s for the tuning", training_runs > 0 ? ", " : " and ", tuning_cpu);
         parts = first_round.empty() ? std::string(" for the cells") : std::string(buf);
         if (training_runs > 0) {
-            std::snprintf(buf, sizeof buf, " and %.3g s for the training (at most)", training_cpu);
+            std::snprintf(buf, sizeof buf, " and %.3g s for the training (at the cap on steps)", training_cpu);
             parts += buf;
         }
     }
@@ -366,7 +368,8 @@ void print_dry_run(const SweepPlan& p, int threads) {
                   parts.c_str(), total / threads, threads, threads == 1 ? "" : "s", sampled);
     std::string line = buf;
     if (!first_round.empty()) line += " and " + std::to_string(sampled_tuning) + " tuning cells";
-    if (training_runs > 0) line += " and " + std::to_string(sampled_training) + " training runs' first steps";
+    if (training_runs > 0)
+        line += " and " + std::to_string(sampled_training) + (sampled_training == 1 ? " training run's" : " training runs'") + " first steps";
     line += first_round.empty() && training_runs == 0 ? ")" : "; rough where cells differ in cost by orders of magnitude)";
     std::cout << "\n  estimate: " << line << "\n";
     if (has_crossing(p.config))
