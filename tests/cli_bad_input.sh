@@ -217,6 +217,9 @@ expect_bad_sweep "appears twice" "$(cfg "${good[@]}" '[block c]' 'memories = sof
 expect_bad_sweep "n: '4' is given twice" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = 4 4')"
 expect_bad_sweep "give the config file"
 expect_bad_sweep "--threads: '0' must be at least 1" "$(cfg "${good[@]}")" --threads 0
+expect_bad_sweep "--check only checks the config" "$(cfg "${good[@]}")" --check --dry-run
+expect_bad_sweep "does not exist" "$work/none.ini" --check
+expect_bad_sweep "is below its minimum" "$(cfg '[block b]' 'memories = softmax' 'tasks = assoc_recall' 'n = 4' 'budgets = 1')" --check
 expect_bad "does not exist" sweep "$(cfg "${good[@]}")" --out "$work/no/such/dir" --quiet
 expect_bad "directory '$work/no/such' does not exist" sweep "$(cfg "${good[@]}")" --out "$work/no/such/dir/" --quiet
 echo x >"$work/afile"

@@ -2,7 +2,7 @@
 //
 //   memcap list [--plugin PATH.so]       every backend, task and readout, with parameters
 //   memcap run --memory SPEC --task SPEC --n N... [--budget B...] [--seeds S] [--d D] [--out FILE]
-//   memcap sweep CONFIG [--out DIR] [--threads T] [--resume] [--dry-run]
+//   memcap sweep CONFIG [--out DIR] [--threads T] [--resume] [--dry-run | --check]
 //   (run and sweep take --plugin PATH.so too: backends built outside this tree, exec/plugins.hpp)
 //   memcap reproduce [--out DIR] [--timings]
 //   memcap aggregate RESULTS.csv [--out FILE] [--markdown FILE]
@@ -384,6 +384,8 @@ int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) 
         ("resume", "finish an interrupted sweep in DIR (a complete one is left as it is)")
         ("force", "start the sweep afresh, replacing an existing NAME.csv, journal, manifest and race file in DIR")
         ("dry-run", "print the cells and an estimate of the work; compute and write nothing")
+        ("check", "check the config only: every cell can be built and every choice has a candidate that can run; "
+                  "compute, time and write nothing (exit 2 with the error when not)")
         ("quiet,q", "no progress bar");
     add_plugin_option(desc);
     po::positional_options_description pos;
@@ -400,6 +402,9 @@ int cmd_sweep(const std::vector<std::string>& args, const std::string& cmdline) 
     o.force = vm.count("force") > 0;
     if (o.resume && o.force) throw UsageError("sweep: --resume continues a sweep and --force starts it afresh; give one");
     o.dry_run = vm.count("dry-run") > 0;
+    o.check = vm.count("check") > 0;
+    if (o.check && (o.dry_run || o.resume || o.force))
+        throw UsageError("sweep: --check only checks the config; give it without --dry-run, --resume or --force");
     o.progress = !vm.count("quiet");
     o.command = cmdline;
     return run_sweep(o);

@@ -762,6 +762,13 @@ int run_sweep(const SweepOptions& o) {
         throw UsageError(error.empty() ? "the config failed to load on another MPI rank" : error);
     }
     const int threads = o.threads.value_or(omp_get_max_threads());
+    if (o.check) {  // plan_sweep built every cell and race: the config can run
+        if (root)
+            std::cout << "sweep " << plan.config.name << " (" << plan.config.path << "): config ok, " << plan.cells().size()
+                      << " cells in " << plan.config.blocks.size() << (plan.config.blocks.size() == 1 ? " block, " : " blocks, ")
+                      << plan.pipeline.races().size() << " groups choose on tuning seeds\n";
+        return 0;
+    }
     if (o.dry_run) {
         if (root) print_dry_run(plan, threads * mpi.size());
         return 0;

@@ -35,6 +35,7 @@ struct SweepOptions {
     bool resume = false;
     bool force = false;  // replace an existing sweep's files (otherwise refused without --resume)
     bool dry_run = false;
+    bool check = false;  // only check the config (its cells and races), then exit
     bool progress = true;
     std::string command;  // recorded in the manifest
 };
