@@ -5,11 +5,12 @@
 # and pages). One line per sweep as it starts, with the time since the start and an ETA for the whole
 # run; the sweeps' own progress bars below it.
 #
-# usage: scripts/studies.sh [--only A,B] [--skip A,B] [--threads T] [--dry-run] [--list] path/to/memcap [reports-dir]
+# usage: scripts/studies.sh [--only A,B] [--skip A,B] [--threads T] [--dry-run | --check] [--list] path/to/memcap [reports-dir]
 #   --only A,B   run these studies only (names: --list)
 #   --skip A,B   run every default study but these
 #   --threads T  passed to each study's sweep (default: all cores; the main job uses all cores)
 #   --dry-run    print each sweep's cells and estimated time (memcap sweep --dry-run); run nothing
+#   --check      check that memcap accepts each sweep's config (memcap sweep --check); time and run nothing
 #   --list       print the studies, their sweeps and whether they run by default; run nothing
 # The extra-large sweep (bits_xl, over an hour and a half on 2 cores) runs only when named in --only;
 # on a cluster it runs through MPI or Slurm (docs/sweeps.md).
@@ -49,10 +50,10 @@ out_of() {
     esac
 }
 
-usage() { sed -n '8,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '8,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "studies.sh: $*" >&2; exit 2; }
 
-only="" skip="" threads="" dry=0 list=0
+only="" skip="" threads="" dry=0 check=0 list=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --only) [[ $# -ge 2 ]] || die "--only needs a comma-separated list of studies"; only=$2; shift 2 ;;
@@ -60,13 +61,15 @@ while [[ $# -gt 0 ]]; do
         --threads) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--threads needs a positive integer, got '${2:-}'"
                    threads=$2; shift 2 ;;
         --dry-run) dry=1; shift ;;
+        --check) check=1; shift ;;
         --list) list=1; shift ;;
-        -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) die "unknown option '$1' (see --help)" ;;
         *) break ;;
     esac
 done
 [[ -n $only && -n $skip ]] && die "give --only or --skip, not both"
+(( dry && check )) && die "give --dry-run or --check, not both"
 
 names=()
 for s in "${STUDIES[@]}"; do names+=("${s%%|*}"); done
@@ -101,9 +104,21 @@ for s in "${STUDIES[@]}"; do
 done
 (( ${#chosen[@]} )) || die "no study left to run"
 
-# Each sweep's estimate (s wall), from memcap sweep --dry-run.
 thread_args=()
 [[ -n $threads ]] && thread_args=(--threads "$threads")
+if (( check )); then  # each config as memcap reads it, nothing timed (seconds for every study)
+    for s in "${chosen[@]}"; do
+        IFS='|' read -r name configs default <<< "$s"
+        for c in $configs; do
+            check_out=$("$memcap" sweep "$root/$c" --check 2>&1) ||
+                die "$name: $c: $(grep -m1 -E 'error' <<< "$check_out" || tail -n1 <<< "$check_out")"
+            echo "$name: $c: ${check_out#*: }"
+        done
+    done
+    exit 0
+fi
+
+# Each sweep's estimate (s wall), from memcap sweep --dry-run.
 declare -A estimate
 total_estimate=0
 runs=()  # "name|config": the main job is one run (scripts/reports.sh runs both its sweeps), its estimate their sum

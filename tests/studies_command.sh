@@ -28,6 +28,7 @@ expect_refused --skip chains,nosuch "$memcap"
 expect_refused --only chains --skip deep "$memcap"
 expect_refused --threads 0 "$memcap"
 expect_refused --bogus "$memcap"
+expect_refused --dry-run --check "$memcap"
 expect_refused --only chains /nonexistent/memcap
 
 tmp=$(mktemp -d)
@@ -49,11 +50,13 @@ grep -q "1 runs; their estimates sum to" <<< "$out" || fail "no total in: $out"
 [[ -z $(ls -A "$tmp/reports") ]] || fail "--dry-run wrote $(ls -A "$tmp/reports")"
 
 # The ETA: unscaled until three runs have finished, then scaled by the median of the finished runs'
-# measured / estimated ratios (weighted by their time; here each takes 1 s), not by the pooled
-# ratio or the first run's. A copy of the command in a scratch tree with a reports.sh that does
-# nothing, and a memcap whose sweeps take 1 s and whose dry runs estimate: chains 1000 s (ratio
-# 0.001), abstention and hybrids 100 s (0.01), kv 100000 s. At kv's start the median 0.01 gives
-# an ETA of about 1000 s from then; the pooled ratio (3 / 1200) would give 250 s, the first run's 100 s.
+# measured / estimated ratios (weighted by their times), not by the pooled ratio or the first
+# run's. A copy of the command in a scratch tree with a reports.sh that does nothing, and a memcap
+# whose dry runs estimate chains 1000 s, abstention and hybrids 100 s each, kv 100000 s, and whose
+# sweeps take 1 s (chains) and 2 s (the others): timed in whole seconds, 1-2 s and 2-3 s (a sweep
+# may straddle one more second), ratios 0.001-0.002 and 0.02-0.03, and the two runs of 2-3 s
+# outweigh chains. At kv's start the median gives an ETA of 2000-3000 s from then; the pooled
+# ratio (5-8 s / 1200 s) would give 417-667 s, the first run's 100-200 s.
 fake=$tmp/root
 mkdir -p "$fake/scripts" "$tmp/out"
 cp "$cmd" "$fake/scripts/studies.sh"
@@ -66,7 +69,7 @@ if [[ " $* " == *" --dry-run "* ]]; then
     case $2 in *chains*) e=1000 ;; *kv*) e=100000 ;; *) e=100 ;; esac
     echo "  estimate: about $(( 2 * e )) s of CPU time, $e s wall at 2 threads (timed 1 sample cells)"; exit 0
 fi
-sleep 1
+case $2 in *chains*) sleep 1 ;; *) sleep 2 ;; esac
 FAKE
 chmod +x "$tmp/memcap_eta"
 eta=$(bash "$fake/scripts/studies.sh" --only chains,abstention,hybrids,kv "$tmp/memcap_eta" "$tmp/out" 2>&1 >/dev/null |
@@ -78,8 +81,7 @@ while read -r k em es m sec; do
         1) (( left == 101200 )) || fail "run 1's ETA is ${left} s from its start, not the estimates' sum 101200" ;;
         2) (( left == 100200 )) || fail "run 2's ETA is ${left} s from its start: scaled by one run (expected 100200, unscaled)" ;;
         3) (( left == 100100 )) || fail "run 3's ETA is ${left} s from its start: scaled by two runs (expected 100100, unscaled)" ;;
-        # (a sweep is timed in whole seconds: 1 s, or 2 when it straddles a second, so the median is 0.01 or 0.02)
-        4) (( left >= 900 && left <= 2100 )) || fail "run 4's ETA is ${left} s from its start: not the median ratio's 1000-2000 (pooled: 250-500, first run's: 100-200)" ;;
+        4) (( left >= 1900 && left <= 3100 )) || fail "run 4's ETA is ${left} s from its start: not the median ratio's 2000-3000 (pooled: 417-667, first run's: 100-200)" ;;
     esac
 done <<< "$eta"
 echo "ok"
