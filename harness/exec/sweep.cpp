@@ -115,6 +115,17 @@ std::string describe_block(const GridBlock& b) {
            std::to_string(n) + " cells" + crossing_note(b);
 }
 
+/// 0 .. count-1 in a scrambled but fixed order: a time-limited prefix of a sample visited in it
+/// is still spread out.
+std::vector<std::size_t> scrambled_order(std::size_t count) {
+    std::vector<std::size_t> order(count);
+    for (std::size_t k = 0; k < count; ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [](std::size_t a, std::size_t b) {
+        return fnv1a(reinterpret_cast<const char*>(&a), sizeof a) < fnv1a(reinterpret_cast<const char*>(&b), sizeof b);
+    });
+    return order;
+}
+
 /// Times an evenly spread sample of cells (at most ~2 s) and extrapolates: CPU seconds for
 /// all of `todo`; `timed` gets the number of cells timed.
 double estimate_seconds(const std::vector<CellSpec>& cells, const std::vector<std::size_t>& todo, std::size_t& timed) {
@@ -123,12 +134,7 @@ double estimate_seconds(const std::vector<CellSpec>& cells, const std::vector<st
     const std::size_t want = std::min<std::size_t>(todo.size(), 40);
     std::vector<std::size_t> sample;
     for (std::size_t k = 0; k < want; ++k) sample.push_back(todo[k * todo.size() / want]);
-    // visit the sample in a scrambled but fixed order, so a time-limited prefix is still spread out
-    std::vector<std::size_t> order(sample.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::stable_sort(order.begin(), order.end(), [](std::size_t a, std::size_t b) {
-        return fnv1a(reinterpret_cast<const char*>(&a), sizeof a) < fnv1a(reinterpret_cast<const char*>(&b), sizeof b);
-    });
+    const std::vector<std::size_t> order = scrambled_order(sample.size());
     const auto start = std::chrono::steady_clock::now();
     for (const auto k : order) {
         run_cell(cells[sample[k]]);  // timed only; rows discarded
@@ -152,28 +158,19 @@ constexpr std::int64_t kTimedTrainingSteps = 50;
 double estimate_training_seconds(const std::vector<CellSpec>& groups, std::size_t runs, std::size_t& timed) {
     timed = 0;
     if (groups.empty() || runs == 0) return 0;
-    std::vector<std::size_t> order(groups.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::stable_sort(order.begin(), order.end(), [](std::size_t a, std::size_t b) {
-        return fnv1a(reinterpret_cast<const char*>(&a), sizeof a) < fnv1a(reinterpret_cast<const char*>(&b), sizeof b);
-    });
     double per_run = 0;  // the sum of the timed groups' seconds a run
     const auto start = std::chrono::steady_clock::now();
-    for (const std::size_t k : order) {
+    for (const std::size_t k : scrambled_order(groups.size())) {
         const CellSpec& c = groups[k];
         const auto r = resolve_cell(c);
         const train::TrainSettings settings = train::TrainSettings::of(c.memory);
         const std::int64_t steps = std::min(kTimedTrainingSteps, settings.max_steps);
         // the memory's spec with train_steps = steps, in place of the value it gives
-        std::string text = c.memory.canonical();
-        const std::string key = std::string(kTrainStepsKey) + "=";
-        if (const std::size_t at = text.find(key); at != std::string::npos) {
-            const std::size_t end = text.find(',', at);
-            text.replace(at, end == std::string::npos ? std::string::npos : end - at, key + std::to_string(steps));
-        } else {
-            text += (text.find(':') == std::string::npos ? ":" : ",") + key + std::to_string(steps);
-        }
-        const Spec short_run = parse_memory_spec(text);
+        RawSpec raw{c.memory.name(), {}};
+        for (const auto& param : r->memory->params)
+            if (param.key != kTrainStepsKey && c.memory.has(param.key)) raw.pairs.emplace_back(param.key, c.memory.text(param.key));
+        raw.pairs.emplace_back(kTrainStepsKey, std::to_string(steps));
+        const Spec short_run = bind_spec(r->memory->schema(), raw);
         const auto task = make_task(c.task);
         const auto began = std::chrono::steady_clock::now();
         train::train_run(*r->memory, r->size, short_run, r->shape, *task, c.d, kTuningSeedBase, settings.lrs.front());
@@ -353,24 +350,27 @@ void print_dry_run(const SweepPlan& p, int threads) {
                   << " tuning cells first, then on more while candidates cannot be told apart (at most "
                   << max_tuning_cells << " in all; shared over the MPI ranks)";
     }
-    char buf[400];
-    std::string parts;  // "for the cells[, ... for the tuning][ and ... for the training]"
-    if (!first_round.empty() || training_runs > 0) {
-        std::snprintf(buf, sizeof buf, " for the cells%s%.3g s for the tuning", training_runs > 0 ? ", " : " and ", tuning_cpu);
-        parts = first_round.empty() ? std::string(" for the cells") : std::string(buf);
-        if (training_runs > 0) {
-            std::snprintf(buf, sizeof buf, " and %.3g s for the training (at the cap on steps)", training_cpu);
-            parts += buf;
-        }
-    }
-    const double total = cpu + tuning_cpu + training_cpu;
-    std::snprintf(buf, sizeof buf, "about %.3g s of CPU time%s, %.3g s wall at %d thread%s (timed %zu sample cells", cpu,
-                  parts.c_str(), total / threads, threads, threads == 1 ? "" : "s", sampled);
-    std::string line = buf;
-    if (!first_round.empty()) line += " and " + std::to_string(sampled_tuning) + " tuning cells";
+    const auto seconds = [](double s) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3g s", s);
+        return std::string(buf);
+    };
+    // "X s of CPU time[ for the cells[, Y s for the tuning][ and Z s for the training]]"
+    std::vector<std::string> parts{seconds(cpu) + " of CPU time"}, timed_what{std::to_string(sampled) + " sample cells"};
+    if (!first_round.empty())
+        parts.push_back(seconds(tuning_cpu) + " for the tuning"), timed_what.push_back(std::to_string(sampled_tuning) + " tuning cells");
     if (training_runs > 0)
-        line += " and " + std::to_string(sampled_training) + (sampled_training == 1 ? " training run's" : " training runs'") + " first steps";
-    line += first_round.empty() && training_runs == 0 ? ")" : "; rough where cells differ in cost by orders of magnitude)";
+        parts.push_back(seconds(training_cpu) + " for the training (at the cap on steps)"),
+            timed_what.push_back(std::to_string(sampled_training) + (sampled_training == 1 ? " training run's" : " training runs'") +
+                                 " first steps");
+    if (parts.size() > 1) parts[0] += " for the cells";
+    std::string line = "about ";
+    for (std::size_t k = 0; k < parts.size(); ++k)
+        line += (k == 0 ? "" : k + 1 == parts.size() ? " and " : ", ") + parts[k];
+    line += ", " + seconds((cpu + tuning_cpu + training_cpu) / threads) + " wall at " + std::to_string(threads) +
+            (threads == 1 ? " thread" : " threads") + " (timed ";
+    for (std::size_t k = 0; k < timed_what.size(); ++k) line += (k == 0 ? "" : " and ") + timed_what[k];
+    line += parts.size() > 1 ? "; rough where cells differ in cost by orders of magnitude)" : ")";
     std::cout << "\n  estimate: " << line << "\n";
     if (has_crossing(p.config))
         std::cout << "  crossing rounds follow the cells (probes and seeds near each crossing, planned from the results): "
