@@ -106,12 +106,19 @@ done
 
 thread_args=()
 [[ -n $threads ]] && thread_args=(--threads "$threads")
+# `memcap sweep CONFIG ARGS...`'s output; a config memcap refuses stops the command here, before
+# any sweep, with memcap's own line (study_sweep NAME CONFIG ARGS...)
+study_sweep() {
+    local name=$1 c=$2 out
+    shift 2
+    out=$("$memcap" sweep "$root/$c" "$@" 2>&1) || die "$name: $c: $(grep -m1 -E 'error' <<< "$out" || tail -n1 <<< "$out")"
+    printf '%s\n' "$out"
+}
 if (( check )); then  # each config as memcap reads it, nothing timed (seconds for every study)
     for s in "${chosen[@]}"; do
         IFS='|' read -r name configs default <<< "$s"
         for c in $configs; do
-            check_out=$("$memcap" sweep "$root/$c" --check 2>&1) ||
-                die "$name: $c: $(grep -m1 -E 'error' <<< "$check_out" || tail -n1 <<< "$check_out")"
+            check_out=$(study_sweep "$name" "$c" --check)
             echo "$name: $c: ${check_out#*: }"
         done
     done
@@ -125,9 +132,7 @@ runs=()  # "name|config": the main job is one run (scripts/reports.sh runs both 
 for s in "${chosen[@]}"; do
     IFS='|' read -r name configs default <<< "$s"
     for c in $configs; do
-        # a config memcap refuses stops the run here, before any sweep, with memcap's own line
-        dry_out=$("$memcap" sweep "$root/$c" --dry-run "${thread_args[@]}" 2>&1) ||
-            die "$name: $c: $(grep -m1 -E 'error' <<< "$dry_out" || tail -n1 <<< "$dry_out")"
+        dry_out=$(study_sweep "$name" "$c" --dry-run "${thread_args[@]}")
         line=$(grep -E '^ *estimate:' <<< "$dry_out" || true)
         est=$(sed -nE 's/.* ([0-9.]+(e[+]?[0-9]+)?) s wall.*/\1/p' <<< "$line")
         run=$name\|$c
