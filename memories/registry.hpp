@@ -223,6 +223,11 @@ struct MemoryEntry {
     /// True for a cache, which keeps the written pairs (softmax, sliding_window): the reports set the
     /// fixed-state memories against it.
     bool cache = false;
+    /// For a memory that is a network trained as it writes (test-time training: TTT, Titans), the
+    /// layers of that network at the memory's defaults — TTT-Linear 1 (its state one matrix), TTT-MLP
+    /// and Titans 2 (more than a matrix); 0 for every other memory. The reports set these memories
+    /// (and among them those of two layers or more) against the matrix memories.
+    int network_layers = 0;
     /// The memory this one becomes in a special case (`reduces_when`): GLA at alpha = 1 is the linear
     /// grid; empty: none.
     std::string reduces_to;

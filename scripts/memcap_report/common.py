@@ -424,6 +424,12 @@ def caches():
     return tuple(m for m, e in _catalog("memories").items() if e.get("cache"))
 
 
+def networks(layers=1):
+    """The backends that are networks trained as they write (test-time training), of at least
+    `layers` layers at their defaults (2: more than a matrix), in the catalog's order."""
+    return tuple(m for m, e in _catalog("memories").items() if e.get("network_layers", 0) >= layers)
+
+
 def label(memory):
     """A memory's name in the tables: the catalog's table name, else its published name followed by
     the backend that is the same memory ("DeltaNet (`delta` = `deltanet`)"), else the backend's name

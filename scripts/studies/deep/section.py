@@ -25,16 +25,31 @@ from memcap_report.crossing import load_seeds, read_seeds
 from memcap_report.crossing import fmt_ratio as crossing_ratio
 from memcap_report.capacity import compare as shared_compare, nstar_or_capacity, order, resolved_line
 from memcap_report.capacity import cap_text, capacity_rows, part_capacities, part_rows, passes
-from memcap_report.common import (Context, caches, run, SUMMARY_COLUMNS, base, fnum, label as published, list_words, measured, noise_key,
+from memcap_report.common import (Context, caches, networks, run, SUMMARY_COLUMNS, base, fnum, label as published, list_words, measured, noise_key,
                                   noise_order, noise_words, optional_csv, param, ratio_words, read_manifest, spec_params, tuned_keys)
 from memcap_report.race import candidates, is_raced, settings
 
-DEEP = ("ttt_linear", "ttt_mlp", "titans")
-DEEP_MLP = ("ttt_mlp", "titans")  # the memories that are more than a matrix
+# Which memories are networks trained as they write, and which of them are more than a matrix,
+# is memcap's table (`memcap list --json`: network_layers), read from the catalog: deep() and
+# deep_mlp(). What this study sets them against is its own choice:
 MATRIX = ("delta", "gated_deltanet", "mesanet")  # the matrix memories they are set against
 CACHE = "softmax"
 COMPARE = MATRIX + (CACHE,)
-ORDER = DEEP + COMPARE
+
+
+def deep():
+    """The memories that are networks trained as they write (the catalog's order)."""
+    return networks(1)
+
+
+def deep_mlp():
+    """Those of them that are more than a matrix (two layers or more)."""
+    return networks(2)
+
+
+def section_order():
+    """The section's order of memories: the deep ones, then those they are set against."""
+    return deep() + COMPARE
 # The parts, in the tables' order (capacity.part_of's keys), and how the section names them.
 PARTS = OrderedDict([
     (("assoc_recall", "passes=1"), "assoc_recall (stored pairs n)"),
@@ -68,7 +83,8 @@ def possessive(name):
 
 
 def memory_order(memories):
-    return sorted(set(memories), key=lambda m: (ORDER.index(m) if m in ORDER else len(ORDER), m))
+    ranks = section_order()
+    return sorted(set(memories), key=lambda m: (ranks.index(m) if m in ranks else len(ranks), m))
 
 
 # ------------------------------------------------------------------ reading
@@ -81,7 +97,8 @@ def is_apart(r):
 def merged(deep_manifest, other_manifest):
     """One manifest with the race candidates of the deep memories and of the comparison memories."""
     mem = OrderedDict((m, c) for m, c in candidates(other_manifest).items() if m in COMPARE)
-    mem.update((m, c) for m, c in candidates(deep_manifest).items() if m in DEEP)
+    deep_names = deep()
+    mem.update((m, c) for m, c in candidates(deep_manifest).items() if m in deep_names)
     return {"race_candidates": {"memories": mem}}
 
 
@@ -93,8 +110,9 @@ def read(reports_dir):
     if not summary:
         return [], [], [], {}, {}
     deep_manifest = read_manifest(os.path.join(reports_dir, "deep", "deep.csv.manifest.json"))
-    main = [r for r in summary if base(r["memory_spec"]) in DEEP and not is_apart(r)]
-    apart = [r for r in summary if base(r["memory_spec"]) in DEEP and is_apart(r)]
+    deep_names = deep()
+    main = [r for r in summary if base(r["memory_spec"]) in deep_names and not is_apart(r)]
+    apart = [r for r in summary if base(r["memory_spec"]) in deep_names and is_apart(r)]
     budgets = {r["budget_floats"] for r in main}
     mod = measured(optional_csv(os.path.join(reports_dir, "modern", "modern_summary.csv"), SUMMARY_COLUMNS))
     mod_manifest = read_manifest(os.path.join(reports_dir, "modern", "modern.csv.manifest.json")) if mod else {}
@@ -214,7 +232,8 @@ def edge_words(edges):
     """race.edge_words, with this section's names."""
     if not edges:
         return ""
-    order = sorted(edges, key=lambda e: (ORDER.index(e[0]) if e[0] in ORDER else len(ORDER), e[0], e[1], e[3]))
+    ranks = section_order()
+    order = sorted(edges, key=lambda e: (ranks.index(e[0]) if e[0] in ranks else len(ranks), e[0], e[1], e[3]))
     items = ["%s %s = %s (the %s) at %s floats" % (possessive(short(m)), k, v, end,
                                                    ", ".join(str(b) for b in sorted(set(edges[(m, k, v, end)]))))
              for (m, k, v, end) in order]
@@ -272,7 +291,7 @@ def compare(caps):
     out = []
     for p, pc in caps.items():
         for noise, b in points(pc):
-            dm, dr = best(pc, DEEP_MLP, noise, b)
+            dm, dr = best(pc, deep_mlp(), noise, b)
             mm, mr = best(pc, MATRIX, noise, b)
             if dm and mm:
                 out.append((p, noise, b, dm, dr, mm, mr))
@@ -310,7 +329,7 @@ def part_words(part, pc, comparison):
         for p, n, b, dm, dr, mm, mr in comparison if p == part]
     if items:
         text.append("Per float (at equal state the ratio of capacities), the better deep MLP memory (%s) against "
-                    "the best matrix memory (%s): %s." % (names(DEEP_MLP), names(MATRIX), "; ".join(items)))
+                    "the best matrix memory (%s): %s." % (names(deep_mlp()), names(MATRIX), "; ".join(items)))
     both, differ, half, chosen = equal_delta(pc)
     if both:
         text.append("TTT-Linear's n* ties %s (the paired ratio interval holds 1) at %d of %d points%s%s." % (
@@ -330,7 +349,7 @@ def flops_ratios(caps, flops):
         fl = flops.get(p, {})
         for noise, b in points(pc):
             f0 = fl.get(("delta", noise, b))
-            for m in DEEP:
+            for m in deep():
                 f = fl.get((m, noise, b))
                 if f and f0:
                     out.setdefault(m, []).append(f / f0)
@@ -352,18 +371,20 @@ def answer(comparison, ratios):
         rest = list_words(["as many at %d" % len(equal)] * bool(equal) + ["fewer at %d" % fewer] * bool(fewer))
         first = ("A deep MLP memory (%s) stores more per float than the best of %s at %d of the %d (task, noise, "
                  "budget) points: %s%s%s." % (
-                     names(DEEP_MLP), names(MATRIX), len(more), len(comparison), "; ".join(
+                     names(deep_mlp()), names(MATRIX), len(more), len(comparison), "; ".join(
                          "%s at %s, %d floats (%s %s against %s %s)" % (
                              PARTS[p], noise_words(n), b, names(dm), cap_text(dr), names(mm),
                              cap_text(mr)) for p, n, b, dm, dr, mm, mr in more),
                      "; elsewhere it stores %s" % rest if rest else "", median))
     else:
-        neither = " nor ".join(short(m) for m in DEEP_MLP) if len(DEEP_MLP) == 2 else names(DEEP_MLP)
+        mlp = deep_mlp()
+        neither = " nor ".join(short(m) for m in mlp) if len(mlp) == 2 else names(mlp)
         first = ("Neither %s stores more per float than the best of %s on any task part: the better of them stores "
                  "%s %d (task, noise, budget) points%s." % (
                      neither, names(MATRIX), ("as many at %d and fewer at %d of the" % (len(equal), fewer)) if equal
                      else "fewer pairs at all", len(comparison), median))
-    rs = [(m, ratios[m]) for m in DEEP_MLP + tuple(m for m in DEEP if m not in DEEP_MLP) if ratios.get(m)]
+    mlp = deep_mlp()
+    rs = [(m, ratios[m]) for m in mlp + tuple(m for m in deep() if m not in mlp) if ratios.get(m)]
     if not rs:
         return first
     second = ("The deep memories' writes cost, in FLOPs per write against %s at the same points (each at its "
@@ -580,7 +601,7 @@ def readme(data, rows_, ctx):
         equal[0] += len(both) - len(differ)
         equal[1] += len(both)
     ratios = flops_ratios(caps, flops)
-    mlp_costs = [statistics.median(ratios[m]) for m in DEEP_MLP if ratios.get(m)]
+    mlp_costs = [statistics.median(ratios[m]) for m in deep_mlp() if ratios.get(m)]
 
     def accuracy(m, noise, budget=4096, n=64):  # mean ± SE at one assoc_recall point, written once
         rs = [r for r in main + other if base(r["memory_spec"]) == m and base(r["task_spec"]) == "assoc_recall"

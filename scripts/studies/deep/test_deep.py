@@ -158,6 +158,13 @@ class DeepSection(unittest.TestCase):
         lines = deep.section(self.tmp)
         return lines, "\n".join(lines)
 
+    def test_deep_memories_come_from_the_catalog(self):
+        # memcap's table says which memories are networks trained as they write (network_layers),
+        # and which are more than a matrix: the section names none of them itself
+        self.assertEqual(deep.deep(), ("ttt_linear", "ttt_mlp", "titans"))
+        self.assertEqual(deep.deep_mlp(), ("ttt_mlp", "titans"))
+        self.assertEqual(deep.section_order()[:3], deep.deep())
+
     def test_no_study_no_section(self):
         self.assertEqual(deep.section(self.tmp), [])
         self.assertEqual(deep.section("/nonexistent"), [])
