@@ -38,8 +38,7 @@ if (( from_csv )); then
         if [[ -f $csv ]]; then "$memcap" aggregate "$csv" --out "${csv%.csv}_summary.csv"; fi
     done
     "$memcap" aggregate modern/modern.csv --out modern/modern_summary.csv
-    "$memcap" theory modern/modern_summary.csv --out modern/theory.csv
-    # the theory beside the studies that keep one
+    # the theory beside the studies that keep one (the modern sweep's is made with the main sweep's, below)
     if [[ -f streams/streams_summary.csv ]]; then
         "$memcap" theory streams/streams_summary.csv --out streams/theory.csv --capacity streams/theory_capacity.csv
     fi
@@ -65,8 +64,8 @@ else
     echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
 
     # 3. Today's recurrent memories on the same frontier (scripts/studies/modern/modern.ini, into modern/):
-    #    the sweep, its summary and the theory beside its rows (the page is drawn in step 4, with
-    #    the capacity lines of the main sweep: the same budgets and noise settings, so the same lines).
+    #    the sweep and its summary (the theory beside its rows is made in step 4 with the main sweep's,
+    #    and the page drawn with the main sweep's capacity lines: the same budgets and noise settings).
     modern_config=$(realpath --relative-to="$out" "$root/scripts/studies/modern/modern.ini")
     mkdir -p modern
     rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning \
@@ -77,7 +76,6 @@ else
     "$memcap" sweep "$modern_config" --out modern
     echo "modern sweep: $(( $(date +%s) - start )) s wall" >&2
     "$memcap" aggregate modern/modern.csv --out modern/modern_summary.csv
-    "$memcap" theory modern/modern_summary.csv --out modern/theory.csv
     rm -f modern/theory_capacity.csv  # an earlier version's; the modern page uses the main sweep's lines
 fi
 # The FLOPs per write at the capacity points the deep memories are compared with (their
@@ -90,7 +88,12 @@ fi
 #    and capacity lines); then the capacity table, figures and REPORT.md.
 echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the pages (about a minute: memcap theory on the sweep, then the report and the pages side by side)" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
-"$memcap" theory capacity_summary.csv --out theory.csv --capacity theory_capacity.csv
+# The main sweep's theory and the modern sweep's in one process: the model calls they share (the
+# cache's and the grid's rows at the same widths, lengths and noise) are made once, which saves
+# the modern theory's seconds; the capacity lines cover both sweeps' budgets and noise settings (the same
+# today: the main sweep's lines, which the modern page draws).
+"$memcap" theory capacity_summary.csv modern/modern_summary.csv --out theory.csv --out modern/theory.csv \
+    --capacity theory_capacity.csv
 # Two lanes side by side (each is one Python process drawing figures, one core's work):
 # scripts/report.py (the capacity table, figures, REPORT.md and the READMEs) and the
 # `memcap report` pages. Neither reads what the other writes, and each writes through a

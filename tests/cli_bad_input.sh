@@ -393,6 +393,10 @@ expect_bad "--max-budget: 'x' is not an integer" theory "$work/results.csv" --ma
 expect_bad "--max-budget: '0' must be at least 1" theory "$work/results.csv" --max-budget 0 --out "$o"
 expect_bad "give the summary CSV" theory --out "$o"
 expect_bad "--out and --capacity name the same file" theory "$work/results.csv" --out "$o" --capacity "$o"
+# several summaries: one --out each, in order, no file named twice
+expect_bad "2 summaries but 1 --out; give one --out per summary" theory "$work/results.csv" "$work/results.csv" --out "$o"
+expect_bad "2 summaries but 0 --out" theory "$work/results.csv" "$work/results.csv"
+expect_bad "two --out name the same file" theory "$work/results.csv" "$work/results.csv" --out "$o" --out "$o"
 # a summary with no budget has no capacity lines: refused rather than a header-only file
 "$memcap" aggregate "$work/results.csv" --out "$work/natural_summary.csv"
 expect_bad "(the memories with a recall model) at a budget" theory "$work/natural_summary.csv" --out "$o" --capacity "$work/cap.csv"

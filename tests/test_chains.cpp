@@ -221,16 +221,16 @@ TEST_CASE("memcap theory predicts chains with cleanup: the one-hop model compoun
         for (const char* mode : {"nearest", "none"})
             f << CsvRecord(r).set("task_spec", std::string("chain_recall:hops=3,cleanup=") + mode + ",queries=32").set("slot", "3").line();
     }
-    const TheoryTables t = theory_tables(TheoryOptions{path.string()});
+    const TheoryTables t = theory_tables(TheoryOptions{{path.string()}});
     std::filesystem::remove(path);
     const auto lines = [&] {
         std::vector<std::vector<std::string>> out;
-        std::istringstream in(t.predictions_csv);
+        std::istringstream in(t.predictions_csv.front());
         for (std::string line; std::getline(in, line);) out.push_back(split_csv_line(line));
         return out;
     }();
     REQUIRE(lines.size() == 2);  // the header and the row with cleanup; without cleanup is not modelled
-    const CsvColumns col(t.predictions_csv.substr(0, t.predictions_csv.find('\n')), {}, "predictions");
+    const CsvColumns col(t.predictions_csv.front().substr(0, t.predictions_csv.front().find('\n')), {}, "predictions");
     REQUIRE(lines[1][col["slot"]] == "3");
     REQUIRE(lines[1][col["applies"]] == "exact");
     const double expected = theory::chain_cleanup_accuracy(theory::grid_recall(256, 64), 256, 3);

@@ -193,6 +193,60 @@ TEST_CASE("theory command: the same bytes on one thread and on three", "[theory]
     fs::remove_all(dir);
 }
 
+TEST_CASE("theory command: several summaries in one call, each one's predictions as alone", "[theory][cli]") {
+    // The main job gives the capacity sweep's summary and the modern sweep's together, so the
+    // model calls they share are made once: each --out must hold the bytes its summary gives
+    // alone, and --capacity the lines of both summaries' budgets and noise settings (here: the
+    // lines of the two summaries written as one file).
+    const fs::path dir = scratch();
+    const std::string text(kSummary);
+    std::istringstream all(text);
+    std::string header;
+    std::getline(all, header);
+    std::ofstream a(dir / "a.csv"), b(dir / "b.csv"), both(dir / "both.csv");
+    a << header << "\n", b << header << "\n", both << header << "\n";
+    int i = 0;
+    for (std::string line; std::getline(all, line); ++i) {
+        // b repeats two of a's rows (shared model calls) and holds the rest; a's budgets are 64 and 256
+        (i < 6 ? a : b) << line << "\n";
+        if (i == 3 || i == 4) b << line << "\n";
+        both << line << "\n";
+    }
+    a.close(), b.close(), both.close();
+    const auto slurp = [](const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const auto path = [&](const char* name) { return (dir / name).string(); };
+    REQUIRE(run_memcap("theory " + path("a.csv") + " --out " + path("pa.csv")) == 0);
+    REQUIRE(run_memcap("theory " + path("b.csv") + " --out " + path("pb.csv")) == 0);
+    REQUIRE(run_memcap("theory " + path("a.csv") + " " + path("b.csv") + " --out " + path("pa2.csv") + " --out " +
+                       path("pb2.csv")) == 0);
+    CHECK(slurp(dir / "pa.csv") == slurp(dir / "pa2.csv"));
+    CHECK(slurp(dir / "pb.csv") == slurp(dir / "pb2.csv"));
+    CHECK(read_rows(dir / "pb2.csv").size() == 6);  // a's two grid rows and the four caches (the delta rule has no model)
+    if (std::getenv("MEMCAP_TEST_SANITIZED") == nullptr) {  // the lines' searches: minutes under the sanitizers
+        REQUIRE(run_memcap("theory " + path("a.csv") + " " + path("b.csv") + " --out " + path("pa3.csv") + " --out " +
+                           path("pb3.csv") + " --capacity " + path("cap2.csv") + " --max-budget 512") == 0);
+        REQUIRE(run_memcap("theory " + path("both.csv") + " --out " + path("pboth.csv") + " --capacity " +
+                           path("capboth.csv") + " --max-budget 512") == 0);
+        CHECK(slurp(dir / "cap2.csv") == slurp(dir / "capboth.csv"));
+        CHECK(slurp(dir / "cap2.csv").find("cache_recall") != std::string::npos);  // b's rows give the cache's lines
+        CHECK(slurp(dir / "cap2.csv").find("hrr_recall") != std::string::npos);    // a's, HRR's
+    }
+    // one --out per summary, and no file named twice; nothing written when refused
+    CHECK(run_memcap("theory " + path("a.csv") + " " + path("b.csv") + " --out " + path("x.csv")) == 2);
+    CHECK(run_memcap("theory " + path("a.csv") + " " + path("b.csv")) == 2);
+    CHECK(run_memcap("theory " + path("a.csv") + " " + path("b.csv") + " --out " + path("x.csv") + " --out " + path("x.csv")) == 2);
+    CHECK(run_memcap("theory " + path("a.csv") + " " + path("b.csv") + " --out " + path("x.csv") + " --out " + path("y.csv") +
+                     " --capacity " + path("y.csv")) == 2);
+    CHECK(run_memcap("theory " + path("a.csv") + " " + path("missing.csv") + " --out " + path("x.csv") + " --out " +
+                     path("y.csv")) == 2);
+    CHECK_FALSE(fs::exists(dir / "x.csv"));
+    CHECK_FALSE(fs::exists(dir / "y.csv"));
+    fs::remove_all(dir);
+}
+
 TEST_CASE("theory command: bad input exits 2 and writes nothing", "[theory][cli]") {
     const fs::path dir = scratch();
     const std::string out = (dir / "pred.csv").string();

@@ -51,6 +51,7 @@
 #include <filesystem>
 #include <future>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <optional>
 #include <thread>
@@ -441,37 +442,54 @@ int cmd_aggregate(const std::vector<std::string>& args) {
 
 int cmd_theory(const std::vector<std::string>& args) {
     po::options_description desc(
-        "memcap theory SUMMARY.csv: the associative-recall models of memories/theory.hpp beside\n"
+        "memcap theory SUMMARY.csv...: the associative-recall models of memories/theory.hpp beside\n"
         "`memcap aggregate`'s summary. --out: per summary row of the cache, grid or HRR, the model's\n"
         "accuracy at that row's width, beta and noise, whether the model applies there (exact,\n"
         "equivalent, approx, no), the measured mean, its SE and the residual. --capacity: per model,\n"
         "noise setting and budget, n* (capacity_nstar): the real n where the model's accuracy at its\n"
         "best width (and the cache's beta) crosses 0.9, by root-finding in log n (HRR and grid also at\n"
-        "budgets beyond the summary's, to --max-budget)");
+        "budgets beyond the summary's, to --max-budget). Several summaries: one --out each, in their\n"
+        "order; the model calls they share are made once, and --capacity holds the lines of all their\n"
+        "budgets and noise settings");
     desc.add_options()("help,h", "show this help")
-        ("input", po::value<std::string>(), "summary CSV written by `memcap aggregate`")
-        ("out,o", po::value<std::string>(), "predictions CSV (default: stdout)")
+        ("input", po::value<std::vector<std::string>>(), "summary CSVs written by `memcap aggregate` (one or more)")
+        ("out,o", po::value<std::vector<std::string>>(),
+         "predictions CSV, one per summary in their order (default with one summary: stdout)")
         ("capacity", po::value<std::string>(), "capacity-lines CSV (without it the lines, most of the time, are not searched)")
         ("max-budget", po::value<std::string>()->default_value("1048576"),
          "HRR and grid capacity lines at every power of two above the summary's budgets up to this")
         ("threads", po::value<std::string>(), "threads for the per-row model calls (default: all cores)");
     po::positional_options_description pos;
-    pos.add("input", 1);
+    pos.add("input", -1);
     const auto vm = parse(desc, args, &pos);
     if (vm.count("help")) return std::cout << desc, 0;
     if (!vm.count("input")) throw UsageError("theory: give the summary CSV (`memcap aggregate` output)");
     TheoryOptions o;
-    o.summary_path = vm["input"].as<std::string>();
+    o.summary_paths = vm["input"].as<std::vector<std::string>>();
+    const std::vector<std::string> outs = vm.count("out") ? vm["out"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    if (o.summary_paths.size() > 1 || !outs.empty()) {
+        if (outs.size() != o.summary_paths.size())
+            throw UsageError("theory: " + std::to_string(o.summary_paths.size()) + " summar" +
+                             (o.summary_paths.size() == 1 ? "y" : "ies") + " but " + std::to_string(outs.size()) +
+                             " --out; give one --out per summary, in the same order");
+    }
     o.max_budget = positive(vm["max-budget"].as<std::string>(), "--max-budget", std::int64_t{1} << 24);
     o.threads = threads_option(vm);
     o.lines = vm.count("capacity") > 0;  // the searches are most of the time: only when written
-    if (vm.count("out") && vm.count("capacity") &&
-        std::filesystem::absolute(vm["out"].as<std::string>()).lexically_normal() ==
-            std::filesystem::absolute(vm["capacity"].as<std::string>()).lexically_normal())
-        throw UsageError("theory: --out and --capacity name the same file '" + vm["out"].as<std::string>() +
-                         "'; give two files");
-    std::optional<AtomicFile> out, capacity;  // opened first: an unwritable path fails before the work
-    if (vm.count("out")) out.emplace(vm["out"].as<std::string>());
+    // no file named twice (one would overwrite the other)
+    const auto same = [](const std::string& a, const std::string& b) {
+        return std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
+    };
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j)
+            if (same(outs[i], outs[j]))
+                throw UsageError("theory: two --out name the same file '" + outs[i] + "'; give one file per summary");
+        if (vm.count("capacity") && same(outs[i], vm["capacity"].as<std::string>()))
+            throw UsageError("theory: --out and --capacity name the same file '" + outs[i] + "'; give two files");
+    }
+    std::vector<std::unique_ptr<AtomicFile>> out;  // opened first: an unwritable path fails before the work
+    std::optional<AtomicFile> capacity;
+    for (const std::string& path : outs) out.push_back(std::make_unique<AtomicFile>(path));
     if (vm.count("capacity")) capacity.emplace(vm["capacity"].as<std::string>());
     const TheoryTables t = theory_tables(o);
     if (capacity && t.capacity_lines == 0) {  // a header-only file would look like a result
@@ -481,14 +499,17 @@ int cmd_theory(const std::vector<std::string>& args) {
         std::string names;
         for (std::size_t i = 0; i < modelled.size(); ++i)
             names += (i == 0 ? "" : i + 1 == modelled.size() ? " or " : ", ") + modelled[i];
-        throw UsageError("theory: --capacity: '" + o.summary_path + "' has no associative-recall row of " + names +
+        std::string inputs;
+        for (std::size_t i = 0; i < o.summary_paths.size(); ++i) inputs += (i == 0 ? "'" : ", '") + o.summary_paths[i] + "'";
+        throw UsageError("theory: --capacity: " + inputs + (o.summary_paths.size() == 1 ? " has" : " have") +
+                         " no associative-recall row of " + names +
                          " (the memories with a recall model) at a budget (natural-size rows have none), so there "
                          "are no capacity lines; run with --budget, or drop --capacity");
     }
-    if (out) out->write(t.predictions_csv);
-    else std::cout << t.predictions_csv;
+    if (out.empty()) std::cout << t.predictions_csv.front();
+    for (std::size_t i = 0; i < out.size(); ++i) out[i]->write(t.predictions_csv[i]);
     if (capacity) capacity->write(t.capacity_csv);
-    if (out) out->commit();
+    for (const auto& f : out) f->commit();
     if (capacity) capacity->commit();
     return 0;
 }

@@ -120,32 +120,47 @@ struct Noise {
 
 std::string frac(double x) { return format_sig(x); }
 
-}  // namespace
+/// One summary CSV read whole: its columns, its rows and the predictions written for it.
+struct SummaryRows {
+    std::string where;
+    CsvColumns col;
+    std::vector<std::string> lines;
+    std::string predictions;
+};
 
-TheoryTables theory_tables(const TheoryOptions& o) {
-    const std::string where = "input '" + o.summary_path + "'";
-    std::ifstream in(o.summary_path);
+SummaryRows read_summary(const std::string& path) {
+    const std::string where = "input '" + path + "'";
+    std::ifstream in(path);
     if (!in) throw UsageError(where + ": cannot open for reading");
     std::string line;
     if (!std::getline(in, line)) throw UsageError(where + ": empty, not a memcap summary CSV");
     if (line.find(",seed,") != std::string::npos && line.find(",seeds,") == std::string::npos)
         throw UsageError(where + ": per-seed rows (`run` or `sweep` output); give its summary, `memcap aggregate " +
-                         o.summary_path + " --out SUMMARY.csv`");
-    const CsvColumns col(line, summary_columns(), where);
+                         path + " --out SUMMARY.csv`");
+    SummaryRows s{where, CsvColumns(line, summary_columns(), where), {}, {}};
+    while (std::getline(in, line)) s.lines.push_back(line);
+    return s;
+}
 
-    std::vector<std::string> lines;
-    while (std::getline(in, line)) lines.push_back(line);
+}  // namespace
 
-    // Two passes over the rows: the first notes every model call the rows need, those
-    // run in parallel, and the second writes the rows from the results.
+TheoryTables theory_tables(const TheoryOptions& o) {
+    if (o.summary_paths.empty()) throw UsageError("theory: no summary CSV given");
+    std::vector<SummaryRows> summaries;
+    for (const std::string& path : o.summary_paths) summaries.push_back(read_summary(path));
+
+    // Two passes over the rows of every summary: the first notes every model call the rows
+    // need (a call two summaries share is made once), those run in parallel, and the second
+    // writes the rows from the results.
     theory::ModelTable models;
-    std::string predictions = header_line(prediction_columns());
+    for (SummaryRows& s : summaries) s.predictions = header_line(prediction_columns());
     std::set<Noise> noises;
     std::set<std::int64_t> budgets;
     // recent_recall rows (a lag bucket each): the model the memory's entry declares for a recent
     // pair in a long stream (MemoryEntry::horizon_model: the budgeted cache's sliding window,
     // the decayed grids'); every other memory has none there.
-    const auto recent_row = [&](const std::vector<std::string>& f, const std::string& at, bool record) {
+    const auto recent_row = [&](SummaryRows& s, const std::vector<std::string>& f, const std::string& at, bool record) {
+        const CsvColumns& col = s.col;
         const std::string& task = f[col["task_spec"]];
         const std::string& memory = f[col["memory_spec"]];
         if (name_of(f[col["readout"]]) != "native" || f[col["slot"]].empty()) return;
@@ -193,21 +208,21 @@ TheoryTables theory_tables(const TheoryOptions& o) {
         const double se = real_field(f[col["accuracy_se_frac"]], "accuracy_se_frac", at);
         r.set("measured_mean_frac", frac(mean)).set("measured_se_frac", frac(se));
         r.set("model_accuracy_frac", frac(p)).set("residual_points", format_sig(100 * (p - mean))).set("residual_se", format_sig((p - mean) / se));
-        predictions += r.line();
+        s.predictions += r.line();
     };
-    const auto rows = [&](bool record) {
-        models.record(record);
+    const auto rows = [&](SummaryRows& s, bool record) {
+        const CsvColumns& col = s.col;
         std::size_t lineno = 1;
-        for (const std::string& text : lines) {
+        for (const std::string& text : s.lines) {
             ++lineno;
             if (text.empty()) continue;
             const auto f = split_csv_line(text);
-            const std::string at = where + " line " + std::to_string(lineno);
+            const std::string at = s.where + " line " + std::to_string(lineno);
             if (f.size() != col.count())
                 throw UsageError(at + ": " + std::to_string(f.size()) + " fields, expected " + std::to_string(col.count()));
             const std::string& task = f[col["task_spec"]];
             if (name_of(task) == "recent_recall") {
-                recent_row(f, at, record);
+                recent_row(s, f, at, record);
                 continue;
             }
             if (name_of(task) != "assoc_recall" && name_of(task) != "chain_recall") continue;
@@ -281,12 +296,16 @@ TheoryTables theory_tables(const TheoryOptions& o) {
                 r.set("model_accuracy_frac", frac(*p)).set("residual_points", format_sig(100 * (*p - mean)))
                     .set("residual_se", format_sig((*p - mean) / se));
             }
-            predictions += r.line();
+            s.predictions += r.line();
         }
     };
-    rows(true);
+    models.record(true);
+    for (SummaryRows& s : summaries) rows(s, true);
     models.evaluate(o.threads);
-    rows(false);
+    models.record(false);
+    for (SummaryRows& s : summaries) rows(s, false);
+    std::vector<std::string> predictions;
+    for (SummaryRows& s : summaries) predictions.push_back(std::move(s.predictions));
 
     // Capacity lines.
     std::vector<std::int64_t> all_budgets(budgets.begin(), budgets.end());

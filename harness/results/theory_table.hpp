@@ -45,16 +45,18 @@
 //           found to pass, not necessarily the best), widths stopped once B / 2d is no
 //           more than the best n, and every call memoised across rows and budgets.
 // HRR and the grid are also given at every power of two from above the summary's largest
-// budget up to `max_budget`.
+// budget up to `max_budget`. Several summaries read in one call share their model calls, and
+// their capacity lines are those of the union of their budgets and noise settings.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace memcap {
 
 struct TheoryOptions {
-    std::string summary_path;            // `memcap aggregate` output
+    std::vector<std::string> summary_paths;  // `memcap aggregate` outputs: one or more
     std::int64_t max_budget = 1 << 20;   // HRR and grid capacity lines up to this many floats
     double threshold = 0.9;              // capacity: model accuracy at least this
     int threads = 1;                     // the per-row model calls run on this many threads
@@ -62,12 +64,14 @@ struct TheoryOptions {
 };
 
 struct TheoryTables {
-    std::string predictions_csv;  // one row per covered summary row
-    std::string capacity_csv;     // one row per model, noise setting and budget
+    std::vector<std::string> predictions_csv;  // per summary, in order: one row per covered row
+    std::string capacity_csv;     // one row per model, noise setting and budget of all the summaries
     std::size_t capacity_lines = 0;  // its rows: none when no covered row has a budget
 };
 
-/// Both tables as CSV text; UsageError for an unreadable or foreign summary.
+/// Both tables as CSV text; UsageError for an unreadable or foreign summary. Several summaries
+/// share their model calls (each made once) and their capacity lines (over the union of their
+/// budgets and noise settings); each summary's predictions are those it gives alone.
 TheoryTables theory_tables(const TheoryOptions& options);
 
 }  // namespace memcap
