@@ -397,9 +397,14 @@ expect_bad "--out and --capacity name the same file" theory "$work/results.csv" 
 expect_bad "2 summaries but 1 --out; give one --out per summary" theory "$work/results.csv" "$work/results.csv" --out "$o"
 expect_bad "2 summaries but 0 --out" theory "$work/results.csv" "$work/results.csv"
 expect_bad "two --out name the same file" theory "$work/results.csv" "$work/results.csv" --out "$o" --out "$o"
+expect_bad "--out '$work/results.csv' is a summary read" theory "$work/results.csv" --out "$work/results.csv"
+expect_bad "an --out is empty" theory "$work/results.csv" "$work/results.csv" --out "" --out "$o"
 # a summary with no budget has no capacity lines: refused rather than a header-only file
 "$memcap" aggregate "$work/results.csv" --out "$work/natural_summary.csv"
+cp "$work/natural_summary.csv" "$work/natural_summary2.csv"
 expect_bad "(the memories with a recall model) at a budget" theory "$work/natural_summary.csv" --out "$o" --capacity "$work/cap.csv"
+expect_bad "'$work/natural_summary.csv', '$work/natural_summary2.csv' have no associative-recall row" theory "$work/natural_summary.csv" \
+    "$work/natural_summary2.csv" --out "$o" --out "$work/out.csv.2" --capacity "$work/cap.csv"
 # cost: the same inputs refused; a memory this build does not know named with its line
 expect_bad "input '$work/missing.csv': cannot open" cost "$work/missing.csv" --out "$o"
 expect_bad "input '$work/empty.csv': empty, not a memcap summary CSV" cost "$work/empty.csv" --out "$o"

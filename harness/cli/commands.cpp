@@ -457,7 +457,7 @@ int cmd_theory(const std::vector<std::string>& args) {
          "predictions CSV, one per summary in their order (default with one summary: stdout)")
         ("capacity", po::value<std::string>(), "capacity-lines CSV (without it the lines, most of the time, are not searched)")
         ("max-budget", po::value<std::string>()->default_value("1048576"),
-         "HRR and grid capacity lines at every power of two above the summary's budgets up to this")
+         "HRR and grid capacity lines at every power of two above the summaries' budgets up to this")
         ("threads", po::value<std::string>(), "threads for the per-row model calls (default: all cores)");
     po::positional_options_description pos;
     pos.add("input", -1);
@@ -476,21 +476,33 @@ int cmd_theory(const std::vector<std::string>& args) {
     o.max_budget = positive(vm["max-budget"].as<std::string>(), "--max-budget", std::int64_t{1} << 24);
     o.threads = threads_option(vm);
     o.lines = vm.count("capacity") > 0;  // the searches are most of the time: only when written
-    // no file named twice (one would overwrite the other)
+    // no file empty, named twice (one would overwrite the other) or an input (read, then replaced)
+    const std::string capacity_path = vm.count("capacity") ? vm["capacity"].as<std::string>() : std::string();
+    if (vm.count("capacity") && capacity_path.empty()) throw UsageError("theory: --capacity is empty; give a file");
+    for (const std::string& path : outs)
+        if (path.empty()) throw UsageError("theory: an --out is empty; give a file per summary");
     const auto same = [](const std::string& a, const std::string& b) {
         return std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
     };
-    for (std::size_t i = 0; i < outs.size(); ++i) {
+    std::vector<std::pair<std::string, std::string>> written;  // (option, path)
+    for (const std::string& path : outs) written.emplace_back("--out", path);
+    if (vm.count("capacity")) written.emplace_back("--capacity", capacity_path);
+    for (std::size_t i = 0; i < written.size(); ++i) {
         for (std::size_t j = 0; j < i; ++j)
-            if (same(outs[i], outs[j]))
-                throw UsageError("theory: two --out name the same file '" + outs[i] + "'; give one file per summary");
-        if (vm.count("capacity") && same(outs[i], vm["capacity"].as<std::string>()))
-            throw UsageError("theory: --out and --capacity name the same file '" + outs[i] + "'; give two files");
+            if (same(written[i].second, written[j].second))
+                throw UsageError("theory: " +
+                                 (written[i].first == written[j].first ? "two " + written[i].first
+                                                                        : written[j].first + " and " + written[i].first) +
+                                 " name the same file '" + written[i].second + "'; give each its own file");
+        for (const std::string& input : o.summary_paths)
+            if (same(written[i].second, input))
+                throw UsageError("theory: " + written[i].first + " '" + written[i].second +
+                                 "' is a summary read; write elsewhere");
     }
     std::vector<std::unique_ptr<AtomicFile>> out;  // opened first: an unwritable path fails before the work
     std::optional<AtomicFile> capacity;
     for (const std::string& path : outs) out.push_back(std::make_unique<AtomicFile>(path));
-    if (vm.count("capacity")) capacity.emplace(vm["capacity"].as<std::string>());
+    if (vm.count("capacity")) capacity.emplace(capacity_path);
     const TheoryTables t = theory_tables(o);
     if (capacity && t.capacity_lines == 0) {  // a header-only file would look like a result
         std::vector<std::string> modelled;  // the backends whose table entry declares a recall model
@@ -509,6 +521,8 @@ int cmd_theory(const std::vector<std::string>& args) {
     if (out.empty()) std::cout << t.predictions_csv.front();
     for (std::size_t i = 0; i < out.size(); ++i) out[i]->write(t.predictions_csv[i]);
     if (capacity) capacity->write(t.capacity_csv);
+    for (const auto& f : out) f->sync();  // every file on disk before the first is renamed into place
+    if (capacity) capacity->sync();
     for (const auto& f : out) f->commit();
     if (capacity) capacity->commit();
     return 0;
