@@ -86,7 +86,7 @@ fi
 
 # 4. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
 #    and capacity lines); then the capacity table, figures and REPORT.md.
-echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the pages (about a minute: memcap theory on the sweep, then the report and the pages side by side)" >&2
+echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the pages (about a minute: memcap theory on the main and modern sweeps, then the report and the pages side by side)" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 # The main sweep's theory and the modern sweep's in one process: the model calls they share (the
 # cache's and the grid's rows at the same widths, lengths and noise) are made once, which saves
