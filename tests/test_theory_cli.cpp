@@ -219,14 +219,16 @@ TEST_CASE("theory command: several summaries in one call, each one's predictions
         return std::string(std::istreambuf_iterator<char>(in), {});
     };
     const auto path = [&](const char* name) { return (dir / name).string(); };
+    // Under the sanitizers b's cache rows cost seconds a call: b alone is left out there.
+    const bool sanitized = std::getenv("MEMCAP_TEST_SANITIZED") != nullptr;
     REQUIRE(run_memcap("theory " + path("a.csv") + " --out " + path("pa.csv")) == 0);
-    REQUIRE(run_memcap("theory " + path("b.csv") + " --out " + path("pb.csv")) == 0);
+    if (!sanitized) REQUIRE(run_memcap("theory " + path("b.csv") + " --out " + path("pb.csv")) == 0);
     REQUIRE(run_memcap("theory " + path("a.csv") + " " + path("b.csv") + " --out " + path("pa2.csv") + " --out " +
                        path("pb2.csv")) == 0);
     CHECK(slurp(dir / "pa.csv") == slurp(dir / "pa2.csv"));
-    CHECK(slurp(dir / "pb.csv") == slurp(dir / "pb2.csv"));
+    if (!sanitized) CHECK(slurp(dir / "pb.csv") == slurp(dir / "pb2.csv"));
     CHECK(read_rows(dir / "pb2.csv").size() == 8);  // HRR's two rows, a's two grids, the four caches (not the delta rule)
-    if (std::getenv("MEMCAP_TEST_SANITIZED") == nullptr) {  // the lines' searches: minutes under the sanitizers
+    if (!sanitized) {  // the lines' searches: minutes under the sanitizers
         REQUIRE(run_memcap("theory " + path("a.csv") + " " + path("b.csv") + " --out " + path("pa3.csv") + " --out " +
                            path("pb3.csv") + " --capacity " + path("cap2.csv") + " --max-budget 256") == 0);
         REQUIRE(run_memcap("theory " + path("both.csv") + " --out " + path("pboth.csv") + " --capacity " +
