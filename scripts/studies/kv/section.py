@@ -11,12 +11,12 @@ import sys
 from collections import OrderedDict
 
 from memcap_report.capacity import cap_text, compare, nstar, part_capacities, part_family, resolved_line
-from memcap_report.common import (Context, SUMMARY_COLUMNS, list_words, memory_info, optional_csv, read_manifest, run)
+from memcap_report.common import (Context, SUMMARY_COLUMNS, caches, list_words, memory_info, optional_csv, read_manifest,
+                                  run)
 from memcap_report.crossing import fmt_ratio, load_seeds, read_seeds
 
-# The cache's policies in the order of kv_policy.hpp's table (softmax = FIFO) and the compressed caches
-# (compressed_cache.hpp: KIVI, MLA), then the tasks.
-POLICIES = ("softmax", "sink_cache", "h2o", "tova", "snapkv", "knorm", "random_evict", "kv_merge", "kivi", "mla")
+# The study's cache policies (softmax = FIFO) and compressed caches (KIVI, MLA) are the memories it ran that
+# memcap's table calls caches (common.caches(), in the table's order); the rest are the recurrent memories.
 TASKS = ("mqar", "assoc_recall", "recent_recall", "overwrite_recall", "salient_recall")
 
 
@@ -61,7 +61,7 @@ def capacities(summary, seeds=None):
 
 def memories_of(caps):
     ms = OrderedDict.fromkeys(m for per in caps.values() for m, _ in per)
-    return [m for m in POLICIES if m in ms] + [m for m in ms if m not in POLICIES]
+    return [m for m in caches() if m in ms] + [m for m in ms if m not in caches()]
 
 
 def budgets_of(per):
@@ -100,10 +100,10 @@ def points(caps):
     memories and their first row."""
     out = OrderedDict()
     ms = memories_of(caps)
-    recurrent = [m for m in ms if m not in POLICIES]
+    recurrent = [m for m in ms if m not in caches()]
     for task, per in caps.items():
         for b in budgets_of(per):
-            pol, pol_row = leaders(per, b, [m for m in ms if m in POLICIES])
+            pol, pol_row = leaders(per, b, [m for m in ms if m in caches()])
             rec, rec_row = leaders(per, b, recurrent)
             out[(task, b)] = (pol, pol_row, per.get(("softmax", b)), rec, rec_row)
     return out
