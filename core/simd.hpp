@@ -195,24 +195,49 @@ inline void for_each_tile(std::int64_t rows, std::int64_t vectors, F&& f) {
     }
 }
 
+/// The blocks a large product is cut into (multiply): a panel of b at most kPanelCols
+/// columns wide and kPanelFloats / that many rows deep (at least kMinBlockDepth) — 256 KB,
+/// inside the L2 cache of any current core — so the row tiles read it from L2 instead of
+/// streaming all of b from memory once per row tile. A product whose whole b fits in
+/// a panel is not cut. Tuning only: the entries' bits do not depend on these numbers.
+constexpr std::int64_t kPanelFloats = 65536;
+constexpr std::int64_t kPanelCols = 1024;  // a multiple of kLanes
+constexpr std::int64_t kMinBlockDepth = 64;
+
 /// c = a b over the register tiles, with a's entry (r, i) at a[r·a_row + i·a_step]: a row-major
 /// rows × depth left side (a_row = its stride, a_step = 1) or the transpose of a row-major
 /// depth × rows one (a_row = 1, a_step = its stride), read in place either way. b is
 /// depth × cols (`b_stride`), c rows × cols (`c_stride`), cols a multiple of 16. Entry (r, j)
 /// is the madd chain Σ_i a_ri b_ij in i, from c_rj when `accumulate`, else from 0.
+/// A large product runs panel by panel (kPanelFloats): the depth in blocks, each block's sums
+/// stored in c and taken up again by the next, so every entry is still one madd chain in i —
+/// the same bits as uncut (a float stored and loaded is the same float; tests/test_simd.cpp),
+/// the right side read from L2 instead of memory (docs/performance.md has the gain).
 inline void multiply(const float* a, std::int64_t a_row, std::int64_t a_step, const float* b, std::int64_t b_stride,
                      std::int64_t depth, float* c, std::int64_t c_stride, std::int64_t rows, std::int64_t cols,
                      bool accumulate) {
-    for_each_tile(rows, cols / kLanes, [&](auto R_, auto V_, std::int64_t r0, std::int64_t v0) {
-        constexpr int R = decltype(R_)::value, V = decltype(V_)::value;
-        const float* left[R];
-        for (int r = 0; r < R; ++r) left[r] = a + (r0 + r) * a_row;
-        float* at = c + r0 * c_stride + v0 * kLanes;
-        Floats acc[R][V];
-        products<R, V>(left, b + v0 * kLanes, b_stride, depth, acc, accumulate ? at : nullptr, c_stride, a_step);
-        for (int r = 0; r < R; ++r)
-            for (int v = 0; v < V; ++v) store(at + r * c_stride + v * kLanes, acc[r][v]);
-    });
+    // columns j0 … j0 + width − 1 of c, the chain's terms i = k0 … k0 + count − 1, from c or from 0
+    const auto block = [&](std::int64_t j0, std::int64_t width, std::int64_t k0, std::int64_t count, bool from_c) {
+        for_each_tile(rows, width / kLanes, [&](auto R_, auto V_, std::int64_t r0, std::int64_t v0) {
+            constexpr int R = decltype(R_)::value, V = decltype(V_)::value;
+            const float* left[R];
+            for (int r = 0; r < R; ++r) left[r] = a + (r0 + r) * a_row + k0 * a_step;
+            float* at = c + r0 * c_stride + j0 + v0 * kLanes;
+            Floats acc[R][V];
+            products<R, V>(left, b + k0 * b_stride + j0 + v0 * kLanes, b_stride, count, acc, from_c ? at : nullptr,
+                           c_stride, a_step);
+            for (int r = 0; r < R; ++r)
+                for (int v = 0; v < V; ++v) store(at + r * c_stride + v * kLanes, acc[r][v]);
+        });
+    };
+    if (depth * cols <= kPanelFloats) return block(0, cols, 0, depth, accumulate);
+    const std::int64_t panel_cols = cols < kPanelCols ? cols : kPanelCols;
+    const std::int64_t panel_depth = kPanelFloats / panel_cols > kMinBlockDepth ? kPanelFloats / panel_cols : kMinBlockDepth;
+    for (std::int64_t j0 = 0; j0 < cols; j0 += panel_cols) {
+        const std::int64_t width = cols - j0 < panel_cols ? cols - j0 : panel_cols;
+        for (std::int64_t k0 = 0; k0 < depth; k0 += panel_depth)
+            block(j0, width, k0, depth - k0 < panel_depth ? depth - k0 : panel_depth, accumulate || k0 > 0);
+    }
 }
 
 /// c = a b: a is rows × depth (`a_stride`); see multiply.
