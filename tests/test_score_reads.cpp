@@ -7,7 +7,6 @@
 // one pass; every CSV byte depends on it giving the same numbers, so these are compared
 // with ==, not a tolerance.
 #include "core/rng.hpp"
-#include "core/simd.hpp"
 #include "harness/eval/nearest.hpp"
 #include "harness/eval/readout.hpp"
 
@@ -184,20 +183,18 @@ TEST_CASE("score_reads: huge reads among ordinary ones are decided by the scan, 
     }
 }
 
-TEST_CASE("score_reads across the kernel's column panels and blocks of reads, ties across panels", "[readout][score]") {
-    // n = 1500 candidates at d = 100: the kernel passes over them in panels of 640 columns
-    // (simd::kPanelFloats / d, in whole steps of 64), three here, the last with a tail of
-    // vectors; 75 reads: a block of sixteen tiles, one of two, then three rows alone.
+TEST_CASE("score_reads over many candidates and reads, equal candidates far apart", "[readout][score]") {
+    // n = 1500 candidates at d = 100 and 75 reads (eighteen tiles of four, three rows alone),
+    // equal candidates 1100 columns apart
     const int d = 100;
     const Eigen::Index n = 1500, m = 75;
-    REQUIRE(d * n > 2 * simd::kPanelFloats);
-    Rng rng = Rng::stream("test/score_reads/panels");
+    Rng rng = Rng::stream("test/score_reads/many");
     Episode e = episode(rng, n, m, d);
-    e.candidates.row(1300) = e.candidates.row(200);  // equal candidates in the first and the third panel
+    e.candidates.row(1300) = e.candidates.row(200);
     RowMat reads(m, d);
     rng.fill_normal(reads, 0.3);
     for (Eigen::Index i = 0; i < m; i += 3) reads.row(i) += e.candidates.row(e.target[static_cast<std::size_t>(i)]);
-    for (const Eigen::Index i : {10, 70, 74}) {  // in the first block, the second, the rows alone: the scan picks 200
+    for (const Eigen::Index i : {10, 70, 74}) {  // the scan picks 200
         reads.row(i) = e.candidates.row(1300);
         e.target[static_cast<std::size_t>(i)] = 1300;
     }

@@ -57,54 +57,24 @@ inline void step(const float* const* rows, const CandidatePanel& p, Eigen::Index
     }
 }
 
-/// Columns j0 … j_end − 1 of the panel for a tile of R reads: whole steps of kVectors vectors,
-/// then, at the panel's end, its last one to three vectors.
 template <int R>
-void sweep(const float* const* rows, const CandidatePanel& p, Eigen::Index j0, Eigen::Index j_end, Running<R>& run) {
-    for (; j0 + kVectors * simd::kLanes <= j_end; j0 += kVectors * simd::kLanes) step<R, kVectors>(rows, p, j0, run);
-    switch ((j_end - j0) / simd::kLanes) {
+void nearest_rows(ConstMatRef reads, Eigen::Index i0, const CandidatePanel& p, int* best) {
+    const float* rows[R];
+    Running<R> run;
+    for (int r = 0; r < R; ++r) {
+        rows[r] = reads.row(i0 + r).data();
+        run.low[r] = simd::broadcast(std::numeric_limits<float>::infinity());
+        run.at[r] = simd::Ints{};
+    }
+    Eigen::Index j0 = 0;
+    for (; j0 + kVectors * simd::kLanes <= p.columns; j0 += kVectors * simd::kLanes) step<R, kVectors>(rows, p, j0, run);
+    switch ((p.columns - j0) / simd::kLanes) {
     case 3: step<R, 3>(rows, p, j0, run); break;
     case 2: step<R, 2>(rows, p, j0, run); break;
     case 1: step<R, 1>(rows, p, j0, run); break;
     default: break;
     }
-}
-
-constexpr int kBlockTiles = 16;  // tiles of reads that share one pass over the candidates
-
-/// Reads i0 … i0 + tiles·R − 1, in tiles of R: the candidates `panel_columns` at a time (a
-/// multiple of the step's 64), every tile over one such panel before the next, so the panel
-/// is read from memory once for up to kBlockTiles tiles instead of once a tile. Each lane still
-/// sees its columns in increasing order and moves only on a smaller score: the same minimum
-/// and the same first column as one sweep over all of them.
-template <int R>
-void nearest_block(ConstMatRef reads, Eigen::Index i0, int tiles, const CandidatePanel& p, Eigen::Index panel_columns,
-                   int* best) {
-    const float* rows[kBlockTiles][R];
-    Running<R> run[kBlockTiles];
-    for (int t = 0; t < tiles; ++t)
-        for (int r = 0; r < R; ++r) {
-            rows[t][r] = reads.row(i0 + t * R + r).data();
-            run[t].low[r] = simd::broadcast(std::numeric_limits<float>::infinity());
-            run[t].at[r] = simd::Ints{};
-        }
-    for (Eigen::Index j0 = 0; j0 < p.columns; j0 += panel_columns) {
-        const Eigen::Index j_end = std::min(p.columns, j0 + panel_columns);
-        for (int t = 0; t < tiles; ++t) sweep<R>(rows[t], p, j0, j_end, run[t]);
-    }
-    for (int t = 0; t < tiles; ++t)
-        for (int r = 0; r < R; ++r) best[i0 + t * R + r] = lowest(run[t].low[r], run[t].at[r]);
-}
-
-/// Reads from i0 on in tiles of R, blocks of kBlockTiles tiles, while a whole tile is left; i0 past them.
-template <int R>
-void nearest_tiles(ConstMatRef reads, Eigen::Index& i0, const CandidatePanel& p, Eigen::Index panel_columns, int* best) {
-    const Eigen::Index m = reads.rows();
-    while (i0 + R <= m) {
-        const int tiles = static_cast<int>(std::min<Eigen::Index>(kBlockTiles, (m - i0) / R));
-        nearest_block<R>(reads, i0, tiles, p, panel_columns, best);
-        i0 += tiles * R;
-    }
+    for (int r = 0; r < R; ++r) best[i0 + r] = lowest(run.low[r], run.at[r]);
 }
 
 /// The scan itself over score_dot's products: the rule every path gives, run for a read
@@ -153,17 +123,14 @@ void nearest_candidates(ConstMatRef reads, const CandidatePanel& p, int* best) {
     namespace kernel = nearest_kernel;
     const Eigen::Index m = reads.rows();
     if (m == 0 || p.n == 0) return;
-    // the panel's columns a pass: simd::kPanelFloats floats of it (all of it when it is small), whole steps
-    constexpr Eigen::Index kStep = kernel::kVectors * simd::kLanes;
-    const Eigen::Index panel_columns = std::max(kStep, simd::kPanelFloats / std::max<Eigen::Index>(p.d, 1) / kStep * kStep);
     Eigen::Index i0 = 0;
     if (p.columns == simd::kLanes)  // one vector of candidates: 8 reads a tile keep 8 chains in flight, not 4
-        kernel::nearest_tiles<2 * kernel::kRows>(reads, i0, p, panel_columns, best);
-    kernel::nearest_tiles<kernel::kRows>(reads, i0, p, panel_columns, best);
+        for (; i0 + 2 * kernel::kRows <= m; i0 += 2 * kernel::kRows) kernel::nearest_rows<2 * kernel::kRows>(reads, i0, p, best);
+    for (; i0 + kernel::kRows <= m; i0 += kernel::kRows) kernel::nearest_rows<kernel::kRows>(reads, i0, p, best);
     switch (m - i0) {
-    case 3: kernel::nearest_block<3>(reads, i0, 1, p, panel_columns, best); break;
-    case 2: kernel::nearest_block<2>(reads, i0, 1, p, panel_columns, best); break;
-    case 1: kernel::nearest_block<1>(reads, i0, 1, p, panel_columns, best); break;
+    case 3: kernel::nearest_rows<3>(reads, i0, p, best); break;
+    case 2: kernel::nearest_rows<2>(reads, i0, p, best); break;
+    case 1: kernel::nearest_rows<1>(reads, i0, p, best); break;
     default: break;
     }
     // Every score is finite, and the kernel's choice the scan's, when ‖r‖·‖c_j‖ stays far

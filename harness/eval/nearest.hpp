@@ -15,11 +15,7 @@
 // The kernel (nearest_candidates) multiplies a tile of four reads by 64 candidates at a
 // time in registers and keeps each read's running minimum beside it, so the reads × n
 // products never go to memory. It needs the candidates transposed (CandidatePanel, made
-// once per episode and shared by every memory that reads it). Many candidates are taken a
-// panel of columns at a time (simd::kPanelFloats floats), up to sixteen tiles of reads over
-// one panel before the next, so the panel comes from cache rather than memory for all but
-// the first tile; each lane still sees its candidates in increasing order, so the choice is
-// the same.
+// once per episode and shared by every memory that reads it).
 #pragma once
 
 #include "core/types.hpp"
