@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -387,5 +388,32 @@ TEST_CASE("softmax: a recency slope prefers the later copy of a key, and slope 0
         unrotated.write_batch(six, vals);
         unrotated.read_batch(qs, b);
         REQUIRE((a - b).cwiseAbs().maxCoeff() > 0.0f);  // the ages moved, so the weights did
+    }
+}
+
+TEST_CASE("softmax at beta = inf: equal keys tie wherever they sit, eight scored at a time or alone", "[softmax]") {
+    // The exact scores (a product of floats exact in double, summed in index order) are taken
+    // eight keys at a time and the rest one by one: the same bits either way, so copies of a key in
+    // a block of eight and among the rest tie at the top and share the weight equally.
+    const int d = 24, n = 37;  // four blocks of eight, then five alone
+    const MemoryShape shape{d, d, static_cast<std::int64_t>(n) * 2 * d};
+    Rng rng = Rng::stream("test_softmax_exact_scores");
+    RowMat keys(n, d), values(n, d);
+    rng.fill_normal(keys), rng.fill_normal(values);
+    keys.row(11) = keys.row(3), keys.row(34) = keys.row(3);  // copies in two blocks and among the rest
+    keys.row(36) = keys.row(30);                             // the last block and the rest
+    SoftmaxCache cache(shape, std::numeric_limits<double>::infinity());
+    cache.write_batch(keys, values);
+    for (const int k : {3, 30}) {
+        CAPTURE(k);
+        const Vec w = cache.weights(keys.row(k).transpose());
+        const std::vector<int> copies = k == 3 ? std::vector<int>{3, 11, 34} : std::vector<int>{30, 36};
+        for (int i = 0; i < n; ++i) {
+            CAPTURE(i);
+            const bool copy = std::find(copies.begin(), copies.end(), i) != copies.end();
+            if (copy) CHECK(w(i) == w(copies.front()));
+            else CHECK(w(i) == 0.0f);
+        }
+        CHECK(w(copies.front()) == Approx(1.0 / static_cast<double>(copies.size())));
     }
 }

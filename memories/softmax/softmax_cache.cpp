@@ -148,20 +148,79 @@ float SoftmaxCache::age(std::int64_t slot) const {
     return static_cast<float>(stored_ - 1 - (slot - next_slot_ + stored_) % stored_);
 }
 
+namespace {
+
+/// scores[r · count + i] = Σ_j k_ij q_rj for the `count` keys at `keys` (rows `stride` floats
+/// apart, d entries each) and the m queries at `queries` (rows `q_stride` apart): each product
+/// of two floats exact in double, summed in j order from 0 — the reference loop at the end,
+/// which takes the keys left over. The rest go eight at a time, copied into columns (kt: entry j
+/// of the eight side by side) and scored against every query before the next eight: the keys
+/// come from memory once for all m queries, not once a query, and eight chains run side by side
+/// in a vector where one key's chain waits on its last addition. Each (key, query) sum is the
+/// same operations in the same order, so the same bits (tests/test_extremes.cpp).
+void exact_scores(const float* keys, std::int64_t stride, std::int64_t count, int d, const float* queries,
+                  std::int64_t q_stride, std::int64_t m, double* scores) {
+    constexpr int kKeys = 8, kRows = 4;
+    using Floats = float __attribute__((vector_size(4 * kKeys)));
+    using Doubles = double __attribute__((vector_size(8 * kKeys)));
+    thread_local std::vector<float> kt;
+    kt.resize(static_cast<std::size_t>(d) * kKeys);
+    std::int64_t i = 0;
+    for (; i + kKeys <= count; i += kKeys) {
+        for (int u = 0; u < kKeys; ++u)
+            for (int j = 0; j < d; ++j) kt[static_cast<std::size_t>(j * kKeys + u)] = keys[(i + u) * stride + j];
+        std::int64_t r = 0;
+        for (; r + kRows <= m; r += kRows) {  // four queries: four independent chains a lane
+            const float* q = queries + r * q_stride;
+            Doubles s[kRows] = {};
+            for (int j = 0; j < d; ++j) {
+                Floats k;
+                std::memcpy(&k, kt.data() + static_cast<std::size_t>(j) * kKeys, sizeof k);
+                const Doubles kd = __builtin_convertvector(k, Doubles);
+                for (int t = 0; t < kRows; ++t) s[t] += kd * static_cast<double>(q[t * q_stride + j]);  // lane by lane: the scalar chain
+            }
+            for (int t = 0; t < kRows; ++t) std::memcpy(scores + (r + t) * count + i, &s[t], sizeof s[t]);
+        }
+        for (; r < m; ++r) {
+            const float* q = queries + r * q_stride;
+            Doubles s{};
+            for (int j = 0; j < d; ++j) {
+                Floats k;
+                std::memcpy(&k, kt.data() + static_cast<std::size_t>(j) * kKeys, sizeof k);
+                s += __builtin_convertvector(k, Doubles) * static_cast<double>(q[j]);
+            }
+            std::memcpy(scores + r * count + i, &s, sizeof s);
+        }
+    }
+    for (; i < count; ++i) {  // the reference: one (key, query) chain
+        const float* k = keys + i * stride;
+        for (std::int64_t r = 0; r < m; ++r) {
+            const float* q = queries + r * q_stride;
+            double s = 0.0;
+            for (int j = 0; j < d; ++j) s += static_cast<double>(k[j]) * static_cast<double>(q[j]);
+            scores[r * count + i] = s;
+        }
+    }
+}
+
+}  // namespace
+
 void SoftmaxCache::hard_weights(const float* query, const std::vector<char>* allowed, std::int64_t hidden_slot,
                                 float* out) const {
-    const auto cache = rows();
+    std::vector<double> score(static_cast<std::size_t>(stored_));
+    exact_scores(rows().data(), row_floats(), stored_, d_key_, query, d_key_, 1, score.data());
+    hard_weights(score.data(), allowed, hidden_slot, out);
+}
+
+void SoftmaxCache::hard_weights(const double* score, const std::vector<char>* allowed, std::int64_t hidden_slot,
+                                float* out) const {
     const auto usable = [&](std::int64_t i) { return i != hidden_slot && (!allowed || (*allowed)[static_cast<std::size_t>(i)]); };
     // Exact scores, the same bits for equal keys wherever they sit: float products are exact in
     // double, summed in one fixed order (a matrix product's blocking may round rows differently).
     double peak = -std::numeric_limits<double>::infinity();
     bool nan = false, any = false;
-    std::vector<double> score(static_cast<std::size_t>(stored_));
     for (std::int64_t i = 0; i < stored_; ++i) {
-        double s = 0.0;
-        const float* k = cache.data() + i * row_floats();
-        for (int j = 0; j < d_key_; ++j) s += static_cast<double>(k[j]) * static_cast<double>(query[j]);
-        score[static_cast<std::size_t>(i)] = s;
+        const double s = score[i];
         if (!usable(i)) continue;
         any = true;
         if (std::isnan(s)) nan = true;
@@ -180,13 +239,13 @@ void SoftmaxCache::hard_weights(const float* query, const std::vector<char>* all
     if (null_ && peak < 0.0) return;  // all weight on the null slot, whose value is 0
     float youngest = std::numeric_limits<float>::infinity();
     for (std::int64_t i = 0; i < stored_; ++i)
-        if (usable(i) && score[static_cast<std::size_t>(i)] == peak) youngest = std::min(youngest, age(i));
+        if (usable(i) && score[i] == peak) youngest = std::min(youngest, age(i));
     float top = -slope_ * youngest;  // the largest logit among the tied
     const bool with_null = null_ && peak == 0.0;
     if (with_null) top = std::max(top, *null_);
     float sum = with_null ? std::exp(*null_ - top) : 0.0f;
     for (std::int64_t i = 0; i < stored_; ++i)
-        if (usable(i) && score[static_cast<std::size_t>(i)] == peak) sum += (out[i] = std::exp(-slope_ * age(i) - top));
+        if (usable(i) && score[i] == peak) sum += (out[i] = std::exp(-slope_ * age(i) - top));
     for (std::int64_t i = 0; i < stored_; ++i) out[i] /= sum;
 }
 
@@ -283,10 +342,16 @@ void SoftmaxCache::read_rows(ConstMatRef queries, const IndexView* hidden, MatRe
 void SoftmaxCache::attention(ConstMatRef queries, const IndexView* hidden, RowMat& p) const {
     if (hard_) {  // β = ∞: the largest exact score's keys (hard_weights)
         p.resize(queries.rows(), stored_);
-        Vec q(d_key_);
-        for (Eigen::Index i = 0; i < p.rows(); ++i) {
-            q = queries.row(i).transpose();
-            hard_weights(q.data(), nullptr, hidden ? slot_of((*hidden)[static_cast<std::size_t>(i)]) : -1, p.row(i).data());
+        // the exact scores of up to 32 queries in one pass over the keys, then each query's weights
+        constexpr Eigen::Index kQueries = 32;
+        std::vector<double> scores(static_cast<std::size_t>(std::min(kQueries, queries.rows()) * stored_));
+        for (Eigen::Index i0 = 0; i0 < queries.rows(); i0 += kQueries) {
+            const Eigen::Index m = std::min(kQueries, queries.rows() - i0);
+            exact_scores(rows().data(), row_floats(), stored_, d_key_, queries.row(i0).data(), queries.outerStride(), m,
+                         scores.data());
+            for (Eigen::Index i = i0; i < i0 + m; ++i)
+                hard_weights(scores.data() + (i - i0) * stored_, nullptr,
+                             hidden ? slot_of((*hidden)[static_cast<std::size_t>(i)]) : -1, p.row(i).data());
         }
         return;
     }

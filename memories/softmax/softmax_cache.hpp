@@ -140,6 +140,8 @@ private:
     // β = ∞: one query's weights (stored_ floats at `out`) over the pairs `allowed` (null: all)
     // but `hidden_slot` (−1: none), from exact scores: see the header.
     void hard_weights(const float* query, const std::vector<char>* allowed, std::int64_t hidden_slot, float* out) const;
+    // The same from the query's exact scores (stored_ doubles), taken for many queries at once by attention.
+    void hard_weights(const double* score, const std::vector<char>* allowed, std::int64_t hidden_slot, float* out) const;
 
     int d_key_, d_value_;
     float beta_;
