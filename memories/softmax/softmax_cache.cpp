@@ -150,47 +150,45 @@ float SoftmaxCache::age(std::int64_t slot) const {
 
 namespace {
 
+constexpr int kScoreKeys = 8;  // keys scored side by side, one a lane
+using ScoreFloats = float __attribute__((vector_size(4 * kScoreKeys)));
+using ScoreDoubles = double __attribute__((vector_size(8 * kScoreKeys)));
+
+/// The scores of eight keys (kt: their entry j side by side at kt[8j]) against R queries (rows
+/// `q_stride` apart), into out[t · count + u]: each lane one key's double chain in j order from 0,
+/// the R queries' chains side by side.
+template <int R>
+void block_scores(const float* kt, int d, const float* q, std::int64_t q_stride, double* out, std::int64_t count) {
+    ScoreDoubles s[R] = {};
+    for (int j = 0; j < d; ++j) {
+        ScoreFloats k;
+        std::memcpy(&k, kt + static_cast<std::ptrdiff_t>(j) * kScoreKeys, sizeof k);
+        const ScoreDoubles kd = __builtin_convertvector(k, ScoreDoubles);
+        for (int t = 0; t < R; ++t) s[t] += kd * static_cast<double>(q[t * q_stride + j]);  // lane by lane: the scalar chain
+    }
+    for (int t = 0; t < R; ++t) std::memcpy(out + t * count, &s[t], sizeof s[t]);
+}
+
 /// scores[r · count + i] = Σ_j k_ij q_rj for the `count` keys at `keys` (rows `stride` floats
 /// apart, d entries each) and the m queries at `queries` (rows `q_stride` apart): each product
 /// of two floats exact in double, summed in j order from 0 — the reference loop at the end,
-/// which takes the keys left over. The rest go eight at a time, copied into columns (kt: entry j
-/// of the eight side by side) and scored against every query before the next eight: the keys
-/// come from memory once for all m queries, not once a query, and eight chains run side by side
-/// in a vector where one key's chain waits on its last addition. Each (key, query) sum is the
-/// same operations in the same order, so the same bits (tests/test_extremes.cpp).
+/// which takes the keys left over. The rest go eight at a time, copied into columns and scored
+/// against every query (four at a time) before the next eight: the keys come from memory once
+/// for all m queries, not once a query, and the chains run side by side in vectors where one
+/// key's chain waits on its last addition. Each (key, query) sum is the same operations in the
+/// same order, so the same bits (tests/test_extremes.cpp).
 void exact_scores(const float* keys, std::int64_t stride, std::int64_t count, int d, const float* queries,
                   std::int64_t q_stride, std::int64_t m, double* scores) {
-    constexpr int kKeys = 8, kRows = 4;
-    using Floats = float __attribute__((vector_size(4 * kKeys)));
-    using Doubles = double __attribute__((vector_size(8 * kKeys)));
+    constexpr int kRows = 4;
     thread_local std::vector<float> kt;
-    kt.resize(static_cast<std::size_t>(d) * kKeys);
+    kt.resize(static_cast<std::size_t>(d) * kScoreKeys);
     std::int64_t i = 0;
-    for (; i + kKeys <= count; i += kKeys) {
-        for (int u = 0; u < kKeys; ++u)
-            for (int j = 0; j < d; ++j) kt[static_cast<std::size_t>(j * kKeys + u)] = keys[(i + u) * stride + j];
+    for (; i + kScoreKeys <= count; i += kScoreKeys) {
+        for (int u = 0; u < kScoreKeys; ++u)
+            for (int j = 0; j < d; ++j) kt[static_cast<std::size_t>(j * kScoreKeys + u)] = keys[(i + u) * stride + j];
         std::int64_t r = 0;
-        for (; r + kRows <= m; r += kRows) {  // four queries: four independent chains a lane
-            const float* q = queries + r * q_stride;
-            Doubles s[kRows] = {};
-            for (int j = 0; j < d; ++j) {
-                Floats k;
-                std::memcpy(&k, kt.data() + static_cast<std::size_t>(j) * kKeys, sizeof k);
-                const Doubles kd = __builtin_convertvector(k, Doubles);
-                for (int t = 0; t < kRows; ++t) s[t] += kd * static_cast<double>(q[t * q_stride + j]);  // lane by lane: the scalar chain
-            }
-            for (int t = 0; t < kRows; ++t) std::memcpy(scores + (r + t) * count + i, &s[t], sizeof s[t]);
-        }
-        for (; r < m; ++r) {
-            const float* q = queries + r * q_stride;
-            Doubles s{};
-            for (int j = 0; j < d; ++j) {
-                Floats k;
-                std::memcpy(&k, kt.data() + static_cast<std::size_t>(j) * kKeys, sizeof k);
-                s += __builtin_convertvector(k, Doubles) * static_cast<double>(q[j]);
-            }
-            std::memcpy(scores + r * count + i, &s, sizeof s);
-        }
+        for (; r + kRows <= m; r += kRows) block_scores<kRows>(kt.data(), d, queries + r * q_stride, q_stride, scores + r * count + i, count);
+        for (; r < m; ++r) block_scores<1>(kt.data(), d, queries + r * q_stride, q_stride, scores + r * count + i, count);
     }
     for (; i < count; ++i) {  // the reference: one (key, query) chain
         const float* k = keys + i * stride;
