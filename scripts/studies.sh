@@ -12,8 +12,9 @@
 #   --dry-run    print each sweep's cells and estimated time (memcap sweep --dry-run); run nothing
 #   --check      check that memcap accepts each sweep's config (memcap sweep --check); time and run nothing
 #   --list       print the studies, their sweeps and whether they run by default; run nothing
-# The extra-large sweep (bits_xl, over an hour and a half on 2 cores) runs only when named in --only;
-# on a cluster it runs through MPI or Slurm (docs/sweeps.md).
+# The two extra-large sweeps (bits_large, about three quarters of an hour on 2 cores, and bits_xl,
+# over an hour and a half) run only when named in --only; on a cluster they run through MPI or
+# Slurm (docs/sweeps.md).
 #
 # The ETA: before the first sweep, each sweep's estimate from `memcap sweep --dry-run` (timed sample
 # cells, tuning cells and training steps, a few seconds a sweep; crossing rounds are not in it) is summed;
@@ -34,8 +35,9 @@ STUDIES=(
     "abstention|scripts/studies/abstention/abstention.ini|1"
     "hybrids|scripts/studies/hybrids/hybrids.ini|1"
     "learned_keys|scripts/studies/learned_keys/learned_keys.ini scripts/studies/learned_keys/learned_keys_check.ini|1"
-    "bits|scripts/studies/bits/bits.ini scripts/studies/bits/bits_mid.ini scripts/studies/bits/bits_wider.ini scripts/studies/bits/bits_large.ini|1"
+    "bits|scripts/studies/bits/bits.ini scripts/studies/bits/bits_mid.ini scripts/studies/bits/bits_wider.ini|1"
     "frontier_large|scripts/sweeps/frontier_large.ini|1"
+    "bits_large|scripts/studies/bits/bits_large.ini|0"
     "bits_xl|scripts/studies/bits/bits_xl.ini|0"
     "mqar|scripts/studies/mqar/mqar.ini scripts/studies/mqar/mqar_variants.ini|1"
     "kv|scripts/studies/kv/kv.ini|1"
@@ -45,7 +47,7 @@ STUDIES=(
 out_of() {
     case $1 in
         main) echo "." ;;
-        bits_xl) echo "bits" ;;
+        bits_large|bits_xl) echo "bits" ;;
         *) echo "$1" ;;
     esac
 }
@@ -63,7 +65,7 @@ while [[ $# -gt 0 ]]; do
         --dry-run) dry=1; shift ;;
         --check) check=1; shift ;;
         --list) list=1; shift ;;
-        -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) die "unknown option '$1' (see --help)" ;;
         *) break ;;
     esac
@@ -79,7 +81,7 @@ for n in ${only//,/ } ${skip//,/ }; do known "$n" || die "unknown study '$n' (kn
 if (( list )); then
     for s in "${STUDIES[@]}"; do
         IFS='|' read -r name configs default <<< "$s"
-        printf '%-15s %-9s %s\n' "$name" "$([[ $default == 1 ]] && echo default || echo on-request)" "$configs"
+        printf '%-15s %-10s %s\n' "$name" "$([[ $default == 1 ]] && echo default || echo on-request)" "$configs"
     done
     exit 0
 fi
