@@ -12,8 +12,10 @@
 # in one). memcap_unity(target COUNT k): k batches of the sources in order, as equal in number as
 # can be (the library's two: 135 s and 107 s of compiling, in parallel on two cores; dealing the
 # sources to them in turn gave 148 s and 96 s, and file sizes are no guide to the cost).
-# Either leaves alone a source with SKIP_UNITY_BUILD_INCLUSION or its own COMPILE_OPTIONS or
-# COMPILE_DEFINITIONS (as CMake does). A target with one source to batch is left as it is.
+# Either leaves alone a source with SKIP_UNITY_BUILD_INCLUSION or its own COMPILE_DEFINITIONS (as
+# CMake does), and a source with COMPILE_OPTIONS of its own that no other source shares; sources
+# that share the same own options (two or more) compile together as one batch of their own with
+# those options (`${target}_apart_<i>.cpp`). A target with one source to batch is left as it is.
 # Call it in the directory that defines the target, after its per-source properties are set.
 function(memcap_unity target mode amount)
   if(NOT MEMCAP_UNITY_BUILD)
@@ -24,6 +26,7 @@ function(memcap_unity target mode amount)
   endif()
   get_target_property(sources ${target} SOURCES)
   set(batchable "")
+  set(option_sets "")  # each distinct COMPILE_OPTIONS of sources with options of their own, as a hash
   foreach(source IN LISTS sources)
     if(NOT source MATCHES "\\.(cpp|cc|cxx)$")
       continue()
@@ -31,10 +34,39 @@ function(memcap_unity target mode amount)
     get_source_file_property(skip ${source} SKIP_UNITY_BUILD_INCLUSION)
     get_source_file_property(options ${source} COMPILE_OPTIONS)
     get_source_file_property(definitions ${source} COMPILE_DEFINITIONS)
+    if(options AND NOT skip AND NOT definitions)
+      string(SHA1 key "${options}")
+      if(NOT key IN_LIST option_sets)
+        list(APPEND option_sets ${key})
+        set(options_${key} "${options}")
+        set(sources_${key} "")
+      endif()
+      list(APPEND sources_${key} ${source})
+    endif()
     if(skip OR options OR definitions)
       continue()
     endif()
     list(APPEND batchable ${source})
+  endforeach()
+  # Sources that share the same options of their own (two or more) compile as one more batch with
+  # those options (the sanitizer build's covered parsers: cmake/unity.cmake's caller sets them).
+  set(apart 0)
+  foreach(key IN LISTS option_sets)
+    list(LENGTH sources_${key} n)
+    if(n LESS 2)
+      continue()
+    endif()
+    set(text "")
+    foreach(source IN LISTS sources_${key})
+      get_filename_component(path ${source} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+      file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR} ${path})
+      string(APPEND text "#include \"${relative}\"\n")
+      set_source_files_properties(${source} PROPERTIES HEADER_FILE_ONLY ON)
+    endforeach()
+    _memcap_unity_write(${target} ${CMAKE_CURRENT_BINARY_DIR}/memcap_unity apart_${apart} "${text}")
+    set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/memcap_unity/${target}_apart_${apart}.cpp
+                                PROPERTIES COMPILE_OPTIONS "${options_${key}}")
+    math(EXPR apart "${apart} + 1")
   endforeach()
   list(LENGTH batchable count)
   if(count LESS 2)
