@@ -49,7 +49,7 @@ function(memcap_unity target mode amount)
     list(APPEND batchable ${source})
   endforeach()
   # Sources that share the same options of their own (two or more) compile as one more batch with
-  # those options (the sanitizer build's covered parsers: cmake/unity.cmake's caller sets them).
+  # those options (the sanitizer build's parsers with libFuzzer's coverage: the top-level CMakeLists.txt).
   set(apart 0)
   foreach(key IN LISTS option_sets)
     list(LENGTH sources_${key} n)

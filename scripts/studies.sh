@@ -12,8 +12,8 @@
 #   --dry-run    print each sweep's cells and estimated time (memcap sweep --dry-run); run nothing
 #   --check      check that memcap accepts each sweep's config (memcap sweep --check); time and run nothing
 #   --list       print the studies, their sweeps and whether they run by default; run nothing
-# The two extra-large sweeps (bits_large, about three quarters of an hour on 2 cores, and bits_xl,
-# over an hour and a half) run only when named in --only; on a cluster they run through MPI or
+# The two extra-large sweeps (bits_large, about an hour on 2 cores, and bits_xl, well over
+# an hour and a half) run only when named in --only; on a cluster they run through MPI or
 # Slurm (docs/sweeps.md).
 #
 # The ETA: before the first sweep, each sweep's estimate from `memcap sweep --dry-run` (timed sample
