@@ -59,7 +59,7 @@ grep -q "1 runs; their estimates sum to" <<< "$out" || fail "no total in: $out"
 # ratio (5-8 s / 1200 s) would give 417-667 s, the first run's 100-200 s. On a loaded machine a
 # sweep can take a second or two longer than its sleep, so the expected ETA is the weighted median
 # of the times the lines themselves show (each run's time is the next line's elapsed less its own,
-# give or take the second a run may straddle), and the lines must show the unloaded times' order.
+# give or take the second a run may straddle), and no run may show less than its sleep.
 fake=$tmp/root
 mkdir -p "$fake/scripts" "$tmp/out"
 cp "$cmd" "$fake/scripts/studies.sh"
@@ -92,7 +92,7 @@ t1=$(( elapsed[2] - elapsed[1] )) t2=$(( elapsed[3] - elapsed[2] )) t3=$(( elaps
 (( t1 >= 1 && t2 >= 2 && t3 >= 2 )) || fail "the runs took ${t1}, ${t2} and ${t3} s by the lines: shorter than their sweeps"
 # the ETA the weighted median gives for any times within a second of the lines' (the least and the most)
 range=$(awk -v a="$t1" -v b="$t2" -v c="$t3" '
-    function median(x, y, z,   r, w, n, i, j, t, total, sum) {
+    function median(x, y, z,   r, w, i, j, t, total, sum) {
         r[1] = x / 1000; w[1] = x; r[2] = y / 100; w[2] = y; r[3] = z / 100; w[3] = z
         for (i = 1; i <= 3; ++i) for (j = i + 1; j <= 3; ++j) if (r[j] < r[i]) {
             t = r[i]; r[i] = r[j]; r[j] = t; t = w[i]; w[i] = w[j]; w[j] = t }
