@@ -139,6 +139,11 @@ struct MemoryEntry {
     /// (the peak-memory estimate). Its FLOPs decide the width race's ties and prune its
     /// dominated candidates, so it shapes results; also the benchmarks' roofline.
     CostModel cost;
+    /// The arithmetic of one cell's time against the budget B (n writes and q reads at width d), in
+    /// words: "O(n·B): a read-and-correct of the d_φ × d_v grid per write". `memcap list --json`
+    /// gives it; scripts/cell_costs.py measures the memories that state one and prints it beside
+    /// their times. Empty: not in that table.
+    std::string cost_growth;
 
     // ---- Traits: declared properties the harness, the tests and the reports act on,
     // instead of lists of backend names.

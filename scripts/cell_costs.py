@@ -9,7 +9,9 @@ B/128 of the pairs (FIFO), all 256 from 32768 floats on. Each time is the CPU ti
 `memcap run --threads 1` for k + 1 seeds minus that for 1 seed, over k (start-up and parsing
 cancel), k chosen so the run takes about --target seconds; so it is CPU time, which a second
 load on the machine changes less than wall time. The growth column is the log-log slope of the
-time between the two largest budgets measured: 1 where the cost grows as the budget.
+time between the two largest budgets measured: 1 where the cost grows as the budget. The
+arithmetic column, and the memories measured by default, are the entries that state their
+`cost_growth` in memcap's table (`memcap list --json`).
 
 usage: /usr/bin/python3 scripts/cell_costs.py build/memcap [--budgets 256,1024,...] [--memories a,b]
        [--target 0.5] [--limit 60] [--out reports/bench/cell_costs.md]
@@ -17,35 +19,20 @@ The table is printed and, with --out, written (atomically). A memory whose cell 
 seconds at a budget is not run at larger budgets (shown as '>limit').
 """
 import argparse
+import json
 import math
 import os
 import subprocess
 import sys
 import tempfile
 
-# The arithmetic of one cell (n writes, q reads) per family, at width d and budget B.
-ARITHMETIC = {
-    "softmax": "O((n + q·s)·d), s = min(n, B/2d) slots: flat in B once every pair fits",
-    "sliding_window": "O((n + q·s)·d), s = min(n, B/2d) slots",
-    "linear": "O(n·B): each write adds a d_φ × d_v outer product, d_φ·d_v = B",
-    "delta": "O(n·B): a read-and-correct of the d_φ × d_v grid per write",
-    "deltanet": "O(n·B)", "gated_deltanet": "O(n·B)", "gla": "O(n·B)", "retnet": "O(n·B)",
-    "mamba2": "O(n·B)", "kda": "O(n·B)", "rwkv7": "O(n·B)", "selective": "O(n·B)",
-    "based": "O(n·B): Taylor features m(m+1)/2 + m + 1 wide, their grid B",
-    "mesanet": "O(n·B) writes; a read solves in H (d_φ², with d_φ² ≈ B): O(q·B^1.5)",
-    "hrr": "O(n·B log B): one FFT of the B-wide trace per write, plus the d × B maps",
-    "rotation": "O(n·B) writes; its read is the probe, fitted per cell on 2000 training rows: O(R²·B) once B > R = 2000",
-    "ttt_linear": "O(n·B): one gradient step on a B-float weight per write",
-    "ttt_mlp": "O(n·B): forward and backward of a B-parameter MLP per write",
-    "titans": "O(n·B): forward, backward and momentum of a B-parameter MLP per write",
-    "mlstm": "O(n·B): the linear grid's write and its normaliser",
-    "performer": "O(n·B): m random features (m·d exps and products) and their grid, m·d_v ≈ B",
-    "cosformer": "O(n·B): the cos and sin grids",
-    "deltaproduct": "O(n·B·n_h): n_h read-and-correct steps of the grid per write",
-    "comba": "O(n·B): a read-and-correct of the grid per write",
-    "fox": "O((n·s + q·s)·d), s = min(n, B/(2d + 1)) pairs: every held pair's decay per write",
-    "mamba3": "O(n·B): the decay, two outer products and the pairs' rotation of the grid per write",
-}
+def arithmetic(memcap):
+    """Each memory's arithmetic of one cell against the budget (its entry's cost_growth in
+    `memcap list --json`), for the memories that state one, in the catalog's order."""
+    out = subprocess.run([memcap, "list", "--json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("cell_costs.py: '%s list --json' failed: %s" % (memcap, out.stderr.strip()))
+    return {m["name"]: m["cost_growth"] for m in json.loads(out.stdout)["memories"] if m.get("cost_growth")}
 
 
 def cpu_of(cmd):
@@ -90,7 +77,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("memcap")
     ap.add_argument("--budgets", default="256,1024,4096,16384,65536,262144,1048576")
-    ap.add_argument("--memories", default=",".join(ARITHMETIC))
+    ap.add_argument("--memories", help="comma-separated (default: every memory whose entry states its cost growth)")
     ap.add_argument("--target", type=float, default=0.5, help="seconds of CPU per timed run (default 0.5)")
     ap.add_argument("--limit", type=float, default=60, help="a cell above this many seconds ends the memory's row")
     ap.add_argument("--out", help="also write the table here")
@@ -103,9 +90,10 @@ def main():
         sys.exit("cell_costs.py: budgets must be positive, got '%s'" % a.budgets)
     if not (a.target > 0 and a.limit > 0):
         sys.exit("cell_costs.py: --target and --limit must be positive")
-    memories = a.memories.split(",")
     if not os.access(a.memcap, os.X_OK):
         sys.exit("cell_costs.py: no memcap binary at '%s'" % a.memcap)
+    growth_of = arithmetic(a.memcap)
+    memories = a.memories.split(",") if a.memories else list(growth_of)
     lines = ["| memory | " + " | ".join("%d" % b for b in budgets) + " | growth | arithmetic |",
              "|---|" + "---:|" * len(budgets) + "---:|---|"]
     notes = []
@@ -127,7 +115,7 @@ def main():
         if len(done) >= 2 and done[-2][1] > 0 and done[-1][1] > 0:
             growth = "%.2f" % (math.log(done[-1][1] / done[-2][1]) / math.log(done[-1][0] / done[-2][0]))
         cells = [(">%gs" % a.limit if t is not None and t > a.limit else fmt(t)) for t in times]
-        lines.append("| %s | %s | %s | %s |" % (m, " | ".join(cells), growth, ARITHMETIC.get(m, "")))
+        lines.append("| %s | %s | %s | %s |" % (m, " | ".join(cells), growth, growth_of.get(m, "")))
     text = "\n".join(lines) + "\n" + ("\n" + "\n".join("- " + n for n in notes) + "\n" if notes else "")
     print(text, end="")
     if a.out:

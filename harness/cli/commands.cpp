@@ -105,7 +105,8 @@ int cmd_list(const std::vector<std::string>& args) {
             memories.push_back({{"name", m.name}, {"description", m.description}, {"published", m.published},
                                 {"table_name", m.table_name}, {"plain_name", m.plain_name}, {"article", m.article},
                                 {"same_as", m.same_as}, {"cache", m.cache}, {"network_layers", m.network_layers}, {"reduces_to", m.reduces_to},
-                                {"reduces_when", m.reduces_when}, {"params", params}, {"source", m.paper}});
+                                {"reduces_when", m.reduces_when}, {"cost_growth", m.cost_growth}, {"params", params},
+                                {"source", m.paper}});
         }
         for (const auto& t : task_registry()) {
             ordered_json parts = ordered_json::object(), params = ordered_json::object();

@@ -40,6 +40,7 @@ MemoryEntry based_entry() {
     e.paper = "Arora et al. 2024 (Based)";
     // How the reports name it (memcap list --json).
     e.published = "Based";
+    e.cost_growth = "O(n·B): Taylor features m(m+1)/2 + m + 1 wide, their grid B";
     e.table_name = "";  // not linear's: its own name
     e.plain_name = "";
     e.article = false;

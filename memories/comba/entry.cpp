@@ -39,6 +39,7 @@ MemoryEntry comba_entry() {
     e.gates = GateInputs{true, false, true, false};  // log_decay, beta (CombaGrid::write_gated)
     // How the reports name it (memcap list --json).
     e.published = "Comba";
+    e.cost_growth = "O(n·B): a read-and-correct of the grid per write";
     e.reduces_to = "delta";
     e.reduces_when = "removal=1,alpha=1";
     return e;

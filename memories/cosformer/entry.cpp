@@ -60,6 +60,7 @@ MemoryEntry cosformer_entry() {
     e.cost = cosformer_cost;
     // How the reports name it (memcap list --json).
     e.published = "cosFormer";
+    e.cost_growth = "O(n·B): the cos and sin grids";
     return e;
 }
 

@@ -47,6 +47,7 @@ MemoryEntry delta_entry() {
     e.layer.beta = true;  // trained frame: β_t = sigmoid(w·x + b)
     // How the reports name it (memcap list --json).
     e.published = "DeltaNet";
+    e.cost_growth = "O(n·B): a read-and-correct of the d_φ × d_v grid per write";
     e.plain_name = "delta rule";
     e.same_as = "deltanet";
     e.article = true;

@@ -18,6 +18,7 @@ MemoryEntry deltanet_entry() {
     e.paper = "Schlag et al. 2021; Yang et al. 2024 (DeltaNet)";
     // How the reports name it (memcap list --json).
     e.published = "DeltaNet";
+    e.cost_growth = "O(n·B)";
     e.plain_name = "delta rule";
     e.same_as = "delta";
     e.article = true;

@@ -40,6 +40,7 @@ MemoryEntry deltaproduct_entry() {
     e.gates = GateInputs{true, false, true, false};  // log_decay, beta (DeltaProductGrid::write_gated)
     // How the reports name it (memcap list --json).
     e.published = "Gated DeltaProduct";
+    e.cost_growth = "O(n·B·n_h): n_h read-and-correct steps of the grid per write";
     e.reduces_to = "delta";
     e.reduces_when = "steps=1,alpha=1";
     return e;

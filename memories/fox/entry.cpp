@@ -75,6 +75,7 @@ MemoryEntry fox_entry() {
     e.order_free = true;  // at the defaults (no forgetting, no budget) it is the unbounded cache
     // How the reports name it (memcap list --json).
     e.published = "Forgetting Transformer";
+    e.cost_growth = "O((n·s + q·s)·d), s = min(n, B/(2d + 1)) pairs: every held pair's decay per write";
     e.table_name = "FoX (softmax with a forget gate)";
     e.reduces_to = "softmax";
     e.reduces_when = "forget=1,threshold=0";

@@ -39,6 +39,7 @@ MemoryEntry gated_deltanet_entry() {
     e.paper = "Yang, Kautz & Hatamizadeh 2025";
     // How the reports name it (memcap list --json).
     e.published = "Gated DeltaNet";
+    e.cost_growth = "O(n·B)";
     e.reduces_to = "delta";
     e.reduces_when = "alpha=1";
     // zoology/mixers/gated_delta_net.py, GatedDeltaNet.state_size: num_heads * head_k_dim * head_v_dim

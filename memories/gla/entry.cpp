@@ -39,6 +39,7 @@ MemoryEntry gla_entry() {
     e.paper = "Yang et al. 2024 (GLA)";
     // How the reports name it (memcap list --json).
     e.published = "GLA";
+    e.cost_growth = "O(n·B)";
     e.reduces_to = "linear";
     e.reduces_when = "alpha=1";
     // zoology/mixers/gla.py, GatedLinearAttention.state_size: key_dim * head_v_dim, plus the short

@@ -98,6 +98,7 @@ MemoryEntry hrr_entry() {
     e.recall_model = hrr_recall;
     // How the reports name it (memcap list --json).
     e.published = "HRR";  // Plate 1995: holographic reduced representations
+    e.cost_growth = "O(n·B log B): one FFT of the B-wide trace per write, plus the d × B maps";
     e.plain_name = "HRR";
     return e;
 }

@@ -40,6 +40,7 @@ MemoryEntry kda_entry() {
     e.paper = "Kimi Team 2025 (Kimi Linear)";
     // How the reports name it (memcap list --json).
     e.published = "KDA";
+    e.cost_growth = "O(n·B)";
     return e;
 }
 

@@ -80,6 +80,7 @@ MemoryEntry linear_entry() {
     };
     // How the reports name it (memcap list --json).
     e.published = "linear attention";
+    e.cost_growth = "O(n·B): each write adds a d_φ × d_v outer product, d_φ·d_v = B";
     e.table_name = "linear attention (grid)";
     e.plain_name = "linear grid";
     e.article = true;

@@ -20,6 +20,7 @@ MemoryEntry mamba2_entry() {
     e.paper = "Dao & Gu 2024 (Mamba-2, SSD)";
     // How the reports name it (memcap list --json).
     e.published = "Mamba-2";
+    e.cost_growth = "O(n·B)";
     e.same_as = "selective";
     e.reduces_to = "linear";
     e.reduces_when = "rho=1";

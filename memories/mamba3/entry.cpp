@@ -70,6 +70,7 @@ MemoryEntry mamba3_entry() {
     e.gates.log_decay = e.gates.write_gate = true;  // Mamba3::write_gated: Δ_t A and Δ_t, as mamba2's
     // How the reports name it (memcap list --json).
     e.published = "Mamba-3";
+    e.cost_growth = "O(n·B): the decay, two outer products and the pairs' rotation of the grid per write";
     e.reduces_to = "mamba2";
     e.reduces_when = "lambda=1,theta=0";  // the same products on the same features
     return e;

@@ -82,6 +82,7 @@ MemoryEntry mesanet_entry() {
     e.recall_model = mesa_recall;
     // How the reports name it (memcap list --json).
     e.published = "MesaNet";
+    e.cost_growth = "O(n·B) writes; a read solves in H (d_φ², with d_φ² ≈ B): O(q·B^1.5)";
     return e;
 }
 

@@ -63,6 +63,7 @@ MemoryEntry mlstm_entry() {
     e.gates = GateInputs{true, false, true, false};  // log_decay (log f_t), beta (i_t)
     // How the reports name it (memcap list --json).
     e.published = "mLSTM";
+    e.cost_growth = "O(n·B): the linear grid's write and its normaliser";
     e.reduces_to = "linear";
     e.reduces_when = "forget=1,input=0";  // C is the linear grid's M; reads divided by max(|n.q|, 1)
     return e;

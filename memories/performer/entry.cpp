@@ -59,6 +59,7 @@ MemoryEntry performer_entry() {
     e.order_free = true;  // S and z are sums
     // How the reports name it (memcap list --json).
     e.published = "Performer";
+    e.cost_growth = "O(n·B): m random features (m·d exps and products) and their grid, m·d_v ≈ B";
     return e;
 }
 

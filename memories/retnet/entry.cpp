@@ -34,6 +34,7 @@ MemoryEntry retnet_entry() {
     e.paper = "Sun et al. 2023";
     // How the reports name it (memcap list --json).
     e.published = "RetNet";
+    e.cost_growth = "O(n·B)";
     return e;
 }
 

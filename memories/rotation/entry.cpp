@@ -58,6 +58,7 @@ MemoryEntry rotation_entry() {
         return std::make_unique<RotationRnn>(s, spec.real("rho"), spec.text("angles"), rng);
     };
     e.cost = rotation_cost;  // also decides the width race: ties go to the cheapest, dominated candidates are pruned
+    e.cost_growth = "O(n·B) writes; its read is the probe, fitted per cell on 2000 training rows: O(R²·B) once B > R = 2000";
     e.native_read = false;  // read() ignores the query: scored through the probe
     e.order_free = false;   // each step rotates and decays what came before
     return e;

@@ -44,6 +44,7 @@ MemoryEntry rwkv7_entry() {
     e.paper = "Peng et al. 2025 (RWKV-7)";
     // How the reports name it (memcap list --json).
     e.published = "RWKV-7";
+    e.cost_growth = "O(n·B)";
     return e;
 }
 

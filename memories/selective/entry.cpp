@@ -51,6 +51,7 @@ MemoryEntry selective_entry() {
     e.layer.decay = LayerGates::Decay::scalar_softplus, e.layer.write_gate = true;  // trained frame: Mamba-2's Δ_t and A
     // How the reports name it (memcap list --json).
     e.published = "Mamba-2";
+    e.cost_growth = "O(n·B)";
     e.same_as = "mamba2";
     e.reduces_to = "linear";
     e.reduces_when = "rho=1";

@@ -19,6 +19,7 @@ MemoryEntry sliding_window_entry() {
     e.paper = "Beltagy et al. 2020; Child et al. 2019";
     // How the reports name it (memcap list --json).
     e.published = "sliding-window attention";
+    e.cost_growth = "O((n + q·s)·d), s = min(n, B/2d) slots";
     e.table_name = "";
     e.plain_name = "sliding window";
     e.same_as = "softmax";

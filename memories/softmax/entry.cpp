@@ -121,6 +121,7 @@ MemoryEntry softmax_entry() {
     e.horizon_model = softmax_horizon;
     // How the reports name it (memcap list --json).
     e.published = "softmax attention";
+    e.cost_growth = "O((n + q·s)·d), s = min(n, B/2d) slots: flat in B once every pair fits";
     e.table_name = "softmax cache = sliding-window attention";
     e.plain_name = "softmax cache";
     e.same_as = "sliding_window";

@@ -31,6 +31,7 @@ MemoryEntry titans_entry() {
     e.backward = false;  // keys=learned would need the gradient through the inner optimisation: refused
     // How the reports name it (memcap list --json).
     e.published = "Titans";
+    e.cost_growth = "O(n·B): forward, backward and momentum of a B-parameter MLP per write";
     e.network_layers = 2;  // an MLP of `depth` layers, 2 by default
     return e;
 }

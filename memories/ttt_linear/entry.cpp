@@ -28,6 +28,7 @@ MemoryEntry ttt_linear_entry() {
     e.backward = false;    // keys=learned would need the gradient through the inner optimisation: refused
     // How the reports name it (memcap list --json).
     e.published = "TTT-Linear";
+    e.cost_growth = "O(n·B): one gradient step on a B-float weight per write";
     e.network_layers = 1;  // its state: one linear map, trained as it writes
     return e;
 }

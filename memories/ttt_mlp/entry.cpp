@@ -25,6 +25,7 @@ MemoryEntry ttt_mlp_entry() {
     e.backward = false;  // keys=learned would need the gradient through the inner optimisation: refused
     // How the reports name it (memcap list --json).
     e.published = "TTT-MLP";
+    e.cost_growth = "O(n·B): forward and backward of a B-parameter MLP per write";
     e.network_layers = 2;  // a two-layer MLP
     return e;
 }
