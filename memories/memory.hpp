@@ -252,7 +252,7 @@ public:
     /// std::invalid_argument unless Q, K, V and `out` have one row per token, `out` is
     /// d_value wide, and every part of `gates` is empty or has one row per token.
     static void require_causal_shapes(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
-                                      MatRef out) {
+                                      ConstMatRef out) {
         const Eigen::Index t = keys.rows();
         if (queries.rows() != t || values.rows() != t || out.rows() != t || out.cols() != values.cols())
             throw std::invalid_argument("causal: Q, K, V and the outputs must have one row per token (O as wide as V)");

@@ -1,7 +1,10 @@
 // memcap/memories/grid/outer_product_grid.cpp — the grids' causal backward (see outer_product_grid.hpp).
 #include "memories/grid/outer_product_grid.hpp"
 
+#include "core/simd.hpp"
+
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -9,39 +12,127 @@ namespace memcap {
 
 namespace {
 
-constexpr Eigen::Index kSegment = 32;  // tokens between the causal backward's saved states
+namespace rows {  // the backward's row operations (a namespace of their own in a unity batch)
 
-/// Rows [start, start + c) of each gate input present.
-TokenGates slice(const TokenGates& g, Eigen::Index start, Eigen::Index c) {
-    TokenGates s;
-    if (g.log_decay.size() > 0) s.log_decay = g.log_decay.middleRows(start, c);
-    if (g.beta.size() > 0) s.beta = g.beta.segment(start, c);
-    if (g.write_gate.size() > 0) s.write_gate = g.write_gate.segment(start, c);
-    return s;
+using simd::Floats;
+using simd::kLanes;
+
+/// The lanes of v summed as a tree in a fixed order (halves, then quarters, …): the same bits at any
+/// vector width.
+[[gnu::always_inline]] inline float lane_sum(Floats v) {
+    using F8 = float __attribute__((vector_size(32)));
+    using F4 = float __attribute__((vector_size(16)));
+    static_assert(kLanes == 16);
+    F8 lo8, hi8;
+    std::memcpy(&lo8, &v, sizeof lo8);
+    std::memcpy(&hi8, reinterpret_cast<const char*>(&v) + sizeof lo8, sizeof hi8);
+    const F8 s8 = lo8 + hi8;
+    F4 lo4, hi4;
+    std::memcpy(&lo4, &s8, sizeof lo4);
+    std::memcpy(&hi4, reinterpret_cast<const char*>(&s8) + sizeof lo4, sizeof hi4);
+    const F4 s4 = lo4 + hi4;
+    const float s2[2] = {s4[0] + s4[2], s4[1] + s4[3]};
+    return s2[0] + s2[1];
 }
+
+/// Σ_j x_j y_j: one madd chain per lane over the blocks of 16, the lanes summed (lane_sum), then
+/// the tail in index order — the same bits at any vector width.
+[[gnu::always_inline]] inline float dot(const float* x, const float* y, Eigen::Index n) {
+    const Eigen::Index blocks = n / kLanes * kLanes;
+    float sum = 0.0f;
+    if (blocks > 0) {
+        Floats acc = simd::broadcast(0.0f);
+        for (Eigen::Index j = 0; j < blocks; j += kLanes) acc = simd::madd(simd::load(x + j), simd::load(y + j), acc);
+        sum = lane_sum(acc);
+    }
+    for (Eigen::Index j = blocks; j < n; ++j) sum = simd::madd(x[j], y[j], sum);
+    return sum;
+}
+
+/// y_j ← s x_j + y_j (one madd each).
+[[gnu::always_inline]] inline void axpy(float s, const float* x, float* y, Eigen::Index n) {
+    const Eigen::Index blocks = n / kLanes * kLanes;
+    const Floats sv = simd::broadcast(s);
+    for (Eigen::Index j = 0; j < blocks; j += kLanes) simd::store(y + j, simd::madd(sv, simd::load(x + j), simd::load(y + j)));
+    for (Eigen::Index j = blocks; j < n; ++j) y[j] = simd::madd(s, x[j], y[j]);
+}
+
+/// y_j ← x_j z_j + y_j (one madd each).
+[[gnu::always_inline]] inline void madd_rows(const float* x, const float* z, float* y, Eigen::Index n) {
+    const Eigen::Index blocks = n / kLanes * kLanes;
+    for (Eigen::Index j = 0; j < blocks; j += kLanes)
+        simd::store(y + j, simd::madd(simd::load(x + j), simd::load(z + j), simd::load(y + j)));
+    for (Eigen::Index j = blocks; j < n; ++j) y[j] = simd::madd(x[j], z[j], y[j]);
+}
+
+/// One token's backward over the rows of G, S_{t−1} and S_t (row-major, d_v × d):
+///     G_i += ∂o_i φ(q_t);  ∂φ(q_t) += ∂o_i S_t,i  (the read after write t)
+///     r_i = S_{t−1},i · e;  u_i = b (v_i − r_i) (delta), b v_i (additive)
+///     ∂u_i = G_i · φ_t;  ∂φ_t += u_i G_i;  ∂a += G_i ⊙ S_{t−1},i;  ∂v_i = b ∂u_i
+///     delta: ∂r_i = −b ∂u_i, ∂e += ∂r_i S_{t−1},i;  G_i ← G_i ⊙ a + ∂r_i e (else G_i ⊙ a)
+struct Token {
+    float* g;
+    const float *before, *after, *d_out, *fq, *f, *e, *v, *a;  // a: the decays, or null
+    float *d_fq, *d_f, *d_e, *d_a, *d_v;
+    float b;
+    bool delta;
+};
+
+/// Token's rows; returns ∂b = Σ_i ∂u_i (v_i − r_i) (delta) or Σ_i ∂u_i v_i. kBlocks > 0: d is
+/// kBlocks × 16, a constant the compiler unrolls; 0: any d.
+template <int kBlocks>
+float backward_rows(const Token& k, Eigen::Index d_v, Eigen::Index d_any) {
+    const Eigen::Index d = kBlocks > 0 ? Eigen::Index{kBlocks} * kLanes : d_any;
+    float d_b = 0.0f;
+    for (Eigen::Index i = 0; i < d_v; ++i) {
+        float* gi = k.g + i * d;
+        const float* bi = k.before + i * d;
+        axpy(k.d_out[i], k.fq, gi, d);
+        axpy(k.d_out[i], k.after + i * d, k.d_fq, d);
+        const float r = k.delta ? dot(bi, k.e, d) : 0.0f;
+        const float w = k.delta ? k.v[i] - r : k.v[i];
+        const float du = dot(gi, k.f, d);
+        axpy(k.b * w, gi, k.d_f, d);
+        if (k.a) madd_rows(gi, bi, k.d_a, d);
+        d_b = simd::madd(du, w, d_b);
+        k.d_v[i] = k.b * du;
+        if (k.a)
+            for (Eigen::Index j = 0; j < d; ++j) gi[j] *= k.a[j];
+        if (k.delta) {
+            const float dr = -k.b * du;
+            axpy(dr, bi, k.d_e, d);
+            axpy(dr, k.e, gi, d);
+        }
+    }
+    return d_b;
+}
+
+}  // namespace rows
 
 }  // namespace
 
 void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
                                        ConstMatRef d_out, CausalGrads& grads) {
-    const Eigen::Index n = keys.rows(), d = grid_.cols(), d_v = grid_.rows();
+    const Eigen::Index n = keys.rows(), d = grid_.cols(), d_v = grid_.rows(), floats = grid_.size();
     if (d_out.rows() != n || d_out.cols() != values.cols())
         throw std::invalid_argument("causal_backward: d_out must be T x d_value");
+    require_causal_shapes(queries, keys, values, gates, d_out);  // what causal() checks
+    const auto write_token = [&](Eigen::Index t) {  // causal_by_token's write of token t
+        if (gates.empty()) write(keys.row(t).transpose(), values.row(t).transpose());
+        else write_gated(keys.row(t).transpose(), values.row(t).transpose(), token_gate(gates, t));
+    };
+    // forward, writes only (the reads change no state): the state at each segment's start
+    const Eigen::Index segment = std::max<Eigen::Index>(1, backward_saved_floats_ / std::max<Eigen::Index>(1, floats) - 1);
     reset();
-    // forward: the grid's own causal form, a segment at a time, from the zero state
-    std::vector<RowMat> saved;
-    RowMat out;
-    for (Eigen::Index start = 0; start < n; start += kSegment) {
-        const Eigen::Index c = std::min(kSegment, n - start);
-        saved.push_back(grid_);
-        out.resize(c, values.cols());
-        causal(queries.middleRows(start, c), keys.middleRows(start, c), values.middleRows(start, c), slice(gates, start, c),
-               out);
+    std::vector<RowMat> starts;
+    for (Eigen::Index start = 0; start < n; start += segment) {
+        starts.push_back(grid_);
+        if (start + segment >= n) break;  // the last segment is written again below
+        for (Eigen::Index t = start; t < start + segment; ++t) write_token(t);
     }
-    const RowMat final_state = grid_;
 
     const RowMat fq = features(queries), fk = features(keys);
-    RowMat d_fq(n, d), d_fk = RowMat::Zero(n, d);
+    RowMat d_fq = RowMat::Zero(n, d), d_fk = RowMat::Zero(n, d);
     grads.d_values.setZero(n, values.cols());
     const bool has_decay = gates.log_decay.size() > 0, has_beta = gates.beta.size() > 0,
                has_gate = gates.write_gate.size() > 0;
@@ -53,61 +144,62 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
     else grads.d_write_gate.resize(0);
 
     RowMat g = RowMat::Zero(d_v, d);  // ∂L/∂S_t
-    std::vector<RowMat> states;       // S_{t−1} of each token of the segment, then its end state
-    Vec r, d_u, d_r;
-    RowVec u, e, d_e, d_a;
-    for (Eigen::Index seg = static_cast<Eigen::Index>(saved.size()) - 1; seg >= 0; --seg) {
-        const Eigen::Index start = seg * kSegment, end = std::min(n, start + kSegment);
-        grid_ = saved[static_cast<std::size_t>(seg)];
-        states.clear();
-        for (Eigen::Index t = start; t < end; ++t) {  // causal_by_token's writes
-            states.push_back(grid_);
-            if (gates.empty()) write(keys.row(t).transpose(), values.row(t).transpose());
-            else write_gated(keys.row(t).transpose(), values.row(t).transpose(), token_gate(gates, t));
+    RowMat final_state = grid_;  // (T = 0: the zero state)
+    // S_{t−1} of each token of the segment, then its end state: one buffer per thread, grown to the
+    // largest segment and kept (a training run calls this for every episode, on one thread)
+    thread_local std::vector<float> states;
+    RowVec e(d), d_e(d), d_a(d);
+    for (Eigen::Index seg = static_cast<Eigen::Index>(starts.size()) - 1; seg >= 0; --seg) {
+        const Eigen::Index start = seg * segment, end = std::min(n, start + segment);
+        grid_ = starts[static_cast<std::size_t>(seg)];
+        const auto need = static_cast<std::size_t>((end - start + 1) * floats);
+        if (states.size() < need) states.resize(need);
+        for (Eigen::Index t = start; t < end; ++t) {
+            std::memcpy(states.data() + (t - start) * floats, grid_.data(), sizeof(float) * floats);
+            write_token(t);
         }
-        states.push_back(grid_);
+        std::memcpy(states.data() + (end - start) * floats, grid_.data(), sizeof(float) * floats);
+        if (end == n) final_state = grid_;
         for (Eigen::Index t = end - 1; t >= start; --t) {
-            const RowMat& before = states[static_cast<std::size_t>(t - start)];
-            const RowMat& after = states[static_cast<std::size_t>(t - start + 1)];
-            // the read after write t
-            g.noalias() += d_out.row(t).transpose() * fq.row(t);
-            d_fq.row(t).noalias() = d_out.row(t) * after;
-            // write t
+            const float* before = states.data() + (t - start) * floats;
+            const float* after = before + floats;
+            const float* dout = d_out.row(t).data();
+            const float* fqt = fq.row(t).data();
+            float* dfq = d_fq.row(t).data();
             const TokenGate tg = gates.empty() ? TokenGate{} : token_gate(gates, t);
             const WriteStep s = write_step(values.row(t).transpose(), tg);
-            if (s.frozen) continue;
-            const auto f = fk.row(t);
-            const auto v = values.row(t);
+            if (s.frozen) {  // the read after write t only
+                for (Eigen::Index i = 0; i < d_v; ++i) {
+                    rows::axpy(dout[i], fqt, g.row(i).data(), d);
+                    rows::axpy(dout[i], after + i * d, dfq, d);
+                }
+                continue;
+            }
+            const float* f = fk.row(t).data();
+            const float* v = values.row(t).data();
             const bool decays = s.a.size() > 0;
             const bool scaled_e = s.delta && s.decay_first && decays;
-            if (s.delta) {
-                e = scaled_e ? RowVec(s.a.cwiseProduct(f)) : RowVec(f);
-                r.noalias() = before * e.transpose();
-                u = s.b * (v - r.transpose());
-            } else {
-                u = s.b * v;
-            }
-            d_u.noalias() = g * f.transpose();
-            d_fk.row(t).noalias() += u * g;
-            if (decays) d_a = g.cwiseProduct(before).colwise().sum();
+            if (scaled_e) e = s.a.cwiseProduct(fk.row(t));
+            const float* ep = scaled_e ? e.data() : f;
+            float* dfk = d_fk.row(t).data();
+            d_e.setZero(), d_a.setZero();
+            const rows::Token tok{g.data(), before, after, dout, fqt, f, ep, v, s.a.size() > 0 ? s.a.data() : nullptr,
+                                  dfq, dfk, d_e.data(), d_a.data(), &grads.d_values(t, 0), s.b, s.delta};
             float d_b = 0.0f;
-            if (s.delta) {
-                d_b = d_u.dot(v.transpose() - r);
-                d_r = -s.b * d_u;
-                d_e.noalias() = d_r.transpose() * before;
-                if (scaled_e) {
-                    d_fk.row(t) += s.a.cwiseProduct(d_e);
-                    d_a += f.cwiseProduct(d_e);
-                } else {
-                    d_fk.row(t) += d_e;
-                }
-                if (decays) g.array().rowwise() *= s.a.array();
-                g.noalias() += d_r * e;
-            } else {
-                d_b = d_u.dot(v.transpose());
-                if (decays) g.array().rowwise() *= s.a.array();
+            switch (d) {  // a common width as a compile-time constant (the same arithmetic, unrolled)
+            case 16: d_b = rows::backward_rows<1>(tok, d_v, d); break;
+            case 32: d_b = rows::backward_rows<2>(tok, d_v, d); break;
+            case 64: d_b = rows::backward_rows<4>(tok, d_v, d); break;
+            default: d_b = rows::backward_rows<0>(tok, d_v, d); break;
             }
-            grads.d_values.row(t) = s.b * d_u.transpose();
+            if (s.delta) {
+                if (scaled_e) {
+                    for (Eigen::Index j = 0; j < d; ++j) dfk[j] += s.a(j) * d_e(j);
+                    d_a += fk.row(t).cwiseProduct(d_e);
+                } else {
+                    for (Eigen::Index j = 0; j < d; ++j) dfk[j] += d_e(j);
+                }
+            }
             if (has_decay && decays) {  // a = exp(log_decay): ∂log_decay_j = a_j ∂a_j
                 const RowVec d_log = s.a.cwiseProduct(d_a);
                 if (gates.log_decay.cols() == 1) grads.d_log_decay(t, 0) = d_log.sum();

@@ -19,6 +19,7 @@
 #include "memories/grid/feature_map.hpp"
 #include "memories/memory.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace memcap {
@@ -69,10 +70,11 @@ public:
     /// Memory::backward for every grid: the read's part (R = φ(Q) Mᵀ) is here, the
     /// write's part is each grid's write_backward; φ's (and its normalisation's) backward
     /// is features_backward.
-    /// Memory::causal_backward for every grid. It resets, runs the grid's own causal() forward
-    /// a segment of 32 tokens at a time (keeping the state at each segment's start), then goes
-    /// back segment by segment: it rewrites the segment with the grid's own write / write_gated
-    /// (causal_by_token's steps) keeping S_{t−1} of each token, and for t from the last:
+    /// Memory::causal_backward for every grid. It resets and writes the tokens with the grid's own
+    /// write / write_gated (causal_by_token's writes; a read changes no state), keeping S_{t−1} of
+    /// every token — in segments when T states would pass backward_saved_floats() (the state at
+    /// each segment's start kept, the segment written again on the way back) — and for t from
+    /// the last, in one pass over the rows of G, S_{t−1} and S_t:
     ///     G += ∂o_t φ(q_t)ᵀ,  ∂φ(q_t) = S_tᵀ ∂o_t                       (the read after write t)
     ///     ∂u = G φ_t,  ∂φ_t = Gᵀ u_t,  ∂a_j = Σ_i G_ij (S_{t−1})_ij
     ///     additive: ∂v_t = b ∂u, ∂b = ∂u · v_t;  G ← G diag(a)
@@ -82,9 +84,16 @@ public:
     /// The gates: a = exp(log_decay) gives ∂log_decay_j = a_j ∂a_j (one column: Σ_j); β and Δ
     /// through b's and a's derivatives (WriteStep). Δ = 0 exactly with a decay input skips the
     /// token and its decay (a jump in Δ): its key, value and gate gradients are 0. The grid is left in
-    /// the final state of the forward.
+    /// the final state of those writes (causal_by_token's; causal()'s up to rounding where a grid
+    /// overrides it, as linear's chunks do). Every sum is a fixed chain of madds (core/simd.hpp):
+    /// the same bits at any vector width.
     void causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
                          ConstMatRef d_out, CausalGrads& grads) override;
+    /// The most state floats causal_backward keeps at once (the segments' length follows from it):
+    /// 2^22 (16 MB), so at the trained study's sizes one segment holds the whole sequence. Tests set
+    /// it small to cover the segments.
+    Eigen::Index backward_saved_floats() const { return backward_saved_floats_; }
+    void set_backward_saved_floats(Eigen::Index floats) { backward_saved_floats_ = std::max<Eigen::Index>(1, floats); }
 
     void backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
                   MatRef d_queries) const override {
@@ -144,6 +153,7 @@ protected:
     FeatureMap phi_;
     bool normalise_;
     RowMat grid_;  // d_v × d_φ
+    Eigen::Index backward_saved_floats_ = Eigen::Index{1} << 22;
 };
 
 }  // namespace memcap
