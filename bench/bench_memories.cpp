@@ -5,6 +5,9 @@
 // `<name>/read_batch` (n queries of a memory holding n pairs), at budgets
 // {1024, 4096, 16384} floats and n ∈ {64, 512, 4096}, d = 64, default
 // parameters. A backend added to the table is benchmarked with no change here.
+// Every backend with a causal backward (a trainable one) also has
+// `<name>/causal_train` (bm_causal_train: a trained layer's memory work on one
+// episode of n tokens, d = 32, 1024 floats).
 //
 // Counters, from the backend's declared FLOP-and-byte model (MemoryEntry::cost):
 //   items     pairs written or queries read per second (items/s)
@@ -27,6 +30,7 @@
 // "native (-march=...: extensions)" or "portable x86-64 ..."), with the CPU
 // model and the commit, and so does the ceilings line on stderr.
 #include "harness/results/manifest.hpp"
+#include "harness/train/layer.hpp"
 #include "bench/thread_timing.hpp"
 #include "memories/registry.hpp"
 
@@ -152,6 +156,36 @@ void bm_kernel(benchmark::State& state, const MemoryEntry* entry, Kernel kernel)
     state.counters["roofline_frac"] = Counter(bound_seconds / seconds_per_call);
 }
 
+/// A trained layer's memory work on one episode: reset, the causal form (the forward), then its
+/// causal backward, over T = n tokens at d = 32 (the trained study's width) with the gate inputs
+/// its layer gives (LayerRecipe::for_memory: constant decays e^-0.01, β = 0.5, write gate 0.01),
+/// so a memory's training speed is measured on its own. items = tokens per second.
+void bm_causal_train(benchmark::State& state, const MemoryEntry* entry) {
+    const std::int64_t budget = state.range(0), n = state.range(1);
+    MemoryShape shape(32, 32, budget);
+    auto memory = make_memory(parse_memory_spec(entry->name), shape, 0);
+    Rng rng = Rng::stream("bench causal_train", entry->name, budget, n);
+    const RowMat q = unit_rows(rng, n, 32), k = unit_rows(rng, n, 32), v = unit_rows(rng, n, 32),
+                 d_out = unit_rows(rng, n, 32);
+    const train::LayerRecipe recipe = train::LayerRecipe::for_memory(*entry);
+    TokenGates gates;
+    using Decay = train::LayerRecipe::Decay;
+    if (recipe.decay == Decay::scalar_softplus) gates.log_decay = RowMat::Constant(n, 1, -0.01f);
+    else if (recipe.decay != Decay::none) gates.log_decay = RowMat::Constant(n, memory->state_floats() / 32, -0.01f);
+    if (recipe.write_gate) gates.write_gate = Vec::Constant(n, 0.01f);
+    if (recipe.beta) gates.beta = Vec::Constant(n, 0.5f);
+    RowMat out(n, 32);
+    CausalGrads grads;
+    for (auto _ : state) {
+        memory->reset();
+        memory->causal(q, k, v, gates, out);
+        memory->causal_backward(q, k, v, gates, d_out, grads);
+        benchmark::DoNotOptimize(grads.d_keys.data());
+        benchmark::ClobberMemory();
+    }
+    state.counters["items"] = benchmark::Counter(double(n), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,6 +217,12 @@ int main(int argc, char** argv) {
                 ->ArgsProduct({{1024, 4096, 16384}, {64, 512, 4096}})
                 ->ArgNames({"budget_floats", "n"});
         }
+    }
+    for (const MemoryEntry& entry : memory_registry()) {
+        if (!entry.causal_backward) continue;
+        benchmark::RegisterBenchmark((entry.name + "/causal_train").c_str(), bm_causal_train, &entry)
+            ->ArgsProduct({{1024}, {64, 128}})
+            ->ArgNames({"budget_floats", "n"});
     }
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
