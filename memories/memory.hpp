@@ -278,7 +278,8 @@ public:
     /// The backward pass of the causal form (memories declared `causal_backward` in their table
     /// entry; the trained frame, harness/train/, trains only these). It resets the memory, runs
     /// the memory's own causal forward on (queries, keys, values, gates) from the zero state —
-    /// the same code causal() runs, so there is one definition of each memory — and, given
+    /// its own write / write_gated and read, the steps causal_by_token takes, so there is one
+    /// definition of each memory (a causal() override equals it up to rounding) — and, given
     /// d_out = ∂L/∂O (T × d_value) for any loss L of the outputs O, fills `grads`: ∂L/∂Q, ∂L/∂K,
     /// ∂L/∂V, and ∂L/∂ of each gate input that `gates` holds (the others left empty). The
     /// memory is left in the final state. The default throws std::logic_error: the harness

@@ -121,8 +121,13 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
         if (gates.empty()) write(keys.row(t).transpose(), values.row(t).transpose());
         else write_gated(keys.row(t).transpose(), values.row(t).transpose(), token_gate(gates, t));
     };
-    // forward, writes only (the reads change no state): the state at each segment's start
-    const Eigen::Index segment = std::max<Eigen::Index>(1, backward_saved_floats_ / std::max<Eigen::Index>(1, floats) - 1);
+    // forward, writes only (the reads change no state): the state at each segment's start. One
+    // segment when every state fits; else ⌈√T⌉ tokens a segment, about 2√T states kept at once.
+    Eigen::Index segment = std::max<Eigen::Index>(n, 1);
+    if ((n + 1) * floats > backward_saved_floats_) {
+        segment = 1;
+        while (segment * segment < n) ++segment;
+    }
     reset();
     std::vector<RowMat> starts;
     for (Eigen::Index start = 0; start < n; start += segment) {

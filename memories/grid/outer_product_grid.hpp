@@ -12,7 +12,7 @@
 // writes are all one step S_t = S_{t−1} diag(a_t) + u_t φ_tᵀ, u_t = b_t v_t (additive) or
 // b_t (v_t − S_{t−1} e_t) (delta; e_t = a_t ⊙ φ_t decay first, else φ_t), read o_t = S_t φ(q_t);
 // each grid says how its a_t and b_t follow from a token's gate inputs (write_step), and
-// the backward runs the grid's own causal forward and differentiates that step.
+// the backward runs the grid's own writes (causal_by_token's) and differentiates that step.
 #pragma once
 
 #include "core/rng.hpp"
@@ -72,9 +72,9 @@ public:
     /// is features_backward.
     /// Memory::causal_backward for every grid. It resets and writes the tokens with the grid's own
     /// write / write_gated (causal_by_token's writes; a read changes no state), keeping S_{t−1} of
-    /// every token — in segments when T states would pass backward_saved_floats() (the state at
-    /// each segment's start kept, the segment written again on the way back) — and for t from
-    /// the last, in one pass over the rows of G, S_{t−1} and S_t:
+    /// every token when T + 1 states fit in backward_saved_floats(); past that in segments of
+    /// ⌈√T⌉ tokens (each segment's start state kept, the segment written again on the way back:
+    /// about 2√T states) — and for t from the last, in one pass over the rows of G, S_{t−1} and S_t:
     ///     G += ∂o_t φ(q_t)ᵀ,  ∂φ(q_t) = S_tᵀ ∂o_t                       (the read after write t)
     ///     ∂u = G φ_t,  ∂φ_t = Gᵀ u_t,  ∂a_j = Σ_i G_ij (S_{t−1})_ij
     ///     additive: ∂v_t = b ∂u, ∂b = ∂u · v_t;  G ← G diag(a)
@@ -85,13 +85,14 @@ public:
     /// through b's and a's derivatives (WriteStep). Δ = 0 exactly with a decay input skips the
     /// token and its decay (a jump in Δ): its key, value and gate gradients are 0. The grid is left in
     /// the final state of those writes (causal_by_token's; causal()'s up to rounding where a grid
-    /// overrides it, as linear's chunks do). Every sum is a fixed chain of madds (core/simd.hpp):
-    /// the same bits at any vector width.
+    /// overrides it, as linear's chunks do). The row pass's sums are fixed chains of madds
+    /// (core/simd.hpp), the same bits at any vector width; φ's backward and a one-column decay's
+    /// sum over the channels are Eigen's.
     void causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
                          ConstMatRef d_out, CausalGrads& grads) override;
-    /// The most state floats causal_backward keeps at once (the segments' length follows from it):
-    /// 2^22 (16 MB), so at the trained study's sizes one segment holds the whole sequence. Tests set
-    /// it small to cover the segments.
+    /// The state floats under which causal_backward keeps every token's state (T + 1 states);
+    /// past it, segments (see causal_backward). 2^22 (16 MB): at the trained study's sizes the
+    /// whole sequence. Tests set it small to cover the segments.
     Eigen::Index backward_saved_floats() const { return backward_saved_floats_; }
     void set_backward_saved_floats(Eigen::Index floats) { backward_saved_floats_ = std::max<Eigen::Index>(1, floats); }
 
