@@ -116,6 +116,7 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
     const Eigen::Index n = keys.rows(), d = grid_.cols(), d_v = grid_.rows(), floats = grid_.size();
     if (d_out.rows() != n || d_out.cols() != values.cols())
         throw std::invalid_argument("causal_backward: d_out must be T x d_value");
+    if (values.cols() != d_v) throw std::invalid_argument("causal_backward: the values must be d_value wide");
     require_causal_shapes(queries, keys, values, gates, d_out);  // what causal() checks
     const auto write_token = [&](Eigen::Index t) {  // causal_by_token's write of token t
         if (gates.empty()) write(keys.row(t).transpose(), values.row(t).transpose());
