@@ -73,12 +73,13 @@ using simd::kLanes;
 struct Token {
     float* g;
     const float *before, *after, *d_out, *fq, *f, *e, *v, *a;  // a: the decays, or null
-    float *d_fq, *d_f, *d_e, *d_a, *d_v;
+    float *d_fq, *d_f, *d_e, *d_a, *d_value;
     float b;
     bool delta;
+    bool frozen;  // the write skipped (WriteStep::frozen): the read's part only
 };
 
-/// Token's rows; returns ∂b = Σ_i ∂u_i (v_i − r_i) (delta) or Σ_i ∂u_i v_i. kBlocks > 0: d is
+/// Token's rows (a frozen token: the read's part only); returns ∂b = Σ_i ∂u_i (v_i − r_i) (delta) or Σ_i ∂u_i v_i. kBlocks > 0: d is
 /// kBlocks × 16, a constant the compiler unrolls; 0: any d.
 template <int kBlocks>
 float backward_rows(const Token& k, Eigen::Index d_v, Eigen::Index d_any) {
@@ -89,13 +90,14 @@ float backward_rows(const Token& k, Eigen::Index d_v, Eigen::Index d_any) {
         const float* bi = k.before + i * d;
         axpy(k.d_out[i], k.fq, gi, d);
         axpy(k.d_out[i], k.after + i * d, k.d_fq, d);
+        if (k.frozen) continue;
         const float r = k.delta ? dot(bi, k.e, d) : 0.0f;
         const float w = k.delta ? k.v[i] - r : k.v[i];
         const float du = dot(gi, k.f, d);
         axpy(k.b * w, gi, k.d_f, d);
         if (k.a) madd_rows(gi, bi, k.d_a, d);
         d_b = simd::madd(du, w, d_b);
-        k.d_v[i] = k.b * du;
+        k.d_value[i] = k.b * du;
         if (k.a)
             for (Eigen::Index j = 0; j < d; ++j) gi[j] *= k.a[j];
         if (k.delta) {
@@ -150,7 +152,7 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
     else grads.d_write_gate.resize(0);
 
     RowMat g = RowMat::Zero(d_v, d);  // ∂L/∂S_t
-    RowMat final_state = grid_;  // (T = 0: the zero state)
+    RowMat final_state;
     // S_{t−1} of each token of the segment, then its end state: one buffer per thread, grown to the
     // largest segment and kept (a training run calls this for every episode, on one thread)
     thread_local std::vector<float> states;
@@ -174,13 +176,6 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
             float* dfq = d_fq.row(t).data();
             const TokenGate tg = gates.empty() ? TokenGate{} : token_gate(gates, t);
             const WriteStep s = write_step(values.row(t).transpose(), tg);
-            if (s.frozen) {  // the read after write t only
-                for (Eigen::Index i = 0; i < d_v; ++i) {
-                    rows::axpy(dout[i], fqt, g.row(i).data(), d);
-                    rows::axpy(dout[i], after + i * d, dfq, d);
-                }
-                continue;
-            }
             const float* f = fk.row(t).data();
             const float* v = values.row(t).data();
             const bool decays = s.a.size() > 0;
@@ -190,7 +185,7 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
             float* dfk = d_fk.row(t).data();
             d_e.setZero(), d_a.setZero();
             const rows::Token tok{g.data(), before, after, dout, fqt, f, ep, v, s.a.size() > 0 ? s.a.data() : nullptr,
-                                  dfq, dfk, d_e.data(), d_a.data(), &grads.d_values(t, 0), s.b, s.delta};
+                                  dfq, dfk, d_e.data(), d_a.data(), &grads.d_values(t, 0), s.b, s.delta, s.frozen};
             float d_b = 0.0f;
             switch (d) {  // a common width as a compile-time constant (the same arithmetic, unrolled)
             case 16: d_b = rows::backward_rows<1>(tok, d_v, d); break;
@@ -198,6 +193,7 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
             case 64: d_b = rows::backward_rows<4>(tok, d_v, d); break;
             default: d_b = rows::backward_rows<0>(tok, d_v, d); break;
             }
+            if (s.frozen) continue;  // its key, value and gate gradients stay 0
             if (s.delta) {
                 if (scaled_e) {
                     for (Eigen::Index j = 0; j < d; ++j) dfk[j] += s.a(j) * d_e(j);
@@ -219,7 +215,7 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
             }
         }
     }
-    grid_ = final_state;
+    if (n > 0) grid_ = final_state;  // (T = 0: the zero state reset left)
     grads.d_queries.resize(n, queries.cols());
     grads.d_keys.resize(n, keys.cols());
     features_backward(queries, d_fq, grads.d_queries);
