@@ -21,7 +21,7 @@ using memcap::test::unit_rows;
 
 namespace {
 
-constexpr int kD = 16;
+constexpr int kHybridD = 16;
 
 struct Data {
     RowMat keys, values, queries;
@@ -29,13 +29,13 @@ struct Data {
 
 Data data(std::uint64_t seed, Eigen::Index n) {
     Rng rng = Rng::stream("hybrid test", seed);
-    Data x{unit_rows(rng, n, kD), unit_rows(rng, n, kD), RowMat()};
+    Data x{unit_rows(rng, n, kHybridD), unit_rows(rng, n, kHybridD), RowMat()};
     x.queries = x.keys;
     return x;
 }
 
 RowMat reads(Memory& m, const RowMat& queries) {
-    RowMat out(queries.rows(), kD);
+    RowMat out(queries.rows(), kHybridD);
     m.read_batch(queries, out);
     return out;
 }
@@ -44,7 +44,7 @@ RowMat reads(Memory& m, const RowMat& queries) {
 std::unique_ptr<Memory> built(const std::string& text, std::int64_t budget, std::uint64_t stream = 9) {
     const Spec spec = parse_memory_spec(text);
     Rng rng = Rng::stream("hybrid params", stream);
-    const MemoryShape shape(kD, kD, budget);
+    const MemoryShape shape(kHybridD, kHybridD, budget);
     (void)memory_size(spec, shape);  // the checks make_memory makes
     return find_memory(spec.name()).make(spec, shape, rng);
 }
@@ -56,15 +56,15 @@ TEST_CASE("hybrid: share 1 is the cache and share 0 the state memory, bit for bi
     for (const std::int64_t budget : {256, 1000, 4096}) {
         CAPTURE(budget);
         // share 1: the cache at the whole budget (no parameters: make_memory's streams do not matter)
-        auto hybrid = make_memory(parse_memory_spec("hybrid:share=1,window_beta=8"), MemoryShape(kD, kD, budget), 3);
-        auto cache = make_memory(parse_memory_spec("softmax:beta=8"), MemoryShape(kD, kD, budget), 3);
-        REQUIRE(memory_size(parse_memory_spec("hybrid:share=1"), MemoryShape(kD, kD, budget)).state_floats ==
-                memory_size(parse_memory_spec("softmax"), MemoryShape(kD, kD, budget)).state_floats);
+        auto hybrid = make_memory(parse_memory_spec("hybrid:share=1,window_beta=8"), MemoryShape(kHybridD, kHybridD, budget), 3);
+        auto cache = make_memory(parse_memory_spec("softmax:beta=8"), MemoryShape(kHybridD, kHybridD, budget), 3);
+        REQUIRE(memory_size(parse_memory_spec("hybrid:share=1"), MemoryShape(kHybridD, kHybridD, budget)).state_floats ==
+                memory_size(parse_memory_spec("softmax"), MemoryShape(kHybridD, kHybridD, budget)).state_floats);
         hybrid->write_batch(x.keys, x.values), cache->write_batch(x.keys, x.values);
         REQUIRE(Vec(hybrid->state()) == Vec(cache->state()));
         REQUIRE(reads(*hybrid, x.queries) == reads(*cache, x.queries));
         // share 0: the state memory at the whole budget, its parameters drawn from the same stream
-        for (const std::string& state : {"gated_deltanet", "gated_deltanet:alpha=0.9,beta=0.5", "linear", "retnet:gamma=0.97"}) {
+        for (const std::string state : {"gated_deltanet", "gated_deltanet:alpha=0.9,beta=0.5", "linear", "retnet:gamma=0.97"}) {
             CAPTURE(state);
             const std::string name = state.substr(0, state.find(':'));
             const std::string settings = state.find(':') == std::string::npos ? "" : "," + state.substr(state.find(':') + 1);
@@ -76,8 +76,8 @@ TEST_CASE("hybrid: share 1 is the cache and share 0 the state memory, bit for bi
         }
     }
     // through make_memory where the state memory has no random parameter (d_phi = d: phi is the identity)
-    auto h = make_memory(parse_memory_spec("hybrid:share=0"), MemoryShape(kD, kD, kD * kD), 4);
-    auto g = make_memory(parse_memory_spec("gated_deltanet"), MemoryShape(kD, kD, kD * kD), 4);
+    auto h = make_memory(parse_memory_spec("hybrid:share=0"), MemoryShape(kHybridD, kHybridD, kHybridD * kHybridD), 4);
+    auto g = make_memory(parse_memory_spec("gated_deltanet"), MemoryShape(kHybridD, kHybridD, kHybridD * kHybridD), 4);
     h->write_batch(x.keys, x.values), g->write_batch(x.keys, x.values);
     REQUIRE(reads(*h, x.queries) == reads(*g, x.queries));
 }
@@ -88,19 +88,19 @@ TEST_CASE("hybrid: the parts divide the budget, and the sum read adds their read
         for (const std::int64_t budget : {1024, 1500, 4096}) {
             CAPTURE(share, budget);
             const std::string text = "hybrid:share=" + format_real(share) + ",window_beta=16";
-            const MemoryShape shape(kD, kD, budget);
+            const MemoryShape shape(kHybridD, kHybridD, budget);
             const MemorySize size = memory_size(parse_memory_spec(text), shape);
-            const std::int64_t row = 2 * kD, pairs = static_cast<std::int64_t>(std::floor(share * double(budget) / double(row)));
+            const std::int64_t row = 2 * kHybridD, pairs = static_cast<std::int64_t>(std::floor(share * double(budget) / double(row)));
             const std::int64_t state_budget = budget - pairs * row;
             REQUIRE(size.dim("pairs") == pairs);
-            REQUIRE(size.dim("d_phi") == state_budget / kD);  // the grid at what the window leaves
-            REQUIRE(size.state_floats == pairs * row + state_budget / kD * kD);
+            REQUIRE(size.dim("d_phi") == state_budget / kHybridD);  // the grid at what the window leaves
+            REQUIRE(size.state_floats == pairs * row + state_budget / kHybridD * kHybridD);
             REQUIRE(size.state_floats <= budget);
             auto h = built(text, budget);
             // the parts, built alone at their budgets (the state first, from the same stream)
             Rng rng = Rng::stream("hybrid params", 9);
-            auto state = find_memory("gated_deltanet").make(parse_memory_spec("gated_deltanet"), MemoryShape(kD, kD, state_budget), rng);
-            auto window = make_memory(parse_memory_spec("softmax:beta=16"), MemoryShape(kD, kD, pairs * row), 1);
+            auto state = find_memory("gated_deltanet").make(parse_memory_spec("gated_deltanet"), MemoryShape(kHybridD, kHybridD, state_budget), rng);
+            auto window = make_memory(parse_memory_spec("softmax:beta=16"), MemoryShape(kHybridD, kHybridD, pairs * row), 1);
             for (Memory* m : {h.get(), state.get(), window.get()}) m->write_batch(x.keys, x.values);
             REQUIRE(h->state_floats() == window->state_floats() + state->state_floats());
             REQUIRE(h->state_floats() == size.state_floats_after(x.keys.rows()));
@@ -108,7 +108,7 @@ TEST_CASE("hybrid: the parts divide the budget, and the sum read adds their read
             REQUIRE((reads(*h, x.queries) - sum).cwiseAbs().maxCoeff() < 1e-6f);
             // the causal form: both parts' causal forms, added (= token by token, below)
             auto a = built(text, budget), b = built(text, budget);
-            RowMat fast(x.keys.rows(), kD), slow(x.keys.rows(), kD);
+            RowMat fast(x.keys.rows(), kHybridD), slow(x.keys.rows(), kHybridD);
             a->causal(x.queries, x.keys, x.values, TokenGates{}, fast);
             b->causal_by_token(x.queries, x.keys, x.values, TokenGates{}, slow);
             REQUIRE((fast - slow).cwiseAbs().maxCoeff() < 1e-5f);
@@ -118,12 +118,12 @@ TEST_CASE("hybrid: the parts divide the budget, and the sum read adds their read
 TEST_CASE("hybrid: the slot read gives the window its keys and the state the rest", "[memory][hybrid]") {
     const Data x = data(3, 24);
     const std::int64_t budget = 2048;  // 32 window pairs' floats at share 1/2: the slot's row and 31 pairs
-    const MemoryShape shape(kD, kD, budget);
+    const MemoryShape shape(kHybridD, kHybridD, budget);
     REQUIRE(memory_size(parse_memory_spec("hybrid:slot=4"), shape).dim("pairs") == 31);
     auto state = built("hybrid:share=0", budget / 2);  // the state part alone (its budget: what the window leaves)
     // a slot far above every score: the read is the state's; far below: the window's (the cache with a null slot)
     auto high = built("hybrid:slot=100", budget), low = built("hybrid:slot=-100", budget);
-    auto window = make_memory(parse_memory_spec("softmax:beta=16,null=-100"), MemoryShape(kD, kD, budget / 2), 1);
+    auto window = make_memory(parse_memory_spec("softmax:beta=16,null=-100"), MemoryShape(kHybridD, kHybridD, budget / 2), 1);
     for (Memory* m : {high.get(), low.get(), state.get(), window.get()}) m->write_batch(x.keys, x.values);
     REQUIRE((reads(*high, x.queries) - reads(*state, x.queries)).cwiseAbs().maxCoeff() < 1e-5f);
     REQUIRE((reads(*low, x.queries) - reads(*window, x.queries)).cwiseAbs().maxCoeff() < 1e-5f);
@@ -160,7 +160,7 @@ TEST_CASE("hybrid: the window holds the recent pairs and the state the older one
 }
 
 TEST_CASE("hybrid: bad input is refused with one line", "[memory][hybrid]") {
-    const MemoryShape shape(kD, kD, 1024);
+    const MemoryShape shape(kHybridD, kHybridD, 1024);
     REQUIRE_THROWS_WITH(parse_memory_spec("hybrid:state=nope"), Catch::Contains("state=nope"));
     REQUIRE_THROWS_WITH(parse_memory_spec("hybrid:state=softmax"), Catch::Contains("state=softmax"));  // a cache is not a state
     REQUIRE_THROWS_WITH(parse_memory_spec("hybrid:share=1.5"), Catch::Contains("share"));
@@ -171,11 +171,11 @@ TEST_CASE("hybrid: bad input is refused with one line", "[memory][hybrid]") {
     // a budget too small for the parts: below the minimum, named
     const Spec half = parse_memory_spec("hybrid:share=0.5");
     const std::int64_t minimum = find_memory("hybrid").min_budget(half, shape);
-    REQUIRE(minimum == 4 * kD);  // a pair (2 d) in the window's half, and the grid's d_v in the rest
-    REQUIRE_THROWS_WITH(memory_size(half, MemoryShape(kD, kD, minimum - 1)), Catch::Contains("minimum of " + std::to_string(minimum)));
-    for (std::int64_t b = minimum; b < minimum + 200; ++b) REQUIRE_NOTHROW(memory_size(half, MemoryShape(kD, kD, b)));
+    REQUIRE(minimum == 4 * kHybridD);  // a pair (2 d) in the window's half, and the grid's d_v in the rest
+    REQUIRE_THROWS_WITH(memory_size(half, MemoryShape(kHybridD, kHybridD, minimum - 1)), Catch::Contains("minimum of " + std::to_string(minimum)));
+    for (std::int64_t b = minimum; b < minimum + 200; ++b) REQUIRE_NOTHROW(memory_size(half, MemoryShape(kHybridD, kHybridD, b)));
     // the slot's row counts: two rows in the window
-    REQUIRE(find_memory("hybrid").min_budget(parse_memory_spec("hybrid:share=0.5,slot=4"), shape) == 2 * 4 * kD);
+    REQUIRE(find_memory("hybrid").min_budget(parse_memory_spec("hybrid:share=0.5,slot=4"), shape) == 2 * 4 * kHybridD);
 }
 
 TEST_CASE("hybrid: heads split each part", "[memory][hybrid][heads]") {
@@ -183,10 +183,10 @@ TEST_CASE("hybrid: heads split each part", "[memory][hybrid][heads]") {
     for (const int h : {2, 4}) {
         CAPTURE(h);
         const std::string text = "hybrid:share=0.25,heads=" + std::to_string(h);
-        auto m = make_memory(parse_memory_spec(text), MemoryShape(kD, kD, 2048), 1);
+        auto m = make_memory(parse_memory_spec(text), MemoryShape(kHybridD, kHybridD, 2048), 1);
         m->write_batch(x.keys, x.values);
         REQUIRE(m->state_floats() <= 2048);
-        REQUIRE(m->state_floats() == memory_size(parse_memory_spec(text), MemoryShape(kD, kD, 2048)).state_floats_after(20));
+        REQUIRE(m->state_floats() == memory_size(parse_memory_spec(text), MemoryShape(kHybridD, kHybridD, 2048)).state_floats_after(20));
     }
 }
 
@@ -198,7 +198,7 @@ namespace {
 int written_slots(const Memory& m, Eigen::Index slots) {
     const ConstStateView s = m.state();
     int n = 0;
-    for (Eigen::Index i = 0; i < slots; ++i) n += s.segment(i * kD, kD).cwiseAbs().maxCoeff() > 0.0f;
+    for (Eigen::Index i = 0; i < slots; ++i) n += s.segment(i * kHybridD, kHybridD).cwiseAbs().maxCoeff() > 0.0f;
     return n;
 }
 
@@ -207,17 +207,17 @@ int written_slots(const Memory& m, Eigen::Index slots) {
 TEST_CASE("gsa: a routed slot takes the pair through its gate, the others are left exactly as they were",
           "[memory][gsa]") {
     const Data x = data(6, 12);
-    const std::int64_t budget = 16 * 2 * kD;  // 16 slots
-    REQUIRE(memory_size(parse_memory_spec("gsa"), MemoryShape(kD, kD, budget)).dim("slots") == 16);
+    const std::int64_t budget = 16 * 2 * kHybridD;  // 16 slots
+    REQUIRE(memory_size(parse_memory_spec("gsa"), MemoryShape(kHybridD, kHybridD, budget)).dim("slots") == 16);
     // the hash (temp=inf): one slot written, holding g k and g v
     auto half = built("gsa:write=0.5", budget);
     half->write(x.keys.row(0).transpose(), x.values.row(0).transpose());
     REQUIRE(written_slots(*half, 16) == 1);
     const ConstStateView s = half->state();
     for (Eigen::Index i = 0; i < 16; ++i) {
-        if (s.segment(i * kD, kD).cwiseAbs().maxCoeff() == 0.0f) continue;
-        REQUIRE(Vec(s.segment(i * kD, kD)) == Vec(0.5f * x.keys.row(0).transpose()));
-        REQUIRE(Vec(s.segment(16 * kD + i * kD, kD)) == Vec(0.5f * x.values.row(0).transpose()));
+        if (s.segment(i * kHybridD, kHybridD).cwiseAbs().maxCoeff() == 0.0f) continue;
+        REQUIRE(Vec(s.segment(i * kHybridD, kHybridD)) == Vec(0.5f * x.keys.row(0).transpose()));
+        REQUIRE(Vec(s.segment(16 * kHybridD + i * kHybridD, kHybridD)) == Vec(0.5f * x.values.row(0).transpose()));
     }
     // top-k: k slots written; top 1 is the hash at any temperature, bit for bit
     auto two = built("gsa:temp=1,topk=2", budget);
@@ -229,7 +229,7 @@ TEST_CASE("gsa: a routed slot takes the pair through its gate, the others are le
     // at g = 1 every written slot holds one pair exactly: its key and its value, as written
     const ConstStateView h = hash->state();
     for (Eigen::Index i = 0; i < 16; ++i) {
-        const Vec key = h.segment(i * kD, kD), value = h.segment(16 * kD + i * kD, kD);
+        const Vec key = h.segment(i * kHybridD, kHybridD), value = h.segment(16 * kHybridD + i * kHybridD, kHybridD);
         if (key.cwiseAbs().maxCoeff() == 0.0f) continue;
         bool found = false;
         for (Eigen::Index j = 0; j < x.keys.rows(); ++j)
@@ -239,7 +239,7 @@ TEST_CASE("gsa: a routed slot takes the pair through its gate, the others are le
     // and a pair whose slot no later pair took reads back exactly at beta=inf (the last one always does)
     auto hard = built("gsa:beta=inf", budget);
     hard->write_batch(x.keys, x.values);
-    Vec out(kD);
+    Vec out(kHybridD);
     hard->read(x.keys.row(11).transpose(), out);
     REQUIRE(out == Vec(x.values.row(11).transpose()));
 }
@@ -267,7 +267,7 @@ TEST_CASE("loglinear: one level is the linear grid at the same budget, bit for b
         for (const std::string phi : {"proj", "dpfp"}) {
             CAPTURE(budget, phi);
             const std::string log = "loglinear:levels=1,ratio=0.3,phi=" + phi, lin = "linear:phi=" + phi;
-            const MemoryShape shape(kD, kD, budget);
+            const MemoryShape shape(kHybridD, kHybridD, budget);
             REQUIRE(memory_size(parse_memory_spec(log), shape).state_floats == memory_size(parse_memory_spec(lin), shape).state_floats);
             auto a = built(log, budget), b = built(lin, budget);
             REQUIRE(a->param_floats() == b->param_floats());
@@ -281,11 +281,11 @@ TEST_CASE("loglinear: one level is the linear grid at the same budget, bit for b
                 e->write(x.keys.row(i).transpose(), x.values.row(i).transpose());
             }
             REQUIRE(Vec(c->state()) == Vec(e->state()));
-            Vec oc(kD), oe(kD);
+            Vec oc(kHybridD), oe(kHybridD);
             c->read(x.queries.row(3).transpose(), oc), e->read(x.queries.row(3).transpose(), oe);
             REQUIRE(oc == oe);
             // the causal form (the grid's is chunked): within rounding
-            RowMat ca(x.keys.rows(), kD), cb(x.keys.rows(), kD);
+            RowMat ca(x.keys.rows(), kHybridD), cb(x.keys.rows(), kHybridD);
             built(log, budget)->causal(x.queries, x.keys, x.values, TokenGates{}, ca);
             built(lin, budget)->causal(x.queries, x.keys, x.values, TokenGates{}, cb);
             REQUIRE((ca - cb).cwiseAbs().maxCoeff() < 1e-5f);
@@ -297,30 +297,30 @@ TEST_CASE("loglinear: the levels hold the Fenwick blocks, and the read weights t
     for (const int levels : {2, 3, 4, 7}) {
         CAPTURE(levels);
         // each level d x d (phi the identity) and the counter: the budget divided equally
-        const std::int64_t budget = levels * kD * kD + 1;
+        const std::int64_t budget = levels * kHybridD * kHybridD + 1;
         const std::string text = "loglinear:levels=" + std::to_string(levels) + ",ratio=0.5";
-        const MemorySize size = memory_size(parse_memory_spec(text), MemoryShape(kD, kD, budget));
-        REQUIRE(size.dim("d_phi") == kD);
+        const MemorySize size = memory_size(parse_memory_spec(text), MemoryShape(kHybridD, kHybridD, budget));
+        REQUIRE(size.dim("d_phi") == kHybridD);
         REQUIRE(size.state_floats == budget);
-        REQUIRE(memory_size(parse_memory_spec(text), MemoryShape(kD, kD, budget - 1)).dim("d_phi") == kD - 1);
+        REQUIRE(memory_size(parse_memory_spec(text), MemoryShape(kHybridD, kHybridD, budget - 1)).dim("d_phi") == kHybridD - 1);
         auto m = built(text, budget);
-        const int d2 = kD * kD;
+        const int d2 = kHybridD * kHybridD;
         for (int t = 0; t < static_cast<int>(x.keys.rows()); ++t) {
             m->write(x.keys.row(t).transpose(), x.values.row(t).transpose());
             if (t % 5 != 4 && t != 31 && t != 32) continue;
             CAPTURE(t);
-            std::vector<RowMat> expect(static_cast<std::size_t>(levels), RowMat::Zero(kD, kD));
+            std::vector<RowMat> expect(static_cast<std::size_t>(levels), RowMat::Zero(kHybridD, kHybridD));
             for (int j = 0; j <= t; ++j)
                 expect[static_cast<std::size_t>(fenwick_level(t, j, levels))] += x.values.row(j).transpose() * x.keys.row(j);
             const ConstStateView s = m->state();
-            RowMat read_weights = RowMat::Zero(kD, kD);
+            RowMat read_weights = RowMat::Zero(kHybridD, kHybridD);
             for (int l = 0; l < levels; ++l) {
-                const RowMat held = Eigen::Map<const RowMat>(s.data() + l * d2, kD, kD);
+                const RowMat held = Eigen::Map<const RowMat>(s.data() + l * d2, kHybridD, kHybridD);
                 REQUIRE((held - expect[static_cast<std::size_t>(l)]).cwiseAbs().maxCoeff() < 1e-5f);
                 read_weights += std::pow(0.5f, float(l)) * expect[static_cast<std::size_t>(l)];
             }
             REQUIRE(s[levels * d2] == float((t + 1) % (1 << (levels - 1))));  // the counter
-            Vec out(kD);
+            Vec out(kHybridD);
             m->read(x.queries.row(t).transpose(), out);
             REQUIRE((out - read_weights * x.queries.row(t).transpose()).cwiseAbs().maxCoeff() < 1e-5f);
         }
@@ -328,7 +328,7 @@ TEST_CASE("loglinear: the levels hold the Fenwick blocks, and the read weights t
         auto batch = built(text, budget), flat = built("loglinear:levels=" + std::to_string(levels) + ",ratio=1", budget);
         batch->write_batch(x.keys, x.values), flat->write_batch(x.keys, x.values);
         REQUIRE(Vec(batch->state()) == Vec(m->state()));
-        auto grid = built("linear", kD * kD);
+        auto grid = built("linear", kHybridD * kHybridD);
         grid->write_batch(x.keys, x.values);
         REQUIRE((reads(*flat, x.queries) - reads(*grid, x.queries)).cwiseAbs().maxCoeff() < 1e-4f);
         REQUIRE((reads(*batch, x.queries) - reads(*flat, x.queries)).cwiseAbs().maxCoeff() > 1e-2f);
@@ -340,15 +340,15 @@ TEST_CASE("loglinear: the budget caps the levels, and bad settings are refused",
         for (const int levels : {1, 2, 4, 8}) {
             CAPTURE(budget, levels);
             const std::string text = "loglinear:levels=" + std::to_string(levels);
-            const MemorySize size = memory_size(parse_memory_spec(text), MemoryShape(kD, kD, budget));
+            const MemorySize size = memory_size(parse_memory_spec(text), MemoryShape(kHybridD, kHybridD, budget));
             const std::int64_t counter = levels >= 2 ? 1 : 0;
-            REQUIRE(size.dim("d_phi") == (budget - counter) / levels / kD);
-            REQUIRE(size.state_floats == levels * kD * size.dim("d_phi") + counter);
+            REQUIRE(size.dim("d_phi") == (budget - counter) / levels / kHybridD);
+            REQUIRE(size.state_floats == levels * kHybridD * size.dim("d_phi") + counter);
             REQUIRE(size.state_floats <= budget);
             REQUIRE(built(text, budget)->state_floats() == size.state_floats);
         }
-    const MemoryShape tight(kD, kD, 4 * kD);  // 4 levels need 4 d_v + 1
-    REQUIRE_THROWS_WITH(make_memory(parse_memory_spec("loglinear:levels=4"), tight, 1), Catch::Contains(std::to_string(4 * kD + 1)));
+    const MemoryShape tight(kHybridD, kHybridD, 4 * kHybridD);  // 4 levels need 4 d_v + 1
+    REQUIRE_THROWS_WITH(make_memory(parse_memory_spec("loglinear:levels=4"), tight, 1), Catch::Contains(std::to_string(4 * kHybridD + 1)));
     REQUIRE_THROWS_WITH(parse_memory_spec("loglinear:levels=0"), Catch::Contains("levels"));
     REQUIRE_THROWS_WITH(parse_memory_spec("loglinear:ratio=0"), Catch::Contains("ratio"));
     REQUIRE_THROWS_WITH(parse_memory_spec("loglinear:ratio=1.5"), Catch::Contains("ratio"));
@@ -362,14 +362,14 @@ TEST_CASE("mom: one memory is its base memory, bit for bit", "[memory][mom]") {
             const std::string name = base.substr(0, base.find(':'));
             const std::string settings = base.find(':') == std::string::npos ? "" : "," + base.substr(base.find(':') + 1);
             const std::string text = "mom:memories=1,topk=2,temp=4,base=" + name + settings;
-            const MemoryShape shape(kD, kD, budget);
+            const MemoryShape shape(kHybridD, kHybridD, budget);
             REQUIRE(memory_size(parse_memory_spec(text), shape).state_floats == memory_size(parse_memory_spec(base), shape).state_floats);
             auto m = built(text, budget), alone = built(base, budget);
             REQUIRE(m->param_floats() == alone->param_floats());
             m->write_batch(x.keys, x.values), alone->write_batch(x.keys, x.values);
             REQUIRE(Vec(m->state()) == Vec(alone->state()));
             REQUIRE(reads(*m, x.queries) == reads(*alone, x.queries));
-            RowMat a(x.keys.rows(), kD), b(x.keys.rows(), kD);
+            RowMat a(x.keys.rows(), kHybridD), b(x.keys.rows(), kHybridD);
             built(text, budget)->causal(x.queries, x.keys, x.values, TokenGates{}, a);
             built(base, budget)->causal(x.queries, x.keys, x.values, TokenGates{}, b);
             REQUIRE(a == b);
@@ -378,21 +378,21 @@ TEST_CASE("mom: one memory is its base memory, bit for bit", "[memory][mom]") {
 
 TEST_CASE("mom: the router writes each pair to its top k memories and mixes their reads", "[memory][mom]") {
     const Data x = data(10, 30);
-    const std::int64_t budget = 4 * kD * kD;  // 4 memories of d x d: phi the identity
-    const MemoryShape shape(kD, kD, budget);
+    const std::int64_t budget = 4 * kHybridD * kHybridD;  // 4 memories of d x d: phi the identity
+    const MemoryShape shape(kHybridD, kHybridD, budget);
     const MemorySize size = memory_size(parse_memory_spec("mom:memories=4,base=linear"), shape);
     REQUIRE(size.dim("memories") == 4);
-    REQUIRE(size.dim("d_phi") == kD);
+    REQUIRE(size.dim("d_phi") == kHybridD);
     REQUIRE(size.state_floats == budget);
-    REQUIRE(memory_size(parse_memory_spec("mom:memories=3,shared=1,base=linear"), MemoryShape(kD, kD, budget + 5)).state_floats == budget);
-    const int d2 = kD * kD;
+    REQUIRE(memory_size(parse_memory_spec("mom:memories=3,shared=1,base=linear"), MemoryShape(kHybridD, kHybridD, budget + 5)).state_floats == budget);
+    const int d2 = kHybridD * kHybridD;
     // a linear memory holds Σ v kᵀ of the pairs routed to it: every pair is in exactly k memories
     for (const int k : {1, 2, 3}) {
         CAPTURE(k);
         auto m = built("mom:memories=4,base=linear,temp=2,topk=" + std::to_string(k), budget);
         m->write_batch(x.keys, x.values);
-        RowMat total = RowMat::Zero(kD, kD), all = RowMat::Zero(kD, kD);
-        for (int p = 0; p < 4; ++p) total += Eigen::Map<const RowMat>(m->state().data() + p * d2, kD, kD);
+        RowMat total = RowMat::Zero(kHybridD, kHybridD), all = RowMat::Zero(kHybridD, kHybridD);
+        for (int p = 0; p < 4; ++p) total += Eigen::Map<const RowMat>(m->state().data() + p * d2, kHybridD, kHybridD);
         for (Eigen::Index i = 0; i < x.keys.rows(); ++i) all += x.values.row(i).transpose() * x.keys.row(i);
         REQUIRE((total - float(k) * all).cwiseAbs().maxCoeff() < 1e-4f);
         // one write at a time leaves the same state
@@ -406,22 +406,22 @@ TEST_CASE("mom: the router writes each pair to its top k memories and mixes thei
             // holds it alone here (a memory written once reads v (k·k) = v exactly for unit keys)
             auto lone = built("mom:memories=4,base=linear,topk=1", budget);
             lone->write(x.keys.row(0).transpose(), x.values.row(0).transpose());
-            Vec out(kD);
+            Vec out(kHybridD);
             lone->read(x.keys.row(0).transpose(), out);
             REQUIRE((out - x.values.row(0).transpose()).cwiseAbs().maxCoeff() < 1e-5f);
         }
     }
-    auto every = built("mom:memories=4,topk=4,temp=3,base=linear", budget), grid = built("linear", kD * kD);
+    auto every = built("mom:memories=4,topk=4,temp=3,base=linear", budget), grid = built("linear", kHybridD * kHybridD);
     every->write_batch(x.keys, x.values), grid->write_batch(x.keys, x.values);
     REQUIRE((reads(*every, x.queries) - reads(*grid, x.queries)).cwiseAbs().maxCoeff() < 1e-4f);
     // the shared memory takes every pair and adds its read
-    auto with = built("mom:memories=2,shared=1,topk=2,base=linear", 3 * kD * kD);
+    auto with = built("mom:memories=2,shared=1,topk=2,base=linear", 3 * kHybridD * kHybridD);
     with->write_batch(x.keys, x.values);
     REQUIRE((reads(*with, x.queries) - 2.0f * reads(*grid, x.queries)).cwiseAbs().maxCoeff() < 1e-4f);
     // bad input
     REQUIRE_THROWS_WITH(parse_memory_spec("mom:memories=0"), Catch::Contains("memories"));
     REQUIRE_THROWS_WITH(parse_memory_spec("mom:base=softmax"), Catch::Contains("base=softmax"));
     REQUIRE_THROWS_WITH(memory_size(parse_memory_spec("mom:alpha=1.5"), shape), Catch::Contains("alpha"));
-    REQUIRE_THROWS_WITH(make_memory(parse_memory_spec("mom:memories=4,base=linear"), MemoryShape(kD, kD, 4 * kD - 1), 1),
-                        Catch::Contains(std::to_string(4 * kD)));
+    REQUIRE_THROWS_WITH(make_memory(parse_memory_spec("mom:memories=4,base=linear"), MemoryShape(kHybridD, kHybridD, 4 * kHybridD - 1), 1),
+                        Catch::Contains(std::to_string(4 * kHybridD)));
 }

@@ -94,11 +94,11 @@ private:
 };
 
 /// A fixed sequence and its scored positions (a token stream, or vector tokens with candidates).
-using Problem = Sequence;
+using LayerProblem = Sequence;
 
 /// The trainer's loss of one sequence (its head: logits over value symbols, or distances to the candidates);
 /// with `dy`, its gradient added into `grad` through the layer's backward pass.
-double loss_of(const Layer& layer, Memory& memory, const Problem& pr, RowMat* dy, std::vector<float>* grad) {
+double loss_of(const Layer& layer, Memory& memory, const LayerProblem& pr, RowMat* dy, std::vector<float>* grad) {
     LayerPass p;
     layer.forward(memory, pr.tokens, pr.inputs, p);
     std::int64_t correct = 0;
@@ -109,7 +109,7 @@ double loss_of(const Layer& layer, Memory& memory, const Problem& pr, RowMat* dy
 
 /// Checks ∂L/∂θ of every group of `layer` against central differences at a few entries of each
 /// (its largest-gradient entry and three random ones).
-void check_gradients(Layer& layer, Memory& memory, const Problem& pr) {
+void check_gradients(Layer& layer, Memory& memory, const LayerProblem& pr) {
     std::vector<float> grad(layer.theta().size(), 0.0f);
     RowMat dy;
     loss_of(layer, memory, pr, &dy, &grad);
@@ -138,8 +138,8 @@ void check_gradients(Layer& layer, Memory& memory, const Problem& pr) {
     }
 }
 
-Problem make_problem(std::int64_t vocab, int length, std::int64_t values) {
-    Problem pr;
+LayerProblem make_problem(std::int64_t vocab, int length, std::int64_t values) {
+    LayerProblem pr;
     Rng r = Rng::stream("test/layer_fd/tokens", vocab, length);
     for (int t = 0; t < length; ++t) pr.tokens.push_back(static_cast<int>(r.below(vocab)));
     for (int t = 3; t < length; t += 3) pr.positions.push_back(t), pr.targets.push_back(static_cast<int>(r.below(values)));
@@ -147,7 +147,7 @@ Problem make_problem(std::int64_t vocab, int length, std::int64_t values) {
 }
 
 /// A vector episode: n write tokens [k; v], then m read tokens [q; 0], scored against the n values.
-Problem make_vector_problem(int d, int n, int m) {
+LayerProblem make_vector_problem(int d, int n, int m) {
     Rng r = Rng::stream("test/layer_fd/vectors", d, n, m);
     Episode e;
     e.keys = unit_rows(r, n, d), e.values = unit_rows(r, n, d), e.candidates = e.values;
@@ -156,7 +156,7 @@ Problem make_vector_problem(int d, int n, int m) {
         const int t = static_cast<int>(r.below(n));
         e.queries.row(j) = e.keys.row(t), e.target.push_back(t);
     }
-    Problem pr;
+    LayerProblem pr;
     to_sequence(e, pr);
     return pr;
 }

@@ -15,7 +15,7 @@ using namespace memcap::test;
 
 namespace {
 
-void require_refused(const std::string& text, const TaskCell& cell, const std::string& key_value) {
+void require_mqar_refused(const std::string& text, const TaskCell& cell, const std::string& key_value) {
     CAPTURE(text, cell.n);
     const auto task = make_task(parse_task_spec(text));
     try {
@@ -39,11 +39,11 @@ Eigen::Index find_row(const RowMat& table, const RowMat& row) {
 }  // namespace
 
 TEST_CASE("mqar: bad parameters are refused with one line", "[tasks][mqar][check]") {
-    require_refused("mqar:vocab=33", TaskCell{16, 32, 0}, "vocab=33");  // 15 key symbols for 16 pairs
-    require_refused("mqar:length=63", TaskCell{8, 32, 0}, "length=63");
-    require_refused("mqar:length=60", TaskCell{16, 32, 0}, "length=60");  // < 4n
-    require_refused("mqar:queries=9", TaskCell{8, 32, 0}, "queries=9");
-    require_refused("mqar", TaskCell{8, 1, 0}, "d=1");
+    require_mqar_refused("mqar:vocab=33", TaskCell{16, 32, 0}, "vocab=33");  // 15 key symbols for 16 pairs
+    require_mqar_refused("mqar:length=63", TaskCell{8, 32, 0}, "length=63");
+    require_mqar_refused("mqar:length=60", TaskCell{16, 32, 0}, "length=60");  // < 4n
+    require_mqar_refused("mqar:queries=9", TaskCell{8, 32, 0}, "queries=9");
+    require_mqar_refused("mqar", TaskCell{8, 1, 0}, "d=1");
     REQUIRE_THROWS_AS(parse_task_spec("mqar:alpha=0"), UsageError);
     REQUIRE_THROWS_AS(parse_task_spec("mqar:alpha=-1"), UsageError);
     REQUIRE_NOTHROW(make_task(parse_task_spec("mqar:vocab=34,length=64"))->check(TaskCell{16, 32, 0}));  // the edges
@@ -113,12 +113,12 @@ TEST_CASE("mqar runs through the causal form: the cache recalls, an overloaded g
 }
 
 TEST_CASE("mqar variants: bad parameters are refused with one line", "[tasks][mqar][check]") {
-    require_refused("mqar:updates=9", TaskCell{8, 32, 0}, "updates=9");               // more than n
-    require_refused("mqar:length=64,updates=2", TaskCell{16, 32, 0}, "length=64");    // 4n + 2u = 68
-    require_refused("mqar:key_tokens=2", TaskCell{8, 32, 0}, "n=8");                  // not a square
-    require_refused("mqar:key_tokens=2,length=90", TaskCell{16, 32, 0}, "length=90");  // < 6n
-    require_refused("mqar:key_tokens=2,vocab=12", TaskCell{9, 32, 0}, "vocab=12");     // 3 first-part symbols for g = 3
-    require_refused("mqar:key_tokens=2,updates=1", TaskCell{4, 32, 0}, "updates=1");
+    require_mqar_refused("mqar:updates=9", TaskCell{8, 32, 0}, "updates=9");               // more than n
+    require_mqar_refused("mqar:length=64,updates=2", TaskCell{16, 32, 0}, "length=64");    // 4n + 2u = 68
+    require_mqar_refused("mqar:key_tokens=2", TaskCell{8, 32, 0}, "n=8");                  // not a square
+    require_mqar_refused("mqar:key_tokens=2,length=90", TaskCell{16, 32, 0}, "length=90");  // < 6n
+    require_mqar_refused("mqar:key_tokens=2,vocab=12", TaskCell{9, 32, 0}, "vocab=12");     // 3 first-part symbols for g = 3
+    require_mqar_refused("mqar:key_tokens=2,updates=1", TaskCell{4, 32, 0}, "updates=1");
     REQUIRE_THROWS_AS(parse_task_spec("mqar:key_tokens=1"), UsageError);
     REQUIRE_THROWS_AS(parse_task_spec("mqar:key_tokens=3"), UsageError);
     REQUIRE_NOTHROW(make_task(parse_task_spec("mqar:length=68,updates=2"))->check(TaskCell{16, 32, 0}));  // the edges

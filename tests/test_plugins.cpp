@@ -4,7 +4,9 @@
 // the built-in ones. tests/plugin_example.sh runs the conformance tests so on the
 // example plugin built against the installed package (examples/out_of_tree_backend).
 // The binary exports its symbols (ENABLE_EXPORTS) so a plugin binds to its registry.
+#ifndef CATCH_CONFIG_EXTERNAL_INTERFACES  // (the target defines it: tests/CMakeLists.txt)
 #define CATCH_CONFIG_EXTERNAL_INTERFACES
+#endif
 #include "support.hpp"
 
 #include "core/error.hpp"

@@ -2,7 +2,9 @@
 // (tests/example_backend.hpp), which the test binary registers at the start of
 // every run so that every test iterating over the registry (conformance, controls)
 // covers it as it covers the built-in backends.
+#ifndef CATCH_CONFIG_EXTERNAL_INTERFACES  // (the target defines it: tests/CMakeLists.txt)
 #define CATCH_CONFIG_EXTERNAL_INTERFACES
+#endif
 #include "example_backend.hpp"
 #include "support.hpp"
 
