@@ -51,6 +51,7 @@
 #include "core/inputs.hpp"
 #include "core/types.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -228,14 +229,29 @@ public:
     virtual void causal(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out) {
         causal_by_token(queries, keys, values, gates, out);
     }
+    /// The causal form when causal_backward on the same inputs comes next (the trained layer's
+    /// forward): causal()'s outputs, bit for bit, and the memory may keep what its backward
+    /// would otherwise compute again (the grids keep each token's state). Default: causal().
+    virtual void causal_for_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
+                                     MatRef out) {
+        causal(queries, keys, values, gates, out);
+    }
     /// The definition of the causal form, token by token: write (write_gated when `gates` is
-    /// not empty), then read. What every causal override is tested against.
-    void causal_by_token(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out) {
+    /// not empty), then read. What every causal override is tested against. `states`, when
+    /// given: (T + 1) × state_floats() floats, the state before the first write and after each.
+    void causal_by_token(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out,
+                         float* states = nullptr) {
         require_causal_shapes(queries, keys, values, gates, out);
+        const auto keep = [&](Eigen::Index i) {
+            const ConstStateView s = state();
+            std::copy(s.data(), s.data() + s.size(), states + i * s.size());
+        };
+        if (states) keep(0);
         Vec tmp(out.cols());
         for (Eigen::Index t = 0; t < keys.rows(); ++t) {
             if (gates.empty()) write(keys.row(t).transpose(), values.row(t).transpose());
             else write_gated(keys.row(t).transpose(), values.row(t).transpose(), token_gate(gates, t));
+            if (states) keep(t + 1);
             read(queries.row(t).transpose(), tmp);
             out.row(t) = tmp.transpose();
         }

@@ -342,6 +342,73 @@ TEST_CASE("causal backward leaves the final state of the causal form's writes", 
     }
 }
 
+TEST_CASE("the states causal_for_backward keeps give the backward bit for bit, for those inputs only", "[causal_backward]") {
+    // The trained layer's forward asks the memory to keep what its backward would compute again
+    // (the grids: every token's state). The outputs and the gradients must be those of causal()
+    // then causal_backward() bit for bit; a backward on other inputs (one value changed, or the
+    // state not the zero state when the forward began) must not use them.
+    const auto same = [](const auto& x, const auto& y) {
+        return x.rows() == y.rows() && x.cols() == y.cols() && (x.size() == 0 || x == y);
+    };
+    const auto same_grads = [&](const CausalGrads& x, const CausalGrads& y) {
+        return same(x.d_queries, y.d_queries) && same(x.d_keys, y.d_keys) && same(x.d_values, y.d_values) &&
+               same(x.d_log_decay, y.d_log_decay) && same(x.d_beta, y.d_beta) && same(x.d_write_gate, y.d_write_gate);
+    };
+    int kept_somewhere = 0;
+    for (const std::string& name : entries_with_causal_backward()) {
+        const MemoryEntry& e = find_memory(name);
+        for (const GateSet& gates : gate_sets(e)) {
+            CAPTURE(name, gates.name());
+            const Check c{name, std::int64_t{kD * 10}, gates, 12};
+            auto plain = make_memory(parse_memory_spec(name), MemoryShape(kD, kD, c.budget), 3);
+            auto asked = make_memory(parse_memory_spec(name), MemoryShape(kD, kD, c.budget), 3);
+            const Problem p = draw(c, plain->state_floats() / kD);
+            RowMat out_plain(c.t, kD), out_asked(c.t, kD);
+            CausalGrads g_plain, g_asked;
+            plain->reset();
+            plain->causal(p.q, p.k, p.v, p.gates, out_plain);
+            plain->causal_backward(p.q, p.k, p.v, p.gates, p.w, g_plain);
+            asked->reset();
+            asked->causal_for_backward(p.q, p.k, p.v, p.gates, out_asked);
+            REQUIRE(out_asked == out_plain);
+            // every grid keeps them but linear (and Based, linear with the Taylor map): its causal
+            // form is its chunks, whose states are not the tokens' writes
+            const auto* grid = dynamic_cast<const OuterProductGrid*>(asked.get());
+            const bool keeps = grid && grid->holds_kept_states();
+            if (grid) CHECK(keeps == (name != "linear" && name != "based"));
+            kept_somewhere += keeps;
+            asked->causal_backward(p.q, p.k, p.v, p.gates, p.w, g_asked);
+            if (grid) REQUIRE(!grid->holds_kept_states());  // used once
+            REQUIRE(same_grads(g_asked, g_plain));
+            REQUIRE(Vec(asked->state()) == Vec(plain->state()));
+
+            // other values than the forward wrote: the backward writes them itself
+            Problem other = p;
+            other.v(c.t / 2, 1) += 0.25f;
+            CausalGrads g_other, g_fresh;
+            plain->causal_backward(other.q, other.k, other.v, other.gates, other.w, g_fresh);
+            asked->reset();
+            asked->causal_for_backward(p.q, p.k, p.v, p.gates, out_asked);
+            asked->causal_backward(other.q, other.k, other.v, other.gates, other.w, g_other);
+            REQUIRE(same_grads(g_other, g_fresh));
+            REQUIRE(!same(g_other.d_keys, g_plain.d_keys));  // (the changed value moved the gradients)
+            // the forward from a state that is not the zero state keeps nothing
+            asked->reset();
+            asked->write_batch(p.k.topRows(1), p.v.topRows(1));
+            asked->causal_for_backward(p.q, p.k, p.v, p.gates, out_asked);
+            asked->causal_backward(p.q, p.k, p.v, p.gates, p.w, g_asked);
+            REQUIRE(same_grads(g_asked, g_plain));  // the backward starts from the zero state
+            // a kept forward is used once: a second backward writes the tokens itself, the same bits
+            asked->reset();
+            asked->causal_for_backward(p.q, p.k, p.v, p.gates, out_asked);
+            asked->causal_backward(p.q, p.k, p.v, p.gates, p.w, g_asked);
+            asked->causal_backward(p.q, p.k, p.v, p.gates, p.w, g_other);
+            REQUIRE(same_grads(g_other, g_plain));
+        }
+    }
+    CHECK(kept_somewhere > 0);
+}
+
 TEST_CASE("a gate input a memory does not take is refused by its causal backward", "[causal_backward]") {
     for (const std::string& name : entries_with_causal_backward()) {
         const MemoryEntry& e = find_memory(name);

@@ -183,7 +183,8 @@ void Layer::init(Rng& rng) {
     if (s.values > 0) normal("head", 0.1 / std::sqrt(static_cast<double>(s.d_out)));
 }
 
-void Layer::forward(Memory& memory, const std::vector<int>& tokens, const RowMat& inputs, LayerPass& p) const {
+void Layer::forward(Memory& memory, const std::vector<int>& tokens, const RowMat& inputs, LayerPass& p,
+                    bool for_backward) const {
     const LayerShape& s = shape_;
     const std::vector<float>& th = theta_;
     if (s.vocab > 0) {
@@ -249,7 +250,8 @@ void Layer::forward(Memory& memory, const std::vector<int>& tokens, const RowMat
     }
     memory.reset();
     p.o.resize(T, s.d);
-    memory.causal(p.q, p.k, p.v, p.gates, p.o);
+    if (for_backward) memory.causal_for_backward(p.q, p.k, p.v, p.gates, p.o);
+    else memory.causal(p.q, p.k, p.v, p.gates, p.o);
     if (recipe_.norm) {
         const auto gain = block(th, "norm_gain");
         p.rms.resize(T);

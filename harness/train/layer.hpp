@@ -123,10 +123,14 @@ public:
     static std::int64_t count(const LayerShape& shape, const LayerRecipe& recipe);
 
     /// The forward pass over one sequence: `tokens` (shape.vocab > 0) or `inputs` (T × d_in)
-    /// through `memory` (reset first), up to Y (pass.y, T × d_out).
-    void forward(Memory& memory, const std::vector<int>& tokens, const RowMat& inputs, LayerPass& pass) const;
+    /// through `memory` (reset first), up to Y (pass.y, T × d_out). `for_backward`: backward()
+    /// of this pass comes next (the memory's causal_for_backward: the same outputs, and the
+    /// memory may keep what its backward would compute again).
+    void forward(Memory& memory, const std::vector<int>& tokens, const RowMat& inputs, LayerPass& pass,
+                 bool for_backward = false) const;
     /// The backward pass of `pass` given dY = ∂L/∂Y (T × d_out): adds ∂L/∂θ into `grad`
-    /// (theta's layout). Runs the memory's causal_backward (which resets it and runs its forward again).
+    /// (theta's layout). Runs the memory's causal_backward (which resets it and runs its
+    /// writes again, unless the forward kept their states).
     void backward(Memory& memory, const std::vector<int>& tokens, LayerPass& pass, const RowMat& dy,
                   std::vector<float>& grad) const;
 

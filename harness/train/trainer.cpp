@@ -267,7 +267,7 @@ TrainRun train_run(const MemoryEntry& entry, const MemorySize& size, const Spec&
             const std::int64_t index = step * settings.batch + b;
             task.fill_episode(TaskCell{mix_n(index), d, seed}, Split::Train, index, e);
             to_sequence(e, seq);
-            layer.forward(*memory, seq.tokens, seq.inputs, pass);
+            layer.forward(*memory, seq.tokens, seq.inputs, pass, /*for_backward=*/true);
             std::int64_t correct = 0;
             loss += sequence_loss(layer, pass, seq, 1.0 / settings.batch, correct, &dy, &grad) / settings.batch;
             layer.backward(*memory, seq.tokens, pass, dy, grad);

@@ -4,6 +4,7 @@
 #include "core/simd.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -113,6 +114,60 @@ float backward_rows(const Token& k, Eigen::Index d_v, Eigen::Index d_any) {
 
 }  // namespace
 
+namespace {
+
+bool same_floats(ConstMatRef a, const RowMat& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+    for (Eigen::Index i = 0; i < a.rows(); ++i)
+        if (std::memcmp(a.row(i).data(), b.row(i).data(), sizeof(float) * static_cast<std::size_t>(a.cols())) != 0)
+            return false;
+    return true;
+}
+bool same_floats(const Vec& a, const Vec& b) {
+    return a.size() == b.size() &&
+           (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<std::size_t>(a.size())) == 0);
+}
+
+}  // namespace
+
+void OuterProductGrid::causal(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
+                              MatRef out) {
+    kept_.valid = false;
+    const Eigen::Index n = keys.rows(), floats = grid_.size();
+    // from the zero state only (causal_backward's start): every float +0, as reset() leaves it
+    const auto zero = [&] {
+        return std::all_of(grid_.data(), grid_.data() + floats, [](float x) {
+            std::uint32_t bits;
+            std::memcpy(&bits, &x, sizeof bits);
+            return bits == 0;
+        });
+    };
+    if (!kept_.asked || n == 0 || (n + 1) * floats > backward_saved_floats_ || !zero())
+        return causal_by_token(queries, keys, values, gates, out);
+    kept_.states.resize(static_cast<std::size_t>((n + 1) * floats));
+    causal_by_token(queries, keys, values, gates, out, kept_.states.data());
+    kept_.keys = keys, kept_.values = values, kept_.gates = gates;
+    kept_.valid = true;
+}
+
+void OuterProductGrid::causal_for_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values,
+                                           const TokenGates& gates, MatRef out) {
+    kept_.asked = true;
+    try {
+        causal(queries, keys, values, gates, out);  // (virtual: linear's chunks keep nothing)
+    } catch (...) {
+        kept_.asked = false;
+        throw;
+    }
+    kept_.asked = false;
+}
+
+bool OuterProductGrid::kept_for(ConstMatRef keys, ConstMatRef values, const TokenGates& gates) const {
+    return kept_.valid && same_floats(keys, kept_.keys) && same_floats(values, kept_.values) &&
+           same_floats(gates.log_decay, kept_.gates.log_decay) && same_floats(gates.beta, kept_.gates.beta) &&
+           same_floats(gates.write_gate, kept_.gates.write_gate);
+}
+
 void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
                                        ConstMatRef d_out, CausalGrads& grads) {
     const Eigen::Index n = keys.rows(), d = grid_.cols(), d_v = grid_.rows(), floats = grid_.size();
@@ -124,20 +179,25 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
         if (gates.empty()) write(keys.row(t).transpose(), values.row(t).transpose());
         else write_gated(keys.row(t).transpose(), values.row(t).transpose(), token_gate(gates, t));
     };
-    // forward, writes only (the reads change no state): the state at each segment's start. One
-    // segment when every state fits; else ⌈√T⌉ tokens a segment, about 2√T states kept at once.
+    // The states S_0 … S_T: those causal_for_backward kept from these inputs' writes, or the
+    // writes again (a read changes no state). Written again: the state at each segment's start
+    // first; one segment when every state fits, else ⌈√T⌉ tokens a segment, about 2√T states
+    // kept at once.
+    const bool kept = kept_for(keys, values, gates);
+    kept_.valid = false;
     Eigen::Index segment = std::max<Eigen::Index>(n, 1);
-    if ((n + 1) * floats > backward_saved_floats_) {
+    if (!kept && (n + 1) * floats > backward_saved_floats_) {
         segment = 1;
         while (segment * segment < n) ++segment;
     }
     reset();
     std::vector<RowMat> starts;
-    for (Eigen::Index start = 0; start < n; start += segment) {
+    for (Eigen::Index start = 0; start < n && !kept; start += segment) {
         starts.push_back(grid_);
         if (start + segment >= n) break;  // the last segment is written again below
         for (Eigen::Index t = start; t < start + segment; ++t) write_token(t);
     }
+    const Eigen::Index segments = kept ? 1 : static_cast<Eigen::Index>(starts.size());
 
     const RowMat fq = features(queries), fk = features(keys);
     RowMat d_fq = RowMat::Zero(n, d), d_fk = RowMat::Zero(n, d);
@@ -157,19 +217,23 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
     // largest segment and kept (a training run calls this for every episode, on one thread)
     thread_local std::vector<float> states;
     RowVec e(d), d_e(d), d_a(d);
-    for (Eigen::Index seg = static_cast<Eigen::Index>(starts.size()) - 1; seg >= 0; --seg) {
+    for (Eigen::Index seg = segments - 1; seg >= 0; --seg) {
         const Eigen::Index start = seg * segment, end = std::min(n, start + segment);
-        grid_ = starts[static_cast<std::size_t>(seg)];
-        const auto need = static_cast<std::size_t>((end - start + 1) * floats);
-        if (states.size() < need) states.resize(need);
-        for (Eigen::Index t = start; t < end; ++t) {
-            std::memcpy(states.data() + (t - start) * floats, grid_.data(), sizeof(float) * floats);
-            write_token(t);
+        const float* saved = kept_.states.data();
+        if (!kept) {
+            grid_ = starts[static_cast<std::size_t>(seg)];
+            const auto need = static_cast<std::size_t>((end - start + 1) * floats);
+            if (states.size() < need) states.resize(need);
+            for (Eigen::Index t = start; t < end; ++t) {
+                std::memcpy(states.data() + (t - start) * floats, grid_.data(), sizeof(float) * floats);
+                write_token(t);
+            }
+            std::memcpy(states.data() + (end - start) * floats, grid_.data(), sizeof(float) * floats);
+            saved = states.data();
         }
-        std::memcpy(states.data() + (end - start) * floats, grid_.data(), sizeof(float) * floats);
-        if (end == n) final_state = grid_;
+        if (end == n) final_state = Eigen::Map<const RowMat>(saved + (end - start) * floats, grid_.rows(), grid_.cols());
         for (Eigen::Index t = end - 1; t >= start; --t) {
-            const float* before = states.data() + (t - start) * floats;
+            const float* before = saved + (t - start) * floats;
             const float* after = before + floats;
             const float* dout = d_out.row(t).data();
             const float* fqt = fq.row(t).data();

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace memcap {
 
@@ -70,7 +71,8 @@ public:
     /// Memory::backward for every grid: the read's part (R = φ(Q) Mᵀ) is here, the
     /// write's part is each grid's write_backward; φ's (and its normalisation's) backward
     /// is features_backward.
-    /// Memory::causal_backward for every grid. It resets and writes the tokens with the grid's own
+    /// Memory::causal_backward for every grid. It takes S_0 … S_T that causal_for_backward kept
+    /// from these very inputs, or else resets and writes the tokens with the grid's own
     /// write / write_gated (causal_by_token's writes; a read changes no state), keeping S_{t−1} of
     /// every token when T + 1 states fit in backward_saved_floats(); past that in segments of
     /// ⌈√T⌉ tokens (each segment's start state kept, the segment written again on the way back:
@@ -90,6 +92,17 @@ public:
     /// sum over the channels are Eigen's.
     void causal_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
                          ConstMatRef d_out, CausalGrads& grads) override;
+    /// causal_by_token, keeping every token's state when asked (causal_for_backward), from the zero
+    /// state, and T + 1 states fit in backward_saved_floats(); a grid with a faster causal form
+    /// (linear's chunks) overrides this and keeps nothing.
+    void causal(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out) override;
+    /// causal() keeping the states, with the keys, values and gate inputs they came from: a
+    /// causal_backward on the same inputs next (bit for bit; compared, not assumed) uses them
+    /// instead of writing the tokens again. Any other call of causal() or causal_backward() drops them.
+    void causal_for_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
+                             MatRef out) override;
+    /// Whether states kept by causal_for_backward are held for the next causal_backward.
+    bool holds_kept_states() const { return kept_.valid; }
     /// The state floats under which causal_backward keeps every token's state (T + 1 states);
     /// past it, segments (see causal_backward). 2^22 (16 MB): at the trained study's sizes the
     /// whole sequence. Tests set it small to cover the segments.
@@ -155,6 +168,19 @@ protected:
     bool normalise_;
     RowMat grid_;  // d_v × d_φ
     Eigen::Index backward_saved_floats_ = Eigen::Index{1} << 22;
+
+private:
+    /// What causal_for_backward kept: the states S_0 … S_T and the inputs that wrote them.
+    struct Kept {
+        bool asked = false;  // inside causal_for_backward
+        bool valid = false;
+        RowMat keys, values;
+        TokenGates gates;
+        std::vector<float> states;
+    };
+    /// Whether kept_ holds the states of exactly these inputs' writes (then valid until the next call).
+    bool kept_for(ConstMatRef keys, ConstMatRef values, const TokenGates& gates) const;
+    Kept kept_;
 };
 
 }  // namespace memcap
