@@ -240,7 +240,7 @@ Spec bind_spec(const Schema& schema, const RawSpec& raw) {
         for (const auto& kv : raw.pairs)
             if (kv.first == p.key) value = kv.second;
         const std::string what = schema.kind + " '" + schema.name + "': " + p.key;
-        if (p.optional && (value == "none" || (!p.same_as_none.empty() && value == p.same_as_none))) continue;  // left out: no value, omitted from the canonical form
+        if (p.optional && value == "none") continue;  // left out: no value, omitted from the canonical form
         // One value checked against the parameter's type and range, and put in canonical form.
         const auto checked = [&](std::string v) {
             if (p.type == ParamType::Choice) {
@@ -279,6 +279,9 @@ Spec bind_spec(const Schema& schema, const RawSpec& raw) {
             value = kListedPrefix + join(listed, "/");
         } else {
             value = checked(value);
+            // The value that means "left out" (heads=1, slope=0, precision=fp32), however it is written
+            // (heads=01, slope=0.0, slope=-0), is left out too, so every spelling has one canonical form.
+            if (p.optional && !p.same_as_none.empty() && value == checked(p.same_as_none)) continue;
         }
         values.emplace_back(p.key, value);
     }

@@ -35,6 +35,23 @@ TEST_CASE("numbers are canonicalised and the canonical form round-trips", "[spec
     REQUIRE(parse_memory_spec(odd.canonical()).real("beta") == 0.1);
 }
 
+TEST_CASE("a value that means left out is left out however it is written", "[spec]") {
+    // The fuzzer's find: heads=00000001 kept a "heads=1" that the canonical form's parse then dropped.
+    for (const char* text : {"delta:heads=1", "delta:heads=00000001", "delta:heads=+1", "delta"}) {
+        CAPTURE(text);
+        const Spec s = parse_memory_spec(text);
+        REQUIRE_FALSE(s.has("heads"));
+        REQUIRE(s.canonical() == parse_memory_spec("delta").canonical());
+        REQUIRE(parse_memory_spec(s.canonical()) == s);
+    }
+    REQUIRE(parse_memory_spec("delta:heads=02").canonical() == parse_memory_spec("delta:heads=2").canonical());
+    for (const char* text : {"softmax:slope=0", "softmax:slope=0.0", "softmax:slope=-0", "softmax:slope=0e3"}) {
+        CAPTURE(text);
+        REQUIRE_FALSE(parse_memory_spec(text).has("slope"));
+    }
+    REQUIRE(parse_memory_spec("softmax:slope=0.10").canonical() == parse_memory_spec("softmax:slope=0.1").canonical());
+}
+
 TEST_CASE("an unknown name or key lists what is accepted", "[spec]") {
     REQUIRE_THROWS_WITH(parse_memory_spec("nope"), Catch::Contains("unknown memory 'nope'") &&
                                                        Catch::Contains("softmax") && Catch::Contains("linear"));
