@@ -355,8 +355,13 @@ TEST_CASE("the states causal_for_backward keeps give the backward bit for bit, f
                same(x.d_log_decay, y.d_log_decay) && same(x.d_beta, y.d_beta) && same(x.d_write_gate, y.d_write_gate);
     };
     int kept_somewhere = 0;
+    std::vector<std::string> specs;  // each entry, and in two heads where it splits (each head keeps its own)
     for (const std::string& name : entries_with_causal_backward()) {
-        const MemoryEntry& e = find_memory(name);
+        specs.push_back(name);
+        if (find_memory(name).splits_into_heads) specs.push_back(name + ":heads=2");
+    }
+    for (const std::string& name : specs) {
+        const MemoryEntry& e = find_memory(parse_memory_spec(name).name());
         for (const GateSet& gates : gate_sets(e)) {
             CAPTURE(name, gates.name());
             const Check c{name, std::int64_t{kD * 10}, gates, 12};

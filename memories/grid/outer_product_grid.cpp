@@ -80,10 +80,69 @@ struct Token {
     bool frozen;  // the write skipped (WriteStep::frozen): the read's part only
 };
 
+/// backward_rows at d = kBlocks × 16 with the row of G and the four sums over the rows (∂φ(q_t),
+/// ∂φ_t, ∂a, ∂e) held in registers instead of loaded and stored at every row: the same madds in
+/// the same order as the loop below, so the same bits (the finite-difference tests run d_φ = 16, 32, 64).
+template <int kBlocks>
+[[gnu::always_inline]] inline float backward_rows_held(const Token& k, Eigen::Index d_v) {
+    constexpr Eigen::Index d = Eigen::Index{kBlocks} * kLanes;
+    const auto at = [](const float* p, int j) { return simd::load(p + j * kLanes); };
+    const Floats zero = simd::broadcast(0.0f);
+    Floats fq[kBlocks], f[kBlocks], e[kBlocks], a[kBlocks], d_fq[kBlocks], d_f[kBlocks], d_a[kBlocks], d_e[kBlocks];
+    for (int j = 0; j < kBlocks; ++j) {
+        fq[j] = at(k.fq, j), f[j] = at(k.f, j), d_fq[j] = at(k.d_fq, j), d_f[j] = at(k.d_f, j);
+        e[j] = k.delta ? at(k.e, j) : zero, d_e[j] = k.delta ? at(k.d_e, j) : zero;
+        a[j] = k.a ? at(k.a, j) : zero, d_a[j] = k.a ? at(k.d_a, j) : zero;
+    }
+    float d_b = 0.0f;
+    for (Eigen::Index i = 0; i < d_v; ++i) {
+        float* gi = k.g + i * d;
+        const float* bi = k.before + i * d;
+        const float* ai = k.after + i * d;
+        Floats g[kBlocks];
+        const Floats dout = simd::broadcast(k.d_out[i]);
+        for (int j = 0; j < kBlocks; ++j) g[j] = simd::madd(dout, fq[j], at(gi, j));       // G_i += ∂o_i φ(q_t)
+        for (int j = 0; j < kBlocks; ++j) d_fq[j] = simd::madd(dout, at(ai, j), d_fq[j]);  // ∂φ(q_t) += ∂o_i S_t,i
+        if (!k.frozen) {
+            float r = 0.0f;
+            if (k.delta) {
+                Floats acc = zero;
+                for (int j = 0; j < kBlocks; ++j) acc = simd::madd(at(bi, j), e[j], acc);
+                r = lane_sum(acc);
+            }
+            const float w = k.delta ? k.v[i] - r : k.v[i];
+            Floats acc = zero;
+            for (int j = 0; j < kBlocks; ++j) acc = simd::madd(g[j], f[j], acc);
+            const float du = lane_sum(acc);
+            const Floats bw = simd::broadcast(k.b * w);
+            for (int j = 0; j < kBlocks; ++j) d_f[j] = simd::madd(bw, g[j], d_f[j]);
+            if (k.a)
+                for (int j = 0; j < kBlocks; ++j) d_a[j] = simd::madd(g[j], at(bi, j), d_a[j]);
+            d_b = simd::madd(du, w, d_b);
+            k.d_value[i] = k.b * du;
+            if (k.a)
+                for (int j = 0; j < kBlocks; ++j) g[j] = g[j] * a[j];
+            if (k.delta) {
+                const Floats dr = simd::broadcast(-k.b * du);
+                for (int j = 0; j < kBlocks; ++j) d_e[j] = simd::madd(dr, at(bi, j), d_e[j]);
+                for (int j = 0; j < kBlocks; ++j) g[j] = simd::madd(dr, e[j], g[j]);
+            }
+        }
+        for (int j = 0; j < kBlocks; ++j) simd::store(gi + j * kLanes, g[j]);
+    }
+    for (int j = 0; j < kBlocks; ++j) {
+        simd::store(k.d_fq + j * kLanes, d_fq[j]), simd::store(k.d_f + j * kLanes, d_f[j]);
+        if (k.delta) simd::store(k.d_e + j * kLanes, d_e[j]);
+        if (k.a) simd::store(k.d_a + j * kLanes, d_a[j]);
+    }
+    return d_b;
+}
+
 /// Token's rows (a frozen token: the read's part only); returns ∂b = Σ_i ∂u_i (v_i − r_i) (delta) or Σ_i ∂u_i v_i. kBlocks > 0: d is
 /// kBlocks × 16, a constant the compiler unrolls; 0: any d.
 template <int kBlocks>
 float backward_rows(const Token& k, Eigen::Index d_v, Eigen::Index d_any) {
+    if constexpr (kBlocks > 0) return backward_rows_held<kBlocks>(k, d_v);
     const Eigen::Index d = kBlocks > 0 ? Eigen::Index{kBlocks} * kLanes : d_any;
     float d_b = 0.0f;
     for (Eigen::Index i = 0; i < d_v; ++i) {
