@@ -18,8 +18,11 @@ void DeltaGrid::write_gated(ConstVecRef key, ConstVecRef value, const TokenGate&
     if (gate.log_decay || gate.write_gate)
         throw std::invalid_argument("the delta rule takes only a per-token write strength beta (no decay, no write gate)");
     const float beta = gate.beta ? *gate.beta : beta_;
-    const RowMat f = features(key.transpose());
-    const Vec err = value - grid_ * f.transpose();
+    thread_local RowMat f;  // (a write per token: no allocation each time)
+    thread_local Vec err;
+    features_into(key.transpose(), f);
+    err.noalias() = grid_ * f.transpose();
+    err = value - err;
     grid_.noalias() += (beta * err) * f;
 }
 

@@ -57,11 +57,10 @@ void GatedGrid::apply(RowMat& grid, const float* fp, ConstVecRef value, const Ro
                       Vec* update) const {
     const Eigen::Index d = grid.cols();
     const Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>> f(fp, d);
-    Vec u;
+    thread_local Vec u, r;  // (a write per token: no allocation each time)
     if (!rule_.delta()) {
         u = b * value;
     } else {
-        Vec r;
         if (rule_.form == Rule::Form::delta_removal_first || !a) r.noalias() = grid * f.transpose();
         else r.noalias() = grid * (a->cwiseProduct(f)).transpose();
         u = b * (value - r);
@@ -89,8 +88,9 @@ void GatedGrid::write_gated(ConstVecRef key, ConstVecRef value, const TokenGate&
                                                       : "this grid's decay is one scalar: a per-channel decay is refused");
     const float delta = g.write_gate ? *g.write_gate : gate(value);
     if (delta == 0.0f) return;  // a skipped token: the state exactly as it was
-    const RowMat f = features(key.transpose());
-    RowVec a;
+    thread_local RowMat f;  // (a write per token: no allocation each time)
+    thread_local RowVec a;
+    features_into(key.transpose(), f);
     bool uniform = !rule_.per_channel;
     const RowVec* decay = nullptr;
     if (g.log_decay) {

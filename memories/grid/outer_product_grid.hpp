@@ -55,7 +55,8 @@ public:
     std::int64_t param_floats() const override { return phi_.param_floats(); }
 
     void read(ConstVecRef query, VecRef out) const override {
-        const RowMat f = features(query.transpose());
+        thread_local RowMat f;  // (a read per token of a causal pass: no allocation each time)
+        features_into(query.transpose(), f);
         out.noalias() = grid_ * f.transpose();
     }
     void read_batch(ConstMatRef queries, MatRef out, const ReadOptions& options = {}) const override {
@@ -158,10 +159,16 @@ protected:
 
     /// φ of every row of x (n × d_k → n × d_φ), rows normalised when asked.
     RowMat features(ConstMatRef x) const {
-        RowMat f(x.rows(), phi_.dim());
+        RowMat f;
+        features_into(x, f);
+        return f;
+    }
+    /// features(x) into f, whose storage is reused when it has the size already (the per-token
+    /// writes and reads keep one f per thread).
+    void features_into(ConstMatRef x, RowMat& f) const {
+        f.resize(x.rows(), phi_.dim());
         phi_.apply(x, f);
         if (normalise_) normalise_rows(f);
-        return f;
     }
 
     FeatureMap phi_;

@@ -21,7 +21,8 @@ void SelectiveState::write_gated(ConstVecRef key, ConstVecRef value, const Token
     const float delta = g.write_gate ? *g.write_gate : step(value.data(), static_cast<int>(value.size()));
     if (delta == 0.0f) return;  // a skipped token: the state exactly as it was
     const double a = g.log_decay ? std::exp(double(g.log_decay[0])) : std::pow(rho_, double(delta));
-    const RowMat f = features(key.transpose());
+    thread_local RowMat f;  // (a write per token: no allocation each time)
+    features_into(key.transpose(), f);
     if (a != 1.0) grid_ *= static_cast<float>(a);
     grid_.noalias() += (delta * value) * f;
 }
