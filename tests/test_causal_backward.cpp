@@ -274,12 +274,12 @@ TEST_CASE("every causal backward matches finite differences at its defaults, wit
     }
     // every gate input given: 40 tokens in one segment; with 5 states kept, in segments of
     // ⌈√40⌉ = 7 tokens, the last 5 (a grid's backward writes each again from the state kept at
-    // its start); at d_φ = 16, 32 and 64, the widths the grids' backward unrolls
+    // its start); at d_φ = 8, 16, 32 and 64, the widths the grids' backward unrolls
     check_gradient({name, std::nullopt, all_gates(e), 40});
     check_gradient({name, std::nullopt, all_gates(e), 40, true, 5});
     // (at 64 a channel's decay moves the loss by little: its largest gradient stands 7-10x above
     // the tolerance there, not the strict 10x; every entry is still checked)
-    for (const std::int64_t width : {16, 32, 64})
+    for (const std::int64_t width : {8, 16, 32, 64})
         check_gradient({name, std::int64_t{kD * width}, all_gates(e), 12, width < 64});
     // a token skipped (write gate 0), in one segment and across segments of 3 (9 tokens)
     if (e.gates.write_gate) {

@@ -82,7 +82,7 @@ struct Token {
 
 /// backward_rows at d = kBlocks × 16 with the row of G and the four sums over the rows (∂φ(q_t),
 /// ∂φ_t, ∂a, ∂e) held in registers instead of loaded and stored at every row: the same madds in
-/// the same order as the loop below, so the same bits (the finite-difference tests run d_φ = 16, 32, 64).
+/// the same order as the loop below, so the same bits (the finite-difference tests run d_φ = 8, 16, 32, 64).
 template <int kBlocks>
 [[gnu::always_inline]] inline float backward_rows_held(const Token& k, Eigen::Index d_v) {
     constexpr Eigen::Index d = Eigen::Index{kBlocks} * kLanes;
@@ -134,6 +134,58 @@ template <int kBlocks>
         simd::store(k.d_fq + j * kLanes, d_fq[j]), simd::store(k.d_f + j * kLanes, d_f[j]);
         if (k.delta) simd::store(k.d_e + j * kLanes, d_e[j]);
         if (k.a) simd::store(k.d_a + j * kLanes, d_a[j]);
+    }
+    return d_b;
+}
+
+/// backward_rows at d = D below a vector's 16 lanes (the trained study's grids at 256 floats: d_φ = 8),
+/// every row's floats and the four sums in local arrays: the loop's scalar madds in the same order
+/// (its dot products one chain in index order), so the same bits, at a width the compiler unrolls.
+template <int D>
+[[gnu::always_inline]] inline float backward_rows_small(const Token& k, Eigen::Index d_v) {
+    static_assert(D > 0 && D < kLanes);
+    float fq[D], f[D], e[D], a[D], d_fq[D], d_f[D], d_a[D], d_e[D];
+    for (int j = 0; j < D; ++j) {
+        fq[j] = k.fq[j], f[j] = k.f[j], d_fq[j] = k.d_fq[j], d_f[j] = k.d_f[j];
+        e[j] = k.delta ? k.e[j] : 0.0f, d_e[j] = k.delta ? k.d_e[j] : 0.0f;
+        a[j] = k.a ? k.a[j] : 0.0f, d_a[j] = k.a ? k.d_a[j] : 0.0f;
+    }
+    float d_b = 0.0f;
+    for (Eigen::Index i = 0; i < d_v; ++i) {
+        float* gi = k.g + i * D;
+        const float* bi = k.before + i * D;
+        const float* ai = k.after + i * D;
+        const float dout = k.d_out[i];
+        float g[D];
+        for (int j = 0; j < D; ++j) g[j] = simd::madd(dout, fq[j], gi[j]);
+        for (int j = 0; j < D; ++j) d_fq[j] = simd::madd(dout, ai[j], d_fq[j]);
+        if (!k.frozen) {
+            float r = 0.0f;
+            if (k.delta)
+                for (int j = 0; j < D; ++j) r = simd::madd(bi[j], e[j], r);
+            const float w = k.delta ? k.v[i] - r : k.v[i];
+            float du = 0.0f;
+            for (int j = 0; j < D; ++j) du = simd::madd(g[j], f[j], du);
+            const float bw = k.b * w;
+            for (int j = 0; j < D; ++j) d_f[j] = simd::madd(bw, g[j], d_f[j]);
+            if (k.a)
+                for (int j = 0; j < D; ++j) d_a[j] = simd::madd(g[j], bi[j], d_a[j]);
+            d_b = simd::madd(du, w, d_b);
+            k.d_value[i] = k.b * du;
+            if (k.a)
+                for (int j = 0; j < D; ++j) g[j] *= a[j];
+            if (k.delta) {
+                const float dr = -k.b * du;
+                for (int j = 0; j < D; ++j) d_e[j] = simd::madd(dr, bi[j], d_e[j]);
+                for (int j = 0; j < D; ++j) g[j] = simd::madd(dr, e[j], g[j]);
+            }
+        }
+        for (int j = 0; j < D; ++j) gi[j] = g[j];
+    }
+    for (int j = 0; j < D; ++j) {
+        k.d_fq[j] = d_fq[j], k.d_f[j] = d_f[j];
+        if (k.delta) k.d_e[j] = d_e[j];
+        if (k.a) k.d_a[j] = d_a[j];
     }
     return d_b;
 }
@@ -311,6 +363,7 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
                                   dfq, dfk, d_e.data(), d_a.data(), &grads.d_values(t, 0), s.b, s.delta, s.frozen};
             float d_b = 0.0f;
             switch (d) {  // a common width as a compile-time constant (the same arithmetic, unrolled)
+            case 8: d_b = rows::backward_rows_small<8>(tok, d_v); break;
             case 16: d_b = rows::backward_rows<1>(tok, d_v, d); break;
             case 32: d_b = rows::backward_rows<2>(tok, d_v, d); break;
             case 64: d_b = rows::backward_rows<4>(tok, d_v, d); break;
