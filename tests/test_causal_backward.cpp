@@ -50,6 +50,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -447,4 +448,46 @@ TEST_CASE("a memory without a causal backward refuses one", "[causal_backward]")
         ++refused;
     }
     REQUIRE(refused > 0);
+}
+
+TEST_CASE("the grids' backward compiled for a width gives the reference loop's bits", "[causal_backward]") {
+    // causal_backward's pass over the rows is compiled for the widths kUnrolledWidths names (the
+    // row and the sums held in registers); it must do the reference loop's madds in its order.
+    const auto same = [](const auto& x, const auto& y) {
+        return x.rows() == y.rows() && x.cols() == y.cols() && (x.size() == 0 || x == y);
+    };
+    std::set<int> covered;
+    for (const std::string& name : entries_with_causal_backward()) {
+        const MemoryEntry& e = find_memory(name);
+        for (const int width : OuterProductGrid::kUnrolledWidths) {
+            std::vector<GateSet> sets = gate_sets(e);
+            for (const GateSet& gates : sets) {
+                CAPTURE(name, width, gates.name());
+                Check c{name, std::int64_t{kD} * width, gates, 11};
+                if (gates.write_gate) c.frozen_token = 4;  // a skipped token too
+                auto fast = make_memory(parse_memory_spec(name), MemoryShape(kD, kD, c.budget), 5);
+                auto slow = make_memory(parse_memory_spec(name), MemoryShape(kD, kD, c.budget), 5);
+                auto* grid = dynamic_cast<OuterProductGrid*>(slow.get());
+                if (!grid || fast->state_floats() != std::int64_t{kD} * width) break;  // not a grid, or φ not this wide
+                grid->set_unrolled_backward(false);
+                const Problem p = draw(c, width);
+                CausalGrads a, b;
+                fast->reset(), slow->reset();
+                fast->causal_backward(p.q, p.k, p.v, p.gates, p.w, a);
+                slow->causal_backward(p.q, p.k, p.v, p.gates, p.w, b);
+                REQUIRE(same(a.d_queries, b.d_queries));
+                REQUIRE(same(a.d_keys, b.d_keys));
+                REQUIRE(same(a.d_values, b.d_values));
+                REQUIRE(same(a.d_log_decay, b.d_log_decay));
+                REQUIRE(same(a.d_beta, b.d_beta));
+                REQUIRE(same(a.d_write_gate, b.d_write_gate));
+                REQUIRE(a.d_keys.cwiseAbs().maxCoeff() > 0.0f);  // (a backward that did something)
+                covered.insert(width);
+            }
+        }
+    }
+    for (const int width : OuterProductGrid::kUnrolledWidths) {
+        CAPTURE(width);
+        CHECK(covered.count(width) == 1);
+    }
 }

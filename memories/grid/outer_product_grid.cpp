@@ -80,122 +80,105 @@ struct Token {
     bool frozen;  // the write skipped (WriteStep::frozen): the read's part only
 };
 
-/// backward_rows at d = kBlocks × 16 with the row of G and the four sums over the rows (∂φ(q_t),
-/// ∂φ_t, ∂a, ∂e) held in registers instead of loaded and stored at every row: the same madds in
-/// the same order as the loop below, so the same bits (the finite-difference tests run d_φ = 8, 16, 32, 64).
-template <int kBlocks>
-[[gnu::always_inline]] inline float backward_rows_held(const Token& k, Eigen::Index d_v) {
-    constexpr Eigen::Index d = Eigen::Index{kBlocks} * kLanes;
+/// backward_rows at d = kBlocks × 16 + kTail, a width known when compiled: the row of G and the four
+/// sums over the rows (∂φ(q_t), ∂φ_t, ∂a, ∂e) held in registers or local arrays instead of loaded
+/// and stored at every row. The same madds in the same order as the loop below — the blocks of 16
+/// lane by lane, a dot product's lanes summed by lane_sum, then the tail in index order — so the
+/// same bits (tests/test_causal_backward.cpp compares the two at every width this is built for).
+template <int kBlocks, int kTail>
+[[gnu::always_inline]] inline float backward_rows_fixed(const Token& k, Eigen::Index d_v) {
+    constexpr int B = kBlocks, R = kTail;
+    constexpr Eigen::Index d = Eigen::Index{B} * kLanes + R;
+    constexpr Eigen::Index t0 = Eigen::Index{B} * kLanes;  // where the tail starts
+    constexpr int B1 = B > 0 ? B : 1, R1 = R > 0 ? R : 1;  // (no zero-length arrays)
     const auto at = [](const float* p, int j) { return simd::load(p + j * kLanes); };
     const Floats zero = simd::broadcast(0.0f);
-    Floats fq[kBlocks], f[kBlocks], e[kBlocks], a[kBlocks], d_fq[kBlocks], d_f[kBlocks], d_a[kBlocks], d_e[kBlocks];
-    for (int j = 0; j < kBlocks; ++j) {
+    Floats fq[B1], f[B1], e[B1], a[B1], d_fq[B1], d_f[B1], d_a[B1], d_e[B1];
+    float fq_t[R1], f_t[R1], e_t[R1], a_t[R1], d_fq_t[R1], d_f_t[R1], d_a_t[R1], d_e_t[R1];
+    for (int j = 0; j < B; ++j) {
         fq[j] = at(k.fq, j), f[j] = at(k.f, j), d_fq[j] = at(k.d_fq, j), d_f[j] = at(k.d_f, j);
         e[j] = k.delta ? at(k.e, j) : zero, d_e[j] = k.delta ? at(k.d_e, j) : zero;
         a[j] = k.a ? at(k.a, j) : zero, d_a[j] = k.a ? at(k.d_a, j) : zero;
+    }
+    for (int j = 0; j < R; ++j) {
+        fq_t[j] = k.fq[t0 + j], f_t[j] = k.f[t0 + j], d_fq_t[j] = k.d_fq[t0 + j], d_f_t[j] = k.d_f[t0 + j];
+        e_t[j] = k.delta ? k.e[t0 + j] : 0.0f, d_e_t[j] = k.delta ? k.d_e[t0 + j] : 0.0f;
+        a_t[j] = k.a ? k.a[t0 + j] : 0.0f, d_a_t[j] = k.a ? k.d_a[t0 + j] : 0.0f;
     }
     float d_b = 0.0f;
     for (Eigen::Index i = 0; i < d_v; ++i) {
         float* gi = k.g + i * d;
         const float* bi = k.before + i * d;
         const float* ai = k.after + i * d;
-        Floats g[kBlocks];
-        const Floats dout = simd::broadcast(k.d_out[i]);
-        for (int j = 0; j < kBlocks; ++j) g[j] = simd::madd(dout, fq[j], at(gi, j));       // G_i += ∂o_i φ(q_t)
-        for (int j = 0; j < kBlocks; ++j) d_fq[j] = simd::madd(dout, at(ai, j), d_fq[j]);  // ∂φ(q_t) += ∂o_i S_t,i
+        Floats g[B1];
+        float g_t[R1];
+        const float dout = k.d_out[i];
+        const Floats dout_v = simd::broadcast(dout);
+        // G_i += ∂o_i φ(q_t);  ∂φ(q_t) += ∂o_i S_t,i
+        for (int j = 0; j < B; ++j) g[j] = simd::madd(dout_v, fq[j], at(gi, j));
+        for (int j = 0; j < R; ++j) g_t[j] = simd::madd(dout, fq_t[j], gi[t0 + j]);
+        for (int j = 0; j < B; ++j) d_fq[j] = simd::madd(dout_v, at(ai, j), d_fq[j]);
+        for (int j = 0; j < R; ++j) d_fq_t[j] = simd::madd(dout, ai[t0 + j], d_fq_t[j]);
         if (!k.frozen) {
-            float r = 0.0f;
-            if (k.delta) {
-                Floats acc = zero;
-                for (int j = 0; j < kBlocks; ++j) acc = simd::madd(at(bi, j), e[j], acc);
-                r = lane_sum(acc);
-            }
+            // dot(x, y): the blocks' lanes (lane_sum), then the tail in index order
+            const auto dot = [&](const Floats* xv, const float* xt, const Floats* yv, const float* yt) {
+                float sum = 0.0f;
+                if constexpr (B > 0) {
+                    Floats acc = zero;
+                    for (int j = 0; j < B; ++j) acc = simd::madd(xv[j], yv[j], acc);
+                    sum = lane_sum(acc);
+                }
+                for (int j = 0; j < R; ++j) sum = simd::madd(xt[j], yt[j], sum);
+                return sum;
+            };
+            Floats b_v[B1];
+            for (int j = 0; j < B; ++j) b_v[j] = at(bi, j);
+            const float* b_t = bi + t0;
+            const float r = k.delta ? dot(b_v, b_t, e, e_t) : 0.0f;
             const float w = k.delta ? k.v[i] - r : k.v[i];
-            Floats acc = zero;
-            for (int j = 0; j < kBlocks; ++j) acc = simd::madd(g[j], f[j], acc);
-            const float du = lane_sum(acc);
-            const Floats bw = simd::broadcast(k.b * w);
-            for (int j = 0; j < kBlocks; ++j) d_f[j] = simd::madd(bw, g[j], d_f[j]);
-            if (k.a)
-                for (int j = 0; j < kBlocks; ++j) d_a[j] = simd::madd(g[j], at(bi, j), d_a[j]);
+            const float du = dot(g, g_t, f, f_t);
+            const float bw = k.b * w;
+            const Floats bw_v = simd::broadcast(bw);
+            for (int j = 0; j < B; ++j) d_f[j] = simd::madd(bw_v, g[j], d_f[j]);
+            for (int j = 0; j < R; ++j) d_f_t[j] = simd::madd(bw, g_t[j], d_f_t[j]);
+            if (k.a) {
+                for (int j = 0; j < B; ++j) d_a[j] = simd::madd(g[j], b_v[j], d_a[j]);
+                for (int j = 0; j < R; ++j) d_a_t[j] = simd::madd(g_t[j], b_t[j], d_a_t[j]);
+            }
             d_b = simd::madd(du, w, d_b);
             k.d_value[i] = k.b * du;
-            if (k.a)
-                for (int j = 0; j < kBlocks; ++j) g[j] = g[j] * a[j];
+            if (k.a) {
+                for (int j = 0; j < B; ++j) g[j] = g[j] * a[j];
+                for (int j = 0; j < R; ++j) g_t[j] *= a_t[j];
+            }
             if (k.delta) {
-                const Floats dr = simd::broadcast(-k.b * du);
-                for (int j = 0; j < kBlocks; ++j) d_e[j] = simd::madd(dr, at(bi, j), d_e[j]);
-                for (int j = 0; j < kBlocks; ++j) g[j] = simd::madd(dr, e[j], g[j]);
+                const float dr = -k.b * du;
+                const Floats dr_v = simd::broadcast(dr);
+                for (int j = 0; j < B; ++j) d_e[j] = simd::madd(dr_v, b_v[j], d_e[j]);
+                for (int j = 0; j < R; ++j) d_e_t[j] = simd::madd(dr, b_t[j], d_e_t[j]);
+                for (int j = 0; j < B; ++j) g[j] = simd::madd(dr_v, e[j], g[j]);
+                for (int j = 0; j < R; ++j) g_t[j] = simd::madd(dr, e_t[j], g_t[j]);
             }
         }
-        for (int j = 0; j < kBlocks; ++j) simd::store(gi + j * kLanes, g[j]);
+        for (int j = 0; j < B; ++j) simd::store(gi + j * kLanes, g[j]);
+        for (int j = 0; j < R; ++j) gi[t0 + j] = g_t[j];
     }
-    for (int j = 0; j < kBlocks; ++j) {
+    for (int j = 0; j < B; ++j) {
         simd::store(k.d_fq + j * kLanes, d_fq[j]), simd::store(k.d_f + j * kLanes, d_f[j]);
         if (k.delta) simd::store(k.d_e + j * kLanes, d_e[j]);
         if (k.a) simd::store(k.d_a + j * kLanes, d_a[j]);
     }
-    return d_b;
-}
-
-/// backward_rows at d = D below a vector's 16 lanes (the trained study's grids at 256 floats: d_φ = 8),
-/// every row's floats and the four sums in local arrays: the loop's scalar madds in the same order
-/// (its dot products one chain in index order), so the same bits, at a width the compiler unrolls.
-template <int D>
-[[gnu::always_inline]] inline float backward_rows_small(const Token& k, Eigen::Index d_v) {
-    static_assert(D > 0 && D < kLanes);
-    float fq[D], f[D], e[D], a[D], d_fq[D], d_f[D], d_a[D], d_e[D];
-    for (int j = 0; j < D; ++j) {
-        fq[j] = k.fq[j], f[j] = k.f[j], d_fq[j] = k.d_fq[j], d_f[j] = k.d_f[j];
-        e[j] = k.delta ? k.e[j] : 0.0f, d_e[j] = k.delta ? k.d_e[j] : 0.0f;
-        a[j] = k.a ? k.a[j] : 0.0f, d_a[j] = k.a ? k.d_a[j] : 0.0f;
-    }
-    float d_b = 0.0f;
-    for (Eigen::Index i = 0; i < d_v; ++i) {
-        float* gi = k.g + i * D;
-        const float* bi = k.before + i * D;
-        const float* ai = k.after + i * D;
-        const float dout = k.d_out[i];
-        float g[D];
-        for (int j = 0; j < D; ++j) g[j] = simd::madd(dout, fq[j], gi[j]);
-        for (int j = 0; j < D; ++j) d_fq[j] = simd::madd(dout, ai[j], d_fq[j]);
-        if (!k.frozen) {
-            float r = 0.0f;
-            if (k.delta)
-                for (int j = 0; j < D; ++j) r = simd::madd(bi[j], e[j], r);
-            const float w = k.delta ? k.v[i] - r : k.v[i];
-            float du = 0.0f;
-            for (int j = 0; j < D; ++j) du = simd::madd(g[j], f[j], du);
-            const float bw = k.b * w;
-            for (int j = 0; j < D; ++j) d_f[j] = simd::madd(bw, g[j], d_f[j]);
-            if (k.a)
-                for (int j = 0; j < D; ++j) d_a[j] = simd::madd(g[j], bi[j], d_a[j]);
-            d_b = simd::madd(du, w, d_b);
-            k.d_value[i] = k.b * du;
-            if (k.a)
-                for (int j = 0; j < D; ++j) g[j] *= a[j];
-            if (k.delta) {
-                const float dr = -k.b * du;
-                for (int j = 0; j < D; ++j) d_e[j] = simd::madd(dr, bi[j], d_e[j]);
-                for (int j = 0; j < D; ++j) g[j] = simd::madd(dr, e[j], g[j]);
-            }
-        }
-        for (int j = 0; j < D; ++j) gi[j] = g[j];
-    }
-    for (int j = 0; j < D; ++j) {
-        k.d_fq[j] = d_fq[j], k.d_f[j] = d_f[j];
-        if (k.delta) k.d_e[j] = d_e[j];
-        if (k.a) k.d_a[j] = d_a[j];
+    for (int j = 0; j < R; ++j) {
+        k.d_fq[t0 + j] = d_fq_t[j], k.d_f[t0 + j] = d_f_t[j];
+        if (k.delta) k.d_e[t0 + j] = d_e_t[j];
+        if (k.a) k.d_a[t0 + j] = d_a_t[j];
     }
     return d_b;
 }
 
-/// Token's rows (a frozen token: the read's part only); returns ∂b = Σ_i ∂u_i (v_i − r_i) (delta) or Σ_i ∂u_i v_i. kBlocks > 0: d is
-/// kBlocks × 16, a constant the compiler unrolls; 0: any d.
-template <int kBlocks>
-float backward_rows(const Token& k, Eigen::Index d_v, Eigen::Index d_any) {
-    if constexpr (kBlocks > 0) return backward_rows_held<kBlocks>(k, d_v);
-    const Eigen::Index d = kBlocks > 0 ? Eigen::Index{kBlocks} * kLanes : d_any;
+/// Token's rows (a frozen token: the read's part only); returns ∂b = Σ_i ∂u_i (v_i − r_i) (delta) or
+/// Σ_i ∂u_i v_i. The reference, at any d; backward_rows_fixed is it at a width known when compiled.
+float backward_rows(const Token& k, Eigen::Index d_v, Eigen::Index d) {
     float d_b = 0.0f;
     for (Eigen::Index i = 0; i < d_v; ++i) {
         float* gi = k.g + i * d;
@@ -361,13 +344,18 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
             d_e.setZero(), d_a.setZero();
             const rows::Token tok{g.data(), before, after, dout, fqt, f, ep, v, s.a.size() > 0 ? s.a.data() : nullptr,
                                   dfq, dfk, d_e.data(), d_a.data(), &grads.d_values(t, 0), s.b, s.delta, s.frozen};
+            // the widths OuterProductGrid::kUnrolledWidths names as compile-time constants (the same
+            // arithmetic, unrolled), any other with the reference loop
             float d_b = 0.0f;
-            switch (d) {  // a common width as a compile-time constant (the same arithmetic, unrolled)
-            case 8: d_b = rows::backward_rows_small<8>(tok, d_v); break;
-            case 16: d_b = rows::backward_rows<1>(tok, d_v, d); break;
-            case 32: d_b = rows::backward_rows<2>(tok, d_v, d); break;
-            case 64: d_b = rows::backward_rows<4>(tok, d_v, d); break;
-            default: d_b = rows::backward_rows<0>(tok, d_v, d); break;
+            switch (unrolled_backward_ ? d : 0) {
+            case 4: d_b = rows::backward_rows_fixed<0, 4>(tok, d_v); break;
+            case 6: d_b = rows::backward_rows_fixed<0, 6>(tok, d_v); break;
+            case 8: d_b = rows::backward_rows_fixed<0, 8>(tok, d_v); break;
+            case 16: d_b = rows::backward_rows_fixed<1, 0>(tok, d_v); break;
+            case 28: d_b = rows::backward_rows_fixed<1, 12>(tok, d_v); break;
+            case 32: d_b = rows::backward_rows_fixed<2, 0>(tok, d_v); break;
+            case 64: d_b = rows::backward_rows_fixed<4, 0>(tok, d_v); break;
+            default: d_b = rows::backward_rows(tok, d_v, d); break;
             }
             if (s.frozen) continue;  // its key, value and gate gradients stay 0
             if (s.delta) {

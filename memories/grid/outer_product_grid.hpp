@@ -109,6 +109,12 @@ public:
     /// whole sequence. Tests set it small to cover the segments.
     Eigen::Index backward_saved_floats() const { return backward_saved_floats_; }
     void set_backward_saved_floats(Eigen::Index floats) { backward_saved_floats_ = std::max<Eigen::Index>(1, floats); }
+    /// The widths d_φ at which causal_backward's pass over the rows is compiled for that width (the
+    /// row and the sums held in registers; the grids' d_φ at 256 and 1024 floats with d_v = 32, and
+    /// Based's Taylor map there): the same arithmetic as the reference loop every other width runs.
+    static constexpr int kUnrolledWidths[] = {4, 6, 8, 16, 28, 32, 64};
+    /// Off: the reference loop at every width (tests compare the two bit for bit).
+    void set_unrolled_backward(bool on) { unrolled_backward_ = on; }
 
     void backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
                   MatRef d_queries) const override {
@@ -175,6 +181,7 @@ protected:
     bool normalise_;
     RowMat grid_;  // d_v × d_φ
     Eigen::Index backward_saved_floats_ = Eigen::Index{1} << 22;
+    bool unrolled_backward_ = true;
 
 private:
     /// What causal_for_backward kept: the states S_0 … S_T and the inputs that wrote them.

@@ -8,7 +8,8 @@
 namespace memcap {
 
 void LinearGrid::write(ConstVecRef key, ConstVecRef value) {
-    const RowMat f = features(key.transpose());
+    thread_local RowMat f;  // (a write per token of the causal backward: no allocation each time)
+    features_into(key.transpose(), f);
     grid_.noalias() += value * f;
 }
 
