@@ -44,12 +44,13 @@ public:
         }
     }
     void causal(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out) override {
-        each_causal(queries, keys, values, gates, out, false);
-    }
-    /// Each head's causal_for_backward: a grid head keeps its states for its own causal_backward.
-    void causal_for_backward(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates,
-                             MatRef out) override {
-        each_causal(queries, keys, values, gates, out, true);
+        require_causal_shapes(queries, keys, values, gates, out);
+        RowMat tmp(keys.rows(), dv_);
+        for (std::size_t i = 0; i < heads_.size(); ++i) {
+            heads_[i]->causal(queries.middleCols(kofs(i), dk_), keys.middleCols(kofs(i), dk_), values.middleCols(vofs(i), dv_),
+                              gates, tmp);
+            out.middleCols(vofs(i), dv_) = tmp;
+        }
     }
     void backward(ConstMatRef keys, ConstMatRef values, ConstMatRef queries, ConstMatRef d_reads, MatRef d_keys,
                   MatRef d_queries) const override {
@@ -104,18 +105,6 @@ public:
     }
 
 private:
-    void each_causal(ConstMatRef queries, ConstMatRef keys, ConstMatRef values, const TokenGates& gates, MatRef out,
-                     bool for_backward) {
-        require_causal_shapes(queries, keys, values, gates, out);
-        RowMat tmp(keys.rows(), dv_);
-        for (std::size_t i = 0; i < heads_.size(); ++i) {
-            const auto q = queries.middleCols(kofs(i), dk_), k = keys.middleCols(kofs(i), dk_);
-            const auto v = values.middleCols(vofs(i), dv_);
-            if (for_backward) heads_[i]->causal_for_backward(q, k, v, gates, tmp);
-            else heads_[i]->causal(q, k, v, gates, tmp);
-            out.middleCols(vofs(i), dv_) = tmp;
-        }
-    }
     Eigen::Index kofs(std::size_t i) const { return static_cast<Eigen::Index>(i) * dk_; }
     Eigen::Index vofs(std::size_t i) const { return static_cast<Eigen::Index>(i) * dv_; }
 
