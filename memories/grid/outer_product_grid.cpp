@@ -204,6 +204,20 @@ float backward_rows(const Token& k, Eigen::Index d_v, Eigen::Index d) {
     return d_b;
 }
 
+/// backward_rows_fixed at each width OuterProductGrid::kUnrolledWidths names (the list is the
+/// dispatch: a width listed is a width compiled), the reference loop at any other.
+template <std::size_t I = 0>
+float backward_rows_at(const Token& k, Eigen::Index d_v, Eigen::Index d) {
+    constexpr std::size_t widths = sizeof OuterProductGrid::kUnrolledWidths / sizeof OuterProductGrid::kUnrolledWidths[0];
+    if constexpr (I == widths) {
+        return backward_rows(k, d_v, d);
+    } else {
+        constexpr int w = OuterProductGrid::kUnrolledWidths[I];
+        if (d == w) return backward_rows_fixed<w / kLanes, w % kLanes>(k, d_v);
+        return backward_rows_at<I + 1>(k, d_v, d);
+    }
+}
+
 }  // namespace rows
 
 }  // namespace
@@ -344,19 +358,7 @@ void OuterProductGrid::causal_backward(ConstMatRef queries, ConstMatRef keys, Co
             d_e.setZero(), d_a.setZero();
             const rows::Token tok{g.data(), before, after, dout, fqt, f, ep, v, s.a.size() > 0 ? s.a.data() : nullptr,
                                   dfq, dfk, d_e.data(), d_a.data(), &grads.d_values(t, 0), s.b, s.delta, s.frozen};
-            // the widths OuterProductGrid::kUnrolledWidths names as compile-time constants (the same
-            // arithmetic, unrolled), any other with the reference loop
-            float d_b = 0.0f;
-            switch (unrolled_backward_ ? d : 0) {
-            case 4: d_b = rows::backward_rows_fixed<0, 4>(tok, d_v); break;
-            case 6: d_b = rows::backward_rows_fixed<0, 6>(tok, d_v); break;
-            case 8: d_b = rows::backward_rows_fixed<0, 8>(tok, d_v); break;
-            case 16: d_b = rows::backward_rows_fixed<1, 0>(tok, d_v); break;
-            case 28: d_b = rows::backward_rows_fixed<1, 12>(tok, d_v); break;
-            case 32: d_b = rows::backward_rows_fixed<2, 0>(tok, d_v); break;
-            case 64: d_b = rows::backward_rows_fixed<4, 0>(tok, d_v); break;
-            default: d_b = rows::backward_rows(tok, d_v, d); break;
-            }
+            const float d_b = unrolled_backward_ ? rows::backward_rows_at(tok, d_v, d) : rows::backward_rows(tok, d_v, d);
             if (s.frozen) continue;  // its key, value and gate gradients stay 0
             if (s.delta) {
                 if (scaled_e) {
