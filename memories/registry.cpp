@@ -260,6 +260,15 @@ void register_memory(MemoryEntry entry) {
     add_precision(entry);
     add_training(entry);
     bind_spec(entry.schema(), raw);  // every parameter's default binds (UsageError naming it otherwise)
+    for (const auto& p : entry.params)  // and the value that means left out is one it accepts
+        if (!p.same_as_none.empty()) {
+            try {
+                bind_spec(entry.schema(), RawSpec{entry.name, {{p.key, p.same_as_none}}});
+            } catch (const UsageError& err) {
+                throw UsageError("register_memory: memory '" + entry.name + "': " + p.key + "'s value meaning left out, '" +
+                                 p.same_as_none + "', is not one it accepts (" + err.what() + ")");
+            }
+        }
     registry_storage().push_back(std::move(entry));
 }
 

@@ -74,6 +74,11 @@ TEST_CASE("register_memory refuses an empty, malformed or taken name and an inco
     e.name = "value_sum_bad_default";
     e.params = {real_param("decay", "3", "out of its own range", 0.0, true, 1.0)};
     REQUIRE_THROWS_AS(register_memory(e), UsageError);
+    e = example::value_sum_entry();
+    e.name = "value_sum_bad_left_out";
+    e.params = {optional_param(real_param("decay", "", "a decay; 2 would mean none", 0.0, true, 1.0))};
+    e.params[0].same_as_none = "2";  // out of the parameter's own range: every value would be refused
+    REQUIRE_THROWS_WITH(register_memory(e), Catch::Contains("value meaning left out, '2'"));
     const auto names = memory_names();
     REQUIRE(std::count(names.begin(), names.end(), "value_sum") == 1);
     REQUIRE(std::find(names.begin(), names.end(), "value_sum_no_factory") == names.end());
