@@ -276,7 +276,8 @@ TEST_CASE("every causal backward matches finite differences at its defaults, wit
     }
     // every gate input given: 40 tokens in one segment; with 5 states kept, in segments of
     // ⌈√40⌉ = 7 tokens, the last 5 (a grid's backward writes each again from the state kept at
-    // its start); at d_φ = 8, 16, 32 and 64, the widths the grids' backward unrolls
+    // its start); at d_φ = 8, 16, 32 and 64, widths the grids' backward is compiled for (every one of
+    // OuterProductGrid::kUnrolledWidths is compared with the reference loop bit for bit below)
     check_gradient({name, std::nullopt, all_gates(e), 40});
     check_gradient({name, std::nullopt, all_gates(e), 40, true, 5});
     // (at 64 a channel's decay moves the loss by little: its largest gradient stands 7-10x above
