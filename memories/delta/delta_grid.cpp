@@ -8,11 +8,7 @@
 
 namespace memcap {
 
-void DeltaGrid::write(ConstVecRef key, ConstVecRef value) {
-    const RowMat f = features(key.transpose());
-    const Vec err = value - grid_ * f.transpose();
-    grid_.noalias() += (beta_ * err) * f;
-}
+void DeltaGrid::write(ConstVecRef key, ConstVecRef value) { write_gated(key, value, TokenGate{}); }  // β = the rule's
 
 void DeltaGrid::write_gated(ConstVecRef key, ConstVecRef value, const TokenGate& gate) {
     if (gate.log_decay || gate.write_gate)
