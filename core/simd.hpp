@@ -2,8 +2,13 @@
 // that the readout's scoring kernel (harness/eval/nearest.cpp) and the delta rule's
 // chunked writes (memories/delta/delta_grid.cpp) are built from.
 //
-// Floats is a GCC vector type of 16 floats: one zmm register with AVX-512, two ymm with
-// AVX2, four xmm with SSE2 — the build's own width, never assumed by the code. Every
+// Floats is sixteen floats: with AVX-512 a GCC vector type, one zmm register; without it
+// a struct of the vectors the build has (two ymm with AVX2, four xmm with SSE2), each
+// operation done on each part — a 64-byte GCC vector type there has no register of its
+// own, so GCC kept every Floats in memory and copied it through general registers at each
+// operation (the register tile ran at a tenth of its speed on an AMD EPYC with AVX2). The
+// build's own width, never assumed by the code: kernels use the operations below (+, −, ×,
+// <, select, [], madd, broadcast, load, store), which mean the same on either form. Every
 // product below is a chain of fused multiply-adds in index order, one chain per lane
 // (a multiply then an add where the build has no FMA), so each lane computes exactly
 // what the scalar madd chain computes, at any vector width.
@@ -13,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #if defined(__AVX__)
 #include <immintrin.h>
@@ -21,8 +27,63 @@
 namespace memcap::simd {
 
 constexpr int kLanes = 16;
+#if defined(__AVX512F__)
 using Floats = float __attribute__((vector_size(4 * kLanes)));
 using Ints = std::int32_t __attribute__((vector_size(4 * kLanes)));
+
+/// Lane l of the result is a's where mask's lane l is nonzero (true: −1), else b's.
+inline Floats select(Ints mask, Floats a, Floats b) { return mask ? a : b; }
+inline Ints select(Ints mask, Ints a, Ints b) { return mask ? a : b; }
+template <class V, class T>
+inline void set_lane(V& v, int l, T x) { v[l] = x; }
+#else
+#if defined(__AVX__)
+constexpr int kPartLanes = 8;  // a ymm register
+#else
+constexpr int kPartLanes = 4;  // an xmm register
+#endif
+constexpr int kParts = kLanes / kPartLanes;
+using FloatPart = float __attribute__((vector_size(4 * kPartLanes)));
+using IntPart = std::int32_t __attribute__((vector_size(4 * kPartLanes)));
+
+/// Sixteen lanes as kParts register-wide vectors; lane l is part l / kPartLanes's lane l % kPartLanes.
+template <class T, class Part>
+struct Lanes16 {
+    Part part[kParts];
+    T operator[](int l) const { return part[l / kPartLanes][l % kPartLanes]; }
+    void set(int l, T x) { part[l / kPartLanes][l % kPartLanes] = x; }
+    /// {f(0), …, f(kParts − 1)}: one expression a part, no loop (a loop over the parts kept
+    /// the value in memory).
+    template <class F>
+    static Lanes16 each(F&& f) {
+        return each(f, std::make_integer_sequence<int, kParts>{});
+    }
+    template <class F, int... I>
+    static Lanes16 each(F& f, std::integer_sequence<int, I...>) {
+        return Lanes16{{f(I)...}};
+    }
+};
+using Floats = Lanes16<float, FloatPart>;
+using Ints = Lanes16<std::int32_t, IntPart>;
+
+inline Floats operator+(Floats a, Floats b) { return Floats::each([&](int i) { return a.part[i] + b.part[i]; }); }
+inline Floats operator-(Floats a, Floats b) { return Floats::each([&](int i) { return a.part[i] - b.part[i]; }); }
+inline Floats operator*(Floats a, Floats b) { return Floats::each([&](int i) { return a.part[i] * b.part[i]; }); }
+inline Floats operator*(float s, Floats a) { return Floats::each([&](int i) { return s * a.part[i]; }); }
+inline Floats operator*(Floats a, float s) { return Floats::each([&](int i) { return a.part[i] * s; }); }
+inline Floats operator-(Floats a) { return Floats::each([&](int i) { return -a.part[i]; }); }
+inline Ints operator<(Floats a, Floats b) { return Ints::each([&](int i) { return a.part[i] < b.part[i]; }); }
+inline Ints operator+(Ints a, std::int32_t s) { return Ints::each([&](int i) { return a.part[i] + s; }); }
+inline Ints& operator|=(Ints& a, Ints b) { return a = Ints::each([&](int i) { return a.part[i] | b.part[i]; }); }
+inline Floats select(Ints mask, Floats a, Floats b) {
+    return Floats::each([&](int i) { return mask.part[i] ? a.part[i] : b.part[i]; });
+}
+inline Ints select(Ints mask, Ints a, Ints b) {
+    return Ints::each([&](int i) { return mask.part[i] ? a.part[i] : b.part[i]; });
+}
+template <class V, class T>
+inline void set_lane(V& v, int l, T x) { v.set(l, x); }
+#endif
 
 /// a·b + c rounded once (FMA), or a·b rounded then + c without FMA (-ffp-contract=off).
 inline float madd(float a, float b, float c) {
@@ -38,15 +99,10 @@ inline Floats madd(Floats a, Floats b, Floats c) {
     return reinterpret_cast<Floats>(
         _mm512_fmadd_ps(reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b), reinterpret_cast<__m512>(c)));
 #elif defined(__FMA__)
-    Floats out;
-    for (int h = 0; h < 2; ++h) {
-        const float* pa = reinterpret_cast<const float*>(&a) + 8 * h;
-        const float* pb = reinterpret_cast<const float*>(&b) + 8 * h;
-        const float* pc = reinterpret_cast<const float*>(&c) + 8 * h;
-        _mm256_storeu_ps(reinterpret_cast<float*>(&out) + 8 * h,
-                         _mm256_fmadd_ps(_mm256_loadu_ps(pa), _mm256_loadu_ps(pb), _mm256_loadu_ps(pc)));
-    }
-    return out;
+    return Floats::each([&](int i) {
+        return reinterpret_cast<FloatPart>(_mm256_fmadd_ps(reinterpret_cast<__m256>(a.part[i]), reinterpret_cast<__m256>(b.part[i]),
+                                                           reinterpret_cast<__m256>(c.part[i])));
+    });
 #else
     return a * b + c;
 #endif
@@ -56,25 +112,35 @@ inline Floats broadcast(float x) {
 #if defined(__AVX512F__)
     return reinterpret_cast<Floats>(_mm512_set1_ps(x));
 #elif defined(__AVX__)
-    const __m256 half = _mm256_set1_ps(x);
-    Floats v;
-    std::memcpy(&v, &half, sizeof half);
-    std::memcpy(reinterpret_cast<char*>(&v) + sizeof half, &half, sizeof half);
-    return v;
+    const FloatPart p = reinterpret_cast<FloatPart>(_mm256_set1_ps(x));
+    return Floats::each([&](int) { return p; });
 #else
-    Floats v;
-    for (int l = 0; l < kLanes; ++l) v[l] = x;
-    return v;
+    const FloatPart p = {x, x, x, x};
+    return Floats::each([&](int) { return p; });
 #endif
 }
 
 inline Floats load(const float* p) {
+#if defined(__AVX512F__)
     Floats v;
     std::memcpy(&v, p, sizeof v);
     return v;
+#else
+    return Floats::each([&](int i) {  // a load a part: one copy of the whole went through the stack
+        FloatPart x;
+        std::memcpy(&x, p + i * kPartLanes, sizeof x);
+        return x;
+    });
+#endif
 }
 
-inline void store(float* p, const Floats& v) { std::memcpy(p, &v, sizeof v); }
+inline void store(float* p, const Floats& v) {
+#if defined(__AVX512F__)
+    std::memcpy(p, &v, sizeof v);
+#else
+    for (int i = 0; i < kParts; ++i) std::memcpy(p + i * kPartLanes, &v.part[i], sizeof v.part[i]);
+#endif
+}
 
 /// Whether all `count` floats at `p` are ±0 (a NaN is not): every bit but the signs,
 /// or-ed together, in vectors — what Eigen's isZero(0) decides, without its per-entry
@@ -145,7 +211,7 @@ inline void transpose16(Floats (&x)[kLanes]) {
 #else
     Floats t[kLanes];
     for (int k = 0; k < kLanes; ++k)
-        for (int l = 0; l < kLanes; ++l) t[l][k] = x[k][l];
+        for (int l = 0; l < kLanes; ++l) set_lane(t[l], k, x[k][l]);
     for (int l = 0; l < kLanes; ++l) x[l] = t[l];
 #endif
 }
@@ -166,33 +232,49 @@ inline void transpose(const float* src, std::int64_t rows, std::int64_t cols, st
         for (std::int64_t k = i < full_rows ? full_cols : 0; k < cols; ++k) dst[k * dst_stride + i] = src[i * src_stride + k];
 }
 
+/// The register tile's shape for this build's vector registers. A tile of R rows by V
+/// vectors keeps R·V sums, V vectors of the panel and one broadcast entry in registers while
+/// its chains run: with AVX-512 (32 registers, a Floats in one) 4 × 4, or 8 × 1 one vector
+/// wide; with AVX (16 registers, a Floats in two) 6 × 1 — 15 registers; 4 × 4 spills its
+/// sums at every madd —; with SSE (16 registers, a Floats in four) 2 × 1. Tuning only: every
+/// entry is the same madd chain whatever the tile, so the same bits (docs/performance.md has
+/// the measurements).
+#if defined(__AVX512F__)
+constexpr int kTileRows = 4, kTileVectors = 4, kTileRowsOneVector = 8;
+#elif defined(__AVX__)
+constexpr int kTileRows = 6, kTileVectors = 1, kTileRowsOneVector = 6;
+#else
+constexpr int kTileRows = 2, kTileVectors = 1, kTileRowsOneVector = 2;
+#endif
+
+/// f(std::integral_constant<int, n>{}) for a run-time 1 ≤ n ≤ N; nothing for n outside.
+template <int N, class F>
+inline void with_count(std::int64_t n, F&& f) {
+    if constexpr (N > 0) {
+        if (n == N) f(std::integral_constant<int, N>{});
+        else with_count<N - 1>(n, f);
+    }
+}
+
 /// Calls f(R, V, i0, v0) for tiles covering `rows` rows by `vectors` vectors of 16 columns
-/// — R, V as std::integral_constant (R, V ≤ 4, or R = 8 when `vectors` is 1: a tile keeps 8
-/// independent chains in flight either way, which one FMA unit's latency needs) — row tiles
-/// outer, column tiles inner.
+/// — R, V as std::integral_constant: kTileRows × kTileVectors where they fit, narrower at
+/// the edges, and kTileRowsOneVector × 1 when `vectors` is 1 (a tile keeps enough
+/// independent chains in flight for the FMA units' latency either way) — row tiles outer,
+/// column tiles inner.
 template <class F>
 inline void for_each_tile(std::int64_t rows, std::int64_t vectors, F&& f) {
     using std::integral_constant;
     const auto row_tile = [&](auto R, std::int64_t i0) {
         std::int64_t v0 = 0;
-        for (; v0 + 4 <= vectors; v0 += 4) f(R, integral_constant<int, 4>{}, i0, v0);
-        switch (vectors - v0) {
-        case 3: f(R, integral_constant<int, 3>{}, i0, v0); break;
-        case 2: f(R, integral_constant<int, 2>{}, i0, v0); break;
-        case 1: f(R, integral_constant<int, 1>{}, i0, v0); break;
-        default: break;
-        }
+        for (; v0 + kTileVectors <= vectors; v0 += kTileVectors) f(R, integral_constant<int, kTileVectors>{}, i0, v0);
+        with_count<kTileVectors - 1>(vectors - v0, [&](auto V) { f(R, V, i0, v0); });
     };
     std::int64_t i0 = 0;
     if (vectors == 1)
-        for (; i0 + 8 <= rows; i0 += 8) f(integral_constant<int, 8>{}, integral_constant<int, 1>{}, i0, std::int64_t{0});
-    for (; i0 + 4 <= rows; i0 += 4) row_tile(integral_constant<int, 4>{}, i0);
-    switch (rows - i0) {
-    case 3: row_tile(integral_constant<int, 3>{}, i0); break;
-    case 2: row_tile(integral_constant<int, 2>{}, i0); break;
-    case 1: row_tile(integral_constant<int, 1>{}, i0); break;
-    default: break;
-    }
+        for (; i0 + kTileRowsOneVector <= rows; i0 += kTileRowsOneVector)
+            f(integral_constant<int, kTileRowsOneVector>{}, integral_constant<int, 1>{}, i0, std::int64_t{0});
+    for (; i0 + kTileRows <= rows; i0 += kTileRows) row_tile(integral_constant<int, kTileRows>{}, i0);
+    with_count<kTileRows - 1>(rows - i0, [&](auto R) { row_tile(R, i0); });
 }
 
 /// The blocks a large product is cut into (multiply): a panel of b at most kPanelCols

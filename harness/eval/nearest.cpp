@@ -11,8 +11,10 @@ namespace memcap {
 
 namespace nearest_kernel {  // named, not anonymous: unity builds merge anonymous namespaces
 
-constexpr int kRows = 4;     // reads per tile
-constexpr int kVectors = 4;  // vectors of candidates per tile: 4 · 16 = 64 candidates
+// A tile is the register tile's shape (core/simd.hpp): simd::kTileRows reads by
+// simd::kTileVectors vectors of 16 candidates.
+constexpr int kRows = simd::kTileRows;
+constexpr int kVectors = simd::kTileVectors;
 
 /// Every lane's running minimum of the scores and the first column that reached it: lane l
 /// sees the columns j ≡ l (mod 16) in increasing order and only a smaller score moves it, as
@@ -44,15 +46,15 @@ inline void step(const float* const* rows, const CandidatePanel& p, Eigen::Index
     simd::Floats acc[R][V];
     simd::products<R, V>(rows, p.t.data() + j0, p.stride, p.d, acc);
     simd::Ints lane;
-    for (int l = 0; l < simd::kLanes; ++l) lane[l] = l;
+    for (int l = 0; l < simd::kLanes; ++l) simd::set_lane(lane, l, l);
     for (int v = 0; v < V; ++v) {
         const simd::Floats sq = simd::load(p.sq.data() + j0 + v * simd::kLanes);
         const simd::Ints index = lane + static_cast<std::int32_t>(j0 + v * simd::kLanes);
         for (int r = 0; r < R; ++r) {
             const simd::Floats x = sq - 2.0f * acc[r][v];
             const simd::Ints less = x < run.low[r];
-            run.low[r] = less ? x : run.low[r];
-            run.at[r] = less ? index : run.at[r];
+            run.low[r] = simd::select(less, x, run.low[r]);
+            run.at[r] = simd::select(less, index, run.at[r]);
         }
     }
 }
@@ -68,12 +70,8 @@ void nearest_rows(ConstMatRef reads, Eigen::Index i0, const CandidatePanel& p, i
     }
     Eigen::Index j0 = 0;
     for (; j0 + kVectors * simd::kLanes <= p.columns; j0 += kVectors * simd::kLanes) step<R, kVectors>(rows, p, j0, run);
-    switch ((p.columns - j0) / simd::kLanes) {
-    case 3: step<R, 3>(rows, p, j0, run); break;
-    case 2: step<R, 2>(rows, p, j0, run); break;
-    case 1: step<R, 1>(rows, p, j0, run); break;
-    default: break;
-    }
+    simd::with_count<kVectors - 1>((p.columns - j0) / simd::kLanes,
+                                   [&](auto V) { step<R, decltype(V)::value>(rows, p, j0, run); });
     for (int r = 0; r < R; ++r) best[i0 + r] = lowest(run.low[r], run.at[r]);
 }
 
@@ -124,15 +122,11 @@ void nearest_candidates(ConstMatRef reads, const CandidatePanel& p, int* best) {
     const Eigen::Index m = reads.rows();
     if (m == 0 || p.n == 0) return;
     Eigen::Index i0 = 0;
-    if (p.columns == simd::kLanes)  // one vector of candidates: 8 reads a tile keep 8 chains in flight, not 4
-        for (; i0 + 2 * kernel::kRows <= m; i0 += 2 * kernel::kRows) kernel::nearest_rows<2 * kernel::kRows>(reads, i0, p, best);
+    constexpr int kRowsOne = simd::kTileRowsOneVector;
+    if (p.columns == simd::kLanes)  // one vector of candidates: a taller tile keeps enough chains in flight
+        for (; i0 + kRowsOne <= m; i0 += kRowsOne) kernel::nearest_rows<kRowsOne>(reads, i0, p, best);
     for (; i0 + kernel::kRows <= m; i0 += kernel::kRows) kernel::nearest_rows<kernel::kRows>(reads, i0, p, best);
-    switch (m - i0) {
-    case 3: kernel::nearest_rows<3>(reads, i0, p, best); break;
-    case 2: kernel::nearest_rows<2>(reads, i0, p, best); break;
-    case 1: kernel::nearest_rows<1>(reads, i0, p, best); break;
-    default: break;
-    }
+    simd::with_count<kernel::kRows - 1>(m - i0, [&](auto R) { kernel::nearest_rows<decltype(R)::value>(reads, i0, p, best); });
     // Every score is finite, and the kernel's choice the scan's, when ‖r‖·‖c_j‖ stays far
     // inside the float range: |r·c| ≤ ‖r‖‖c‖ (to within d roundings) and ‖r‖² ≤ d·max|r_k|².
     // Reads beyond that (or candidates: max_sq inf) are decided by the scan.

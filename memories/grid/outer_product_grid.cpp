@@ -25,8 +25,12 @@ using simd::kLanes;
     using F4 = float __attribute__((vector_size(16)));
     static_assert(kLanes == 16);
     F8 lo8, hi8;
+#if defined(__AVX__) && !defined(__AVX512F__)
+    lo8 = v.part[0], hi8 = v.part[1];  // the struct's two ymm halves, in registers
+#else
     std::memcpy(&lo8, &v, sizeof lo8);
     std::memcpy(&hi8, reinterpret_cast<const char*>(&v) + sizeof lo8, sizeof hi8);
+#endif
     const F8 s8 = lo8 + hi8;
     F4 lo4, hi4;
     std::memcpy(&lo4, &s8, sizeof lo4);
