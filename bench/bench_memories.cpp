@@ -7,7 +7,10 @@
 // parameters. A backend added to the table is benchmarked with no change here.
 // Every backend with a causal backward (a trainable one) also has
 // `<name>/causal_train` (bm_causal_train: a trained layer's memory work on one
-// episode of n tokens, d = 32, 1024 floats).
+// episode of n tokens, d = 32, 1024 floats). Two of the kernels under them are
+// timed alone, in FLOP/s beside the SGEMM ceiling: `kernel/product` (core/simd.hpp's
+// register tile: 256 rows × d by d × cols) and `kernel/nearest` (the readout's
+// scoring, harness/eval/nearest.cpp: 256 reads against n candidates of width d).
 //
 // Counters, from the backend's declared FLOP-and-byte model (MemoryEntry::cost):
 //   items     pairs written or queries read per second (items/s)
@@ -29,10 +32,12 @@
 // native build, SSE2 with -DMEMCAP_PORTABLE=ON. The context says which (`isa`:
 // "native (-march=...: extensions)" or "portable x86-64 ..."), with the CPU
 // model and the commit, and so does the ceilings line on stderr.
+#include "harness/eval/nearest.hpp"
 #include "harness/results/manifest.hpp"
 #include "harness/train/layer.hpp"
 #include "bench/thread_timing.hpp"
 #include "memories/registry.hpp"
+#include "core/simd.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -188,6 +193,35 @@ void bm_causal_train(benchmark::State& state, const MemoryEntry* entry) {
 
 }  // namespace
 
+/// core/simd.hpp's product: 256 rows × d by d × cols (args d, cols).
+void bm_product(benchmark::State& state) {
+    const Eigen::Index rows = 256, d = state.range(0), cols = state.range(1);
+    Rng rng = Rng::stream("bench_product", d, cols);
+    RowMat a(rows, d), b(d, cols), c(rows, cols);
+    rng.fill_normal(a), rng.fill_normal(b);
+    for (auto _ : state) {
+        simd::product(a.data(), d, b.data(), cols, d, c.data(), cols, rows, cols);
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["FLOP"] = benchmark::Counter(2.0 * rows * d * cols, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+/// The readout's scoring: the nearest of n candidates for each of 256 reads of width d (args d, n).
+void bm_nearest(benchmark::State& state) {
+    const Eigen::Index m = 256, d = state.range(0), n = state.range(1);
+    Rng rng = Rng::stream("bench_nearest", d, n);
+    RowMat reads(m, d), candidates(n, d);
+    rng.fill_normal(reads), rng.fill_normal(candidates);
+    CandidatePanel panel;
+    panel.build(candidates);
+    std::vector<int> best(static_cast<std::size_t>(m));
+    for (auto _ : state) {
+        nearest_candidates(reads, panel, best.data());
+        benchmark::DoNotOptimize(best.data());
+    }
+    state.counters["FLOP"] = benchmark::Counter(2.0 * m * d * n, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
@@ -210,6 +244,8 @@ int main(int argc, char** argv) {
 
     benchmark::RegisterBenchmark("ceiling/sgemm", bm_sgemm);
     benchmark::RegisterBenchmark("ceiling/triad", bm_triad);
+    benchmark::RegisterBenchmark("kernel/product", bm_product)->ArgsProduct({{16, 64}, {64, 1024}})->ArgNames({"d", "cols"});
+    benchmark::RegisterBenchmark("kernel/nearest", bm_nearest)->ArgsProduct({{16, 64}, {16, 1024}})->ArgNames({"d", "n"});
     for (const MemoryEntry& entry : memory_registry()) {
         for (Kernel kernel : {Kernel::write_batch, Kernel::read_batch}) {
             const std::string name = entry.name + (kernel == Kernel::write_batch ? "/write_batch" : "/read_batch");
