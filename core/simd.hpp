@@ -8,7 +8,8 @@
 // own, so GCC kept every Floats in memory and copied it through general registers at each
 // operation (the register tile ran at a tenth of its speed on an AMD EPYC with AVX2). The
 // build's own width, never assumed by the code: kernels use the operations below (+, −, ×,
-// <, select, [], madd, broadcast, load, store), which mean the same on either form. Every
+// unary −, <, select, reading a lane with [] and writing one with set_lane, madd, broadcast,
+// load, store; for Ints also + an int and |=), which mean the same on either form. Every
 // product below is a chain of fused multiply-adds in index order, one chain per lane
 // (a multiply then an add where the build has no FMA), so each lane computes exactly
 // what the scalar madd chain computes, at any vector width.

@@ -102,7 +102,7 @@ TEST_CASE("score_reads gives the bits of the scalar scan over the FMA chain and 
     for (const int d : {1, 7, 64, 100}) {
         for (const Eigen::Index n : {1, 2, 5, 16, 17, 64, 80, 113, 513}) {
             CAPTURE(d, n);
-            const Episode e = episode(rng, n, 41, d);  // 41 reads: ten tiles of four and one row
+            const Episode e = episode(rng, n, 41, d);  // 41 reads: whole tiles and a partial one
             RowMat reads(41, d);
             rng.fill_normal(reads, 0.3);
             for (Eigen::Index i = 0; i < reads.rows(); i += 3)  // some reads near their target
@@ -110,6 +110,21 @@ TEST_CASE("score_reads gives the bits of the scalar scan over the FMA chain and 
             require_same(e, reads);
         }
     }
+}
+
+TEST_CASE("score_reads at every read count up to 13: each tile shape's partial tiles", "[readout][score]") {
+    // the tile is 4 (8 one vector wide) reads with AVX-512, 6 with AVX2, 2 with SSE2: 1 … 13
+    // reads leave every remainder of each, one vector of candidates (16), one and a bit (17), five (80)
+    Rng rng = Rng::stream("test/score_reads/counts");
+    for (const Eigen::Index n : {16, 17, 80})
+        for (Eigen::Index m = 1; m <= 13; ++m) {
+            CAPTURE(n, m);
+            const Episode e = episode(rng, n, m, 32);
+            RowMat reads(m, 32);
+            rng.fill_normal(reads, 0.3);
+            for (Eigen::Index i = 0; i < m; i += 2) reads.row(i) += e.candidates.row(e.target[static_cast<std::size_t>(i)]);
+            require_same(e, reads);
+        }
 }
 
 TEST_CASE("score_reads breaks ties toward the lower index, as the scan does", "[readout][score]") {
@@ -184,7 +199,7 @@ TEST_CASE("score_reads: huge reads among ordinary ones are decided by the scan, 
 }
 
 TEST_CASE("score_reads over many candidates and reads, equal candidates far apart", "[readout][score]") {
-    // n = 1500 candidates at d = 100 and 75 reads (eighteen tiles of four, three rows alone),
+    // n = 1500 candidates at d = 100 and 75 reads (whole tiles and a partial one at any width),
     // equal candidates 1100 columns apart
     const int d = 100;
     const Eigen::Index n = 1500, m = 75;

@@ -12,8 +12,8 @@
 //     best = 0;  for j = 1 … n − 1: if s_j < s_best then best = j
 // over score_dot's products, at any vector width (tests/test_score_reads.cpp).
 //
-// The kernel (nearest_candidates) multiplies a tile of four reads by 64 candidates at a
-// time in registers and keeps each read's running minimum beside it, so the reads × n
+// The kernel (nearest_candidates) multiplies a tile of reads by candidates at a time in
+// registers (core/simd.hpp's tile: four reads by 64 candidates with AVX-512, six by 16 with AVX2) and keeps each read's running minimum beside it, so the reads × n
 // products never go to memory. It needs the candidates transposed (CandidatePanel, made
 // once per episode and shared by every memory that reads it).
 #pragma once

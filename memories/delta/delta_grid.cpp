@@ -82,11 +82,12 @@ void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, 
         }
         // (I + β L) U ← U, L the strictly lower part of Φ Φᵀ: forward substitution, row
         // by row, u_i ← u_i − Σ_{j<i} (β φ_i·φ_j) u_j in increasing j (solve_unit_lower's
-        // order), every vector of the row at once so their chains overlap
+        // order), up to four vectors of the row at once so their chains overlap (each
+        // vector's chains are its own: the same bits however many go together)
         simd::transpose(f.row(start).data(), c, d_phi, d_phi, phi_t.data(), kChunk);  // Φᵀ (columns past c unused)
         simd::product(f.row(start).data(), d_phi, phi_t.data(), kChunk, d_phi, lower.data(), kChunk, c, kChunk);  // Φ Φᵀ
         lower.topRows(c) *= beta;
-        simd::for_each_tile(1, vectors, [&](auto, auto V_, std::int64_t, std::int64_t v0) {
+        const auto substitute = [&](auto V_, std::int64_t v0) {
             constexpr int V = decltype(V_)::value;
             for (Eigen::Index i = 1; i < c; ++i) {
                 float* row = u.row(i).data() + v0 * simd::kLanes;
@@ -99,7 +100,10 @@ void DeltaGrid::write_chunks(const RowMat& f, ConstMatRef values, RowMat& grid, 
                 }
                 for (int v = 0; v < V; ++v) simd::store(row + v * simd::kLanes, x[v]);
             }
-        });
+        };
+        std::int64_t v0 = 0;
+        for (; v0 + 4 <= vectors; v0 += 4) substitute(std::integral_constant<int, 4>{}, v0);
+        simd::with_count<3>(vectors - v0, [&](auto V) { substitute(V, v0); });
         // Mᵀ += Φᵀ U
         simd::add_transposed_product(f.row(start).data(), d_phi, u.data(), width, c, g.data(), width, d_phi, width, !zero);
         if (updates) updates->middleRows(start, c) = u.leftCols(d_v);
