@@ -58,7 +58,7 @@ else
     # 2. The default capacity sweep (regenerated from scratch: the old result is replaced).
     rm -f capacity.csv capacity.csv.manifest.json capacity.csv.journal capacity.csv.tuning capacity_race.csv
     echo "reports: 2/4 the capacity sweep: the frontier (each memory's width chosen on tuning seeds first)" \
-        "and the essays' d = 64 frame, under 2 min on 2 cores" >&2
+        "and the essays' d = 64 frame, 1/2-3 min on 2 cores" >&2
     start=$(date +%s)
     "$memcap" sweep "$config" --out .
     echo "capacity sweep: $(( $(date +%s) - start )) s wall" >&2
@@ -71,7 +71,7 @@ else
     rm -f modern/modern.csv modern/modern.csv.manifest.json modern/modern.csv.journal modern/modern.csv.tuning \
         modern/modern_race.csv
     echo "reports: 3/4 today's recurrent memories on the frontier (RetNet, GLA, Gated DeltaNet, KDA, RWKV-7," \
-        "MesaNet, Based beside the cache, the grid and the delta rule), under a minute on 2 cores" >&2
+        "MesaNet, Based beside the cache, the grid and the delta rule), 1/4-2 min on 2 cores" >&2
     start=$(date +%s)
     "$memcap" sweep "$modern_config" --out modern
     echo "modern sweep: $(( $(date +%s) - start )) s wall" >&2
@@ -86,7 +86,7 @@ fi
 
 # 4. Summary over seeds; the models of memories/theory.hpp beside it (per-row predictions
 #    and capacity lines); then the capacity table, figures and REPORT.md.
-echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the pages (about a minute: memcap theory on the main and modern sweeps, then the report and the pages side by side)" >&2
+echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and the pages (1-2 min: memcap theory on the main and modern sweeps, then the report and the pages side by side)" >&2
 "$memcap" aggregate capacity.csv --out capacity_summary.csv
 # The main sweep's theory and the modern sweep's in one process: the model calls they share (the
 # cache's and the grid's rows at the same widths, lengths and noise) are made once, which saves
