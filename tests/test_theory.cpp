@@ -87,6 +87,28 @@ TEST_CASE("theory: the vectorisable exp is within 2 ulp of std::exp on x <= 0", 
     REQUIRE(exp_nonpositive(-std::numeric_limits<double>::infinity()) == 0.0);
 }
 
+TEST_CASE("theory: select_bits gives what ?: gives, bit for bit", "[theory]") {
+    using theory::select_bits;
+    const auto bits = [](double a) {
+        std::uint64_t u;
+        std::memcpy(&u, &a, sizeof a);
+        return u;
+    };
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const double values[] = {0.0, -0.0, 1.0, -2.5, 1e-310, -inf, inf, nan, -nan, 6755399441055744.0};
+    for (const double a : values)
+        for (const double b : values) {
+            CAPTURE(a, b);
+            REQUIRE(bits(select_bits(true, a, b)) == bits(a));
+            REQUIRE(bits(select_bits(false, a, b)) == bits(b));
+            // and as the models use it, chosen by a comparison (false for NaN)
+            REQUIRE(bits(select_bits(a < b, a, b)) == bits(a < b ? a : b));
+        }
+    // exp_nonpositive's clamp (a select_bits): NaN stays NaN, -800 and below give 0
+    REQUIRE(std::isnan(theory::exp_nonpositive(nan)));
+    REQUIRE(theory::exp_nonpositive(-800.0) == 0.0);
+}
+
 TEST_CASE("theory: the winner-take-all integral and the models' exact cases", "[theory]") {
     using namespace memcap::theory;
     // No signal: every one of M candidates equally likely.

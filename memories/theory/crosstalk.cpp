@@ -251,8 +251,8 @@ public:
         for (std::size_t k = 0; k < count; ++k) {
             const double az = std::abs(z[k]);
             const bool near = (ok[k] != 0) & (az < kNear);
-            far += (ok[k] != 0) & !near ? 1.0 : 0.0;
-            out[k] = lerp(table, last, (near ? az : 0.0) / kStep);
+            far += select_bits((ok[k] != 0) & !near, 1.0, 0.0);  // select_bits: vectorised without AVX-512 too
+            out[k] = lerp(table, last, select_bits(near, az, 0.0) / kStep);
         }
         if (far == 0) return;
         for (std::size_t k = 0; k < count; ++k)
@@ -415,12 +415,13 @@ void margins(const double* base, const double* finite, double x, const double* v
 void competitor_wins(const double* base, const double* finite, const double* v, const double* z, const double* ok,
                      const double* log_h, double x, double* value, std::size_t na) {
 #pragma omp simd
-    for (std::size_t k = 0; k < na; ++k) {
-        const double h = exp_nonpositive(ok[k] != 0 ? log_h[k] : kNegInf);
+    for (std::size_t k = 0; k < na; ++k) {  // every choice a select_bits (numeric.hpp), so it vectorises without AVX-512
+        const bool read = ok[k] != 0;
+        const double h = exp_nonpositive(select_bits(read, log_h[k], kNegInf));
         const double margin = base[k] + x;
-        const double sign = margin > 0 ? 0.0 : margin < 0 ? 1.0 : 0.5;
-        const double given = finite[k] == 0 ? 1.0 : v[k] > 0 ? 0.5 : sign;
-        value[k] = ok[k] != 0 ? (z[k] < 0 ? 1 - h : h) : given;
+        const double sign = select_bits(margin > 0, 0.0, select_bits(margin < 0, 1.0, 0.5));
+        const double given = select_bits(finite[k] == 0, 1.0, select_bits(v[k] > 0, 0.5, sign));
+        value[k] = select_bits(read, select_bits(z[k] < 0, 1 - h, h), given);
     }
 }
 
