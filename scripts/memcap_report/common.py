@@ -1,6 +1,7 @@
 """What every section shares: reading memcap's CSVs, the canonical spec strings, the one
 standard error (the summary's accuracy_se_frac), the capacity rule, colours and figure style."""
 import csv
+import functools
 import json
 import math
 import os
@@ -168,10 +169,16 @@ def base(spec):
 
 
 def spec_params(spec):
-    """key=value pairs of a canonical spec string, in order."""
+    """key=value pairs of a canonical spec string, in order (a new dict each call: the caller's to change)."""
+    return OrderedDict(_spec_pairs(spec))
+
+
+@functools.lru_cache(maxsize=None)
+def _spec_pairs(spec):
+    """spec_params' pairs, parsed once a spec (a report asks for the same few hundred specs ~10^6 times)."""
     if ":" not in spec:
-        return OrderedDict()
-    return OrderedDict(kv.split("=", 1) for kv in spec.split(":", 1)[1].split(",") if "=" in kv)
+        return ()
+    return tuple(tuple(kv.split("=", 1)) for kv in spec.split(":", 1)[1].split(",") if "=" in kv)
 
 
 def param(spec, key):

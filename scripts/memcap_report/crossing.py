@@ -26,6 +26,7 @@ from a generator seeded with RNG_SEED for every curve and pair, so outputs are b
 to run and do not depend on which other curves a report holds."""
 import csv
 import math
+import operator
 import os
 
 import numpy as np
@@ -48,30 +49,46 @@ def key_of(r):
 
 def read_seeds(path):
     """{cell key: (seed numbers, accuracies)} from a per-seed CSV (memcap sweep's), the rows whose
-    status is ok; {} when the file is not there."""
+    status is ok; {} when the file is not there. A new dict each call (the caller's to change); the
+    file is parsed once while unchanged (several sections read the largest, streams.csv twice)."""
     try:
         f = open(path, newline="")
     except FileNotFoundError:
         return {}
     except OSError as e:
         raise ReportError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
-    out = {}
     with f:
-        reader = csv.reader(f)
-        head = next(reader, [])
-        need = KEY_COLUMNS + ("seed", "accuracy_frac", "status")
-        missing = [c for c in need if c not in head and c != "tuned"]
-        if missing:
-            raise ReportError("%s: no column '%s'" % (path, missing[0]))
-        idx = [head.index(c) if c in head else None for c in KEY_COLUMNS]
-        si, ai, st = head.index("seed"), head.index("accuracy_frac"), head.index("status")
-        for row in reader:
-            if row[st] != "ok" or row[ai] == "":
-                continue
-            k = tuple(row[i] if i is not None else "" for i in idx)
-            s, a = out.setdefault(k, ([], []))
-            s.append(int(row[si]))
-            a.append(float(row[ai]))
+        st = os.fstat(f.fileno())
+        real = (os.path.realpath(path), st.st_mtime_ns, st.st_size)
+        if real not in _PARSED:
+            _PARSED[real] = _parse_seeds(path, f)
+    return dict(_PARSED[real])
+
+
+def _parse_seeds(path, f):
+    """read_seeds' parse of the open file f."""
+    out = {}
+    reader = csv.reader(f)
+    head = next(reader, [])
+    need = KEY_COLUMNS + ("seed", "accuracy_frac", "status")
+    missing = [c for c in need if c not in head and c != "tuned"]
+    if missing:
+        raise ReportError("%s: no column '%s'" % (path, missing[0]))
+    # a column the file lacks ("tuned" in older CSVs) reads as "": an empty field appended to each row
+    pad = any(c not in head for c in KEY_COLUMNS)
+    key = operator.itemgetter(*[head.index(c) if c in head else len(head) for c in KEY_COLUMNS])
+    si, ai, st = head.index("seed"), head.index("accuracy_frac"), head.index("status")
+    for row in reader:
+        if row[st] != "ok" or row[ai] == "":
+            continue
+        if pad:
+            row.append("")
+        k = key(row)
+        got = out.get(k)
+        if got is None:
+            got = out[k] = ([], [])
+        got[0].append(int(row[si]))
+        got[1].append(float(row[ai]))
     return out
 
 
@@ -82,9 +99,11 @@ SEEDS = {}
 
 _MEANS = {}  # Curve.means' memo (a report recomputes some curves: a study's tables and its plain rows)
 _DRAWS = {}
+_DRAWS_B = {}
 
 
 _LOADED = set()  # the per-seed CSVs in SEEDS (a study reading another's CSV reads it once)
+_PARSED = {}  # read_seeds' files, parsed: {(real path, mtime, size): {cell key: (seeds, accuracies)}}
 
 
 _DONE = {}  # estimates' and ratio's memo, by the curves' contents (a report asks for some of them again)
@@ -95,6 +114,7 @@ def reset_seeds():
     _MEANS.clear()
     _DONE.clear()
     _LOADED.clear()
+    _PARSED.clear()
 
 
 def load_seeds(path):
@@ -148,21 +168,28 @@ class Curve:
 
     def means(self, w, universe):
         """(B x len(xs)) means under seed weights w (B x len(universe)); memoised per curve, universe
-        and weights (the weights are always draws(len(universe)) or the unpaired second stream)."""
+        and weights (the weights are always draws(len(universe)) or draws_unpaired(len(universe)),
+        arrays that live as long as the run)."""
+        # the weights by identity: both streams' arrays are kept for the run (draws, draws_unpaired)
         key = (tuple(id(c) for c in self.cells), tuple(tuple(map(tuple, at)) for at in self.shape),
-               universe.tobytes(), w.shape, w.sum(axis=0).tobytes(), w[0].tobytes(), w[-1].tobytes())
+               universe.tobytes(), id(w))
         got = _MEANS.get(key)
         if got is not None:
             return got[1]
         v = np.zeros((len(universe), len(self.cells)))
-        mask = np.zeros_like(v)
         fallback = np.empty(len(self.cells))
+        # den: how many of a row's draws fall on each cell's seeds, one column per distinct seed set
+        # (most cells share one): sums of whole numbers, so exact in any order, as w @ mask was
+        sets, set_of = {}, np.empty(len(self.cells), dtype=np.int64)
         for j, (s, a) in enumerate(self.cells):
             cols = np.searchsorted(universe, np.array(s, dtype=np.int64))
             v[cols, j] = a
-            mask[cols, j] = 1.0
+            set_of[j] = sets.setdefault(cols.tobytes(), (len(sets), cols))[0]
             fallback[j] = np.mean(a)
-        num, den = w @ v, w @ mask
+        mask = np.zeros((len(universe), len(sets)))
+        for i, cols in sets.values():
+            mask[cols, i] = 1.0
+        num, den = w @ v, (w @ mask)[:, set_of]
         m = np.where(den > 0, num / np.where(den > 0, den, 1.0), fallback)
         out = np.empty((w.shape[0], len(self.xs)))
         for i, at in enumerate(self.shape):
@@ -202,6 +229,16 @@ def draws(n_seeds):
         flat = (idx + n_seeds * np.arange(RESAMPLES)[:, None]).ravel()
         _DRAWS[n_seeds] = np.bincount(flat, minlength=RESAMPLES * n_seeds).reshape(RESAMPLES, n_seeds).astype(float)
     return _DRAWS[n_seeds]
+
+
+def draws_unpaired(n_seeds):
+    """The second curve's weights in an unpaired ratio: draws from a second generator stream."""
+    if n_seeds not in _DRAWS_B:
+        rng = np.random.default_rng(RNG_SEED + 1)
+        idx = rng.integers(0, n_seeds, size=(RESAMPLES, n_seeds))
+        _DRAWS_B[n_seeds] = np.bincount((idx + n_seeds * np.arange(RESAMPLES)[:, None]).ravel(),
+                                        minlength=RESAMPLES * n_seeds).reshape(RESAMPLES, n_seeds).astype(float)
+    return _DRAWS_B[n_seeds]
 
 
 def percentiles(v):
@@ -322,12 +359,7 @@ def _ratio(a, b, t=0.9, paired=True):
         rb = _clamp(crossing(b.xs, b.means(w, u), t), b)
     else:
         ra = _clamp(crossing(a.xs, a.means(draws(len(a.seeds)), a.seeds), t), a)
-        rng = np.random.default_rng(RNG_SEED + 1)
-        n = len(b.seeds)
-        idx = rng.integers(0, n, size=(RESAMPLES, n))
-        wb = np.bincount((idx + n * np.arange(RESAMPLES)[:, None]).ravel(),
-                         minlength=RESAMPLES * n).reshape(RESAMPLES, n).astype(float)
-        rb = _clamp(crossing(b.xs, b.means(wb, b.seeds), t), b)
+        rb = _clamp(crossing(b.xs, b.means(draws_unpaired(len(b.seeds)), b.seeds), t), b)
     lo, hi = percentiles(ra / rb)
     return Ratio(value, float(lo), float(hi), bound, paired)
 
