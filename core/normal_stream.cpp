@@ -99,7 +99,7 @@ MEMCAP_AVX512 inline std::size_t philox_blocks_avx512(std::uint32_t k0, std::uin
 /// philox_blocks_avx512's integers in 256-bit vectors: four blocks a vector, two vectors a step
 /// (their chains independent, so one waits on its products while the other runs), and the low
 /// halves of the lanes gathered by a permute for the stores (AVX2 has no vpmovqd). GCC's own
-/// vectorisation of the 32-bit form spent most of the AVX2 fill on these words (2.8 of 4.3 ns
+/// vectorisation of the 32-bit form spent most of the AVX2 fill on these words (2.7 of 4.2 ns
 /// a normal on an AMD EPYC without AVX-512). Returns the blocks done (whole steps of eight).
 MEMCAP_AVX2 inline std::size_t philox_blocks_avx2(std::uint32_t k0, std::uint32_t k1, std::uint64_t first, std::size_t count,
                                                   std::uint32_t* w0, std::uint32_t* w1, std::uint32_t* w2,

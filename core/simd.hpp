@@ -143,6 +143,28 @@ inline void store(float* p, const Floats& v) {
 #endif
 }
 
+/// The sixteen lanes of v summed as a tree in a fixed order (the halves, then the quarters, then
+/// lanes 0 + 2 and 1 + 3, then those two): the same bits in every form of Floats.
+[[gnu::always_inline]] inline float lane_sum(Floats v) {
+    using F8 = float __attribute__((vector_size(32)));
+    using F4 = float __attribute__((vector_size(16)));
+    static_assert(kLanes == 16);
+    F8 lo8, hi8;
+#if !defined(__AVX512F__) && defined(__AVX__)
+    lo8 = v.part[0], hi8 = v.part[1];  // the two ymm parts, in registers
+#else
+    std::memcpy(&lo8, &v, sizeof lo8);  // the vector type's halves, or the four xmm parts two by two
+    std::memcpy(&hi8, reinterpret_cast<const char*>(&v) + sizeof lo8, sizeof hi8);
+#endif
+    const F8 s8 = lo8 + hi8;
+    F4 lo4, hi4;
+    std::memcpy(&lo4, &s8, sizeof lo4);
+    std::memcpy(&hi4, reinterpret_cast<const char*>(&s8) + sizeof lo4, sizeof hi4);
+    const F4 s4 = lo4 + hi4;
+    const float s2[2] = {s4[0] + s4[2], s4[1] + s4[3]};
+    return s2[0] + s2[1];
+}
+
 /// Whether all `count` floats at `p` are ±0 (a NaN is not): every bit but the signs,
 /// or-ed together, in vectors — what Eigen's isZero(0) decides, without its per-entry
 /// branch.

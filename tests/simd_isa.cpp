@@ -1,9 +1,10 @@
 // core/simd.hpp built for one instruction set (tests/CMakeLists.txt: baseline x86-64, where
 // Floats is four xmm registers; x86-64-v3, AVX2 and FMA, two ymm; and -march=native, which is
-// one zmm with AVX-512): every operation lane by lane against the scalar it stands for, and
-// the register tile's products, over shapes that leave partial tiles of every build's tile
-// shape and run both uncut and panel by panel, against each entry's scalar madd chain — bit
-// for bit (memcmp). A build the CPU cannot run exits 77 (skipped).
+// one zmm with AVX-512): every operation lane by lane against the scalar it stands for,
+// lane_sum against its tree written out, and the register tile's products, over shapes that
+// leave partial tiles of every build's tile shape and run both uncut and panel by panel,
+// against each entry's scalar madd chain — bit for bit (memcmp). A build the CPU cannot run
+// exits 77 (skipped).
 #include "core/simd.hpp"
 
 #include <cstdio>
@@ -52,6 +53,14 @@ void lanes(std::mt19937& gen) {
         bits |= simd::select(a < b, index, simd::Ints{});
         for (int l = 0; l < simd::kLanes; ++l)
             check(bits[l] == ((1 << 20) | (x[l] < y[l] ? 100 * l + 7 : 0)), "a lane of the ints", l);
+        // lane_sum's tree: lane l + lane l + 8, then + 4, then (0 + 2) + (1 + 3); lanes of very
+        // different sizes, so another order rounds otherwise
+        float w[simd::kLanes];
+        for (int l = 0; l < simd::kLanes; ++l) w[l] = x[l] * (l % 3 == 0 ? 1e7f : 1.0f);
+        float s8[8], s4[4];
+        for (int l = 0; l < 8; ++l) s8[l] = w[l] + w[l + 8];
+        for (int l = 0; l < 4; ++l) s4[l] = s8[l] + s8[l + 4];
+        check(same_bits(simd::lane_sum(simd::load(w)), (s4[0] + s4[2]) + (s4[1] + s4[3])), "lane_sum", round);
     }
     float block[simd::kLanes * simd::kLanes];
     for (float& v : block) v = normal(gen);

@@ -18,29 +18,7 @@ namespace rows {  // the backward's row operations (a namespace of their own in 
 using simd::Floats;
 using simd::kLanes;
 
-/// The lanes of v summed as a tree in a fixed order (halves, then quarters, …): the same bits at any
-/// vector width.
-[[gnu::always_inline]] inline float lane_sum(Floats v) {
-    using F8 = float __attribute__((vector_size(32)));
-    using F4 = float __attribute__((vector_size(16)));
-    static_assert(kLanes == 16);
-    F8 lo8, hi8;
-#if defined(__AVX__) && !defined(__AVX512F__)
-    lo8 = v.part[0], hi8 = v.part[1];  // the struct's two ymm halves, in registers
-#else
-    std::memcpy(&lo8, &v, sizeof lo8);
-    std::memcpy(&hi8, reinterpret_cast<const char*>(&v) + sizeof lo8, sizeof hi8);
-#endif
-    const F8 s8 = lo8 + hi8;
-    F4 lo4, hi4;
-    std::memcpy(&lo4, &s8, sizeof lo4);
-    std::memcpy(&hi4, reinterpret_cast<const char*>(&s8) + sizeof lo4, sizeof hi4);
-    const F4 s4 = lo4 + hi4;
-    const float s2[2] = {s4[0] + s4[2], s4[1] + s4[3]};
-    return s2[0] + s2[1];
-}
-
-/// Σ_j x_j y_j: one madd chain per lane over the blocks of 16, the lanes summed (lane_sum), then
+/// Σ_j x_j y_j: one madd chain per lane over the blocks of 16, the lanes summed (simd::lane_sum), then
 /// the tail in index order — the same bits at any vector width.
 [[gnu::always_inline]] inline float dot(const float* x, const float* y, Eigen::Index n) {
     const Eigen::Index blocks = n / kLanes * kLanes;
@@ -48,7 +26,7 @@ using simd::kLanes;
     if (blocks > 0) {
         Floats acc = simd::broadcast(0.0f);
         for (Eigen::Index j = 0; j < blocks; j += kLanes) acc = simd::madd(simd::load(x + j), simd::load(y + j), acc);
-        sum = lane_sum(acc);
+        sum = simd::lane_sum(acc);
     }
     for (Eigen::Index j = blocks; j < n; ++j) sum = simd::madd(x[j], y[j], sum);
     return sum;
@@ -130,7 +108,7 @@ template <int kBlocks, int kTail>
                 if constexpr (B > 0) {
                     Floats acc = zero;
                     for (int j = 0; j < B; ++j) acc = simd::madd(xv[j], yv[j], acc);
-                    sum = lane_sum(acc);
+                    sum = simd::lane_sum(acc);
                 }
                 for (int j = 0; j < R; ++j) sum = simd::madd(xt[j], yt[j], sum);
                 return sum;
