@@ -96,9 +96,9 @@ echo "reports: 4/4 summaries, theory beside them, tables, figures, REPORT.md and
     --capacity theory_capacity.csv
 # Two lanes side by side (each one Python process at a time drawing figures, one core's work):
 # scripts/report.py (the capacity table, figures, REPORT.md and the READMEs) then the deep
-# study's page, and the other `memcap report` pages. Neither reads what the other writes, and each writes through a
-# staging directory, so a failure in one leaves the other's files whole; the script fails
-# if either does.
+# study's page, and the other `memcap report` pages. Neither reads what the other writes, and
+# each writes through a staging directory, so a failure in one leaves the other's files whole;
+# the script fails if either does.
 pages() {
     # The sweep's page as `memcap report` draws any sweep (capacity_report/report.html, report.md)
     # theory.csv and theory_capacity.csv are the report's theory: given, not computed a second time
@@ -125,12 +125,12 @@ report_lane() {
     fi
 }
 ( set -e; report_lane ) &
-report_lane=$!
+report_pid=$!
 ( set -e; pages ) &
-pages_lane=$!
+pages_pid=$!
 status=0
-wait "$report_lane" || status=$?
-wait "$pages_lane" || status=$?
+wait "$report_pid" || status=$?
+wait "$pages_pid" || status=$?
 if (( status != 0 )); then
     echo "reports.sh: the report or a page failed (exit $status): see the message above" >&2
     exit "$status"

@@ -49,8 +49,9 @@ def key_of(r):
 
 def read_seeds(path):
     """{cell key: (seed numbers, accuracies)} from a per-seed CSV (memcap sweep's), the rows whose
-    status is ok; {} when the file is not there. A new dict each call (the caller's to change); the
-    file is parsed once while unchanged (several sections read the largest, streams.csv twice)."""
+    status is ok; {} when the file is not there. The file is parsed once while unchanged (several
+    sections read the largest, streams.csv twice): each call gets a dict of its own, but the
+    (seeds, accuracies) lists are shared between calls and must not be changed in place."""
     try:
         f = open(path, newline="")
     except FileNotFoundError:
@@ -171,6 +172,7 @@ class Curve:
         and weights (the weights are always draws(len(universe)) or draws_unpaired(len(universe)),
         arrays that live as long as the run)."""
         # the weights by identity: both streams' arrays are kept for the run (draws, draws_unpaired)
+        assert w is _DRAWS.get(len(universe)) or w is _DRAWS_B.get(len(universe)), "weights not from draws()"
         key = (tuple(id(c) for c in self.cells), tuple(tuple(map(tuple, at)) for at in self.shape),
                universe.tobytes(), id(w))
         got = _MEANS.get(key)

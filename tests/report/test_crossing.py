@@ -130,6 +130,37 @@ class Bootstrap(unittest.TestCase):
         self.assertEqual(got, {("linear", TASK, "native", "1024", "32", "12", "", "d=32"): ([3, 17], [0.5, 0.75])})
 
 
+    def test_read_seeds_without_tuned_then_rewritten(self):
+        # an older CSV has no "tuned" column: it reads as ""; a file rewritten is parsed again,
+        # and each call gives a dict of its own
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cells.csv")
+            head = [c for c in crossing.KEY_COLUMNS if c != "tuned"] + ["seed", "accuracy_frac", "status"]
+
+            def write(seeds):
+                with open(path, "w", newline="") as f:
+                    w = csv.writer(f)
+                    w.writerow(head)
+                    for s in seeds:
+                        w.writerow(["linear", TASK, "native", "1024", "32", "12", "", str(s), "0.5", "ok"])
+
+            key = ("linear", TASK, "native", "1024", "32", "12", "", "")
+            write([3, 4])
+            first = crossing.read_seeds(path)
+            self.assertEqual(first, {key: ([3, 4], [0.5, 0.5])})
+            first.clear()
+            self.assertEqual(crossing.read_seeds(path), {key: ([3, 4], [0.5, 0.5])})
+            write([3, 4, 5])
+            self.assertEqual(crossing.read_seeds(path), {key: ([3, 4, 5], [0.5, 0.5, 0.5])})
+
+    def test_spec_params_gives_a_dict_of_its_own(self):
+        a = common.spec_params("linear:phi=proj,nu=1")
+        self.assertEqual(list(a.items()), [("phi", "proj"), ("nu", "1")])
+        a["nu"] = "2"
+        self.assertEqual(common.spec_params("linear:phi=proj,nu=1")["nu"], "1")
+        self.assertEqual(list(common.spec_params("hrr").items()), [])
+
+
 class Verdict(unittest.TestCase):
     def plain(self, memory, top, eff):
         rows, seeds = cells(memory, [4, 8, 32, 64], eff, top=top)
