@@ -223,23 +223,25 @@ def crossing(xs, acc, t):
     return out
 
 
+def _weights(seed, n_seeds):
+    """RESAMPLES rows of how often each of n_seeds seeds was drawn, from the generator seeded `seed`."""
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n_seeds, size=(RESAMPLES, n_seeds))
+    flat = (idx + n_seeds * np.arange(RESAMPLES)[:, None]).ravel()
+    return np.bincount(flat, minlength=RESAMPLES * n_seeds).reshape(RESAMPLES, n_seeds).astype(float)
+
+
 def draws(n_seeds):
     """The bootstrap's weights: RESAMPLES rows of how often each of n_seeds seeds was drawn."""
     if n_seeds not in _DRAWS:
-        rng = np.random.default_rng(RNG_SEED)
-        idx = rng.integers(0, n_seeds, size=(RESAMPLES, n_seeds))
-        flat = (idx + n_seeds * np.arange(RESAMPLES)[:, None]).ravel()
-        _DRAWS[n_seeds] = np.bincount(flat, minlength=RESAMPLES * n_seeds).reshape(RESAMPLES, n_seeds).astype(float)
+        _DRAWS[n_seeds] = _weights(RNG_SEED, n_seeds)
     return _DRAWS[n_seeds]
 
 
 def draws_unpaired(n_seeds):
     """The second curve's weights in an unpaired ratio: draws from a second generator stream."""
     if n_seeds not in _DRAWS_B:
-        rng = np.random.default_rng(RNG_SEED + 1)
-        idx = rng.integers(0, n_seeds, size=(RESAMPLES, n_seeds))
-        _DRAWS_B[n_seeds] = np.bincount((idx + n_seeds * np.arange(RESAMPLES)[:, None]).ravel(),
-                                        minlength=RESAMPLES * n_seeds).reshape(RESAMPLES, n_seeds).astype(float)
+        _DRAWS_B[n_seeds] = _weights(RNG_SEED + 1, n_seeds)
     return _DRAWS_B[n_seeds]
 
 
